@@ -1,0 +1,26 @@
+#include "collectors/common/collector.h"
+
+namespace perfsage::collectors {
+
+void CollectContext::skip(std::string_view reason, std::string_view where) {
+  if (mode_ == Mode::strict) fail(where, reason);
+  ++skipped_;
+  auto it = skips_.find(reason);
+  if (it == skips_.end()) it = skips_.emplace(std::string(reason), SkipCount{}).first;
+  if (it->second.count++ == 0) it->second.first_where = std::string(where);
+}
+
+void CollectContext::fail(std::string_view where, std::string_view what) const {
+  throw ParseError(path_ + ":" + std::string(where) + ": " + std::string(what));
+}
+
+std::vector<std::string> CollectContext::report_lines() const {
+  std::vector<std::string> out = warnings_;
+  for (const auto& [reason, c] : skips_) {
+    out.push_back("skipped " + std::to_string(c.count) + " record(s): " + reason + " (first at " +
+                  c.first_where + ")");
+  }
+  return out;
+}
+
+}  // namespace perfsage::collectors

@@ -1,0 +1,134 @@
+#include "store/database.h"
+
+#include <sqlite3.h>
+
+#include "store/schema.h"
+
+namespace perfsage::store {
+
+namespace {
+[[noreturn]] void fail(sqlite3* db, std::string_view what) {
+  throw StoreError(std::string(what) + ": " + (db ? sqlite3_errmsg(db) : "out of memory"));
+}
+}  // namespace
+
+Statement::Statement(sqlite3* db, std::string_view sql) : db_(db), stmt_(nullptr) {
+  if (sqlite3_prepare_v2(db, sql.data(), static_cast<int>(sql.size()), &stmt_, nullptr) !=
+      SQLITE_OK) {
+    fail(db, "prepare '" + std::string(sql.substr(0, 80)) + "'");
+  }
+}
+
+Statement::~Statement() { sqlite3_finalize(stmt_); }
+
+Statement::Statement(Statement&& other) noexcept : db_(other.db_), stmt_(other.stmt_) {
+  other.stmt_ = nullptr;
+}
+
+Statement& Statement::bind(int index, int64_t value) {
+  if (sqlite3_bind_int64(stmt_, index, value) != SQLITE_OK) fail(db_, "bind");
+  return *this;
+}
+Statement& Statement::bind(int index, double value) {
+  if (sqlite3_bind_double(stmt_, index, value) != SQLITE_OK) fail(db_, "bind");
+  return *this;
+}
+Statement& Statement::bind(int index, std::string_view value) {
+  if (sqlite3_bind_text(stmt_, index, value.data(), static_cast<int>(value.size()),
+                        SQLITE_TRANSIENT) != SQLITE_OK)
+    fail(db_, "bind");
+  return *this;
+}
+Statement& Statement::bind_null(int index) {
+  if (sqlite3_bind_null(stmt_, index) != SQLITE_OK) fail(db_, "bind");
+  return *this;
+}
+
+bool Statement::step() {
+  int rc = sqlite3_step(stmt_);
+  if (rc == SQLITE_ROW) return true;
+  if (rc == SQLITE_DONE) return false;
+  fail(db_, "step");
+}
+
+void Statement::run() {
+  int rc = sqlite3_step(stmt_);
+  if (rc != SQLITE_DONE && rc != SQLITE_ROW) {
+    sqlite3_reset(stmt_);
+    fail(db_, "step");
+  }
+  sqlite3_reset(stmt_);
+}
+
+void Statement::reset() {
+  sqlite3_reset(stmt_);
+  sqlite3_clear_bindings(stmt_);
+}
+
+int Statement::column_count() const { return sqlite3_column_count(stmt_); }
+bool Statement::is_null(int col) const { return sqlite3_column_type(stmt_, col) == SQLITE_NULL; }
+int64_t Statement::int64(int col) const { return sqlite3_column_int64(stmt_, col); }
+double Statement::real(int col) const { return sqlite3_column_double(stmt_, col); }
+std::string Statement::text(int col) const {
+  auto* p = reinterpret_cast<const char*>(sqlite3_column_text(stmt_, col));
+  return p ? std::string(p, sqlite3_column_bytes(stmt_, col)) : std::string();
+}
+std::string Statement::column_name(int col) const { return sqlite3_column_name(stmt_, col); }
+int Statement::column_type(int col) const { return sqlite3_column_type(stmt_, col); }
+
+Database::Database(const std::string& path) : path_(path) {
+  int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX;
+  if (sqlite3_open_v2(path.c_str(), &db_, flags, nullptr) != SQLITE_OK) {
+    std::string msg = db_ ? sqlite3_errmsg(db_) : "out of memory";
+    sqlite3_close(db_);
+    db_ = nullptr;
+    throw StoreError("cannot open store " + path + ": " + msg);
+  }
+  try {
+    sqlite3_busy_timeout(db_, 5000);
+    exec("PRAGMA foreign_keys=ON");
+    if (path != ":memory:") exec("PRAGMA journal_mode=WAL");
+    exec("PRAGMA synchronous=NORMAL");
+    migrate(*this);
+  } catch (...) {
+    sqlite3_close(db_);
+    db_ = nullptr;
+    throw;
+  }
+}
+
+Database::~Database() { sqlite3_close(db_); }
+
+void Database::exec(std::string_view sql) {
+  char* err = nullptr;
+  std::string s(sql);
+  if (sqlite3_exec(db_, s.c_str(), nullptr, nullptr, &err) != SQLITE_OK) {
+    std::string msg = err ? err : "unknown error";
+    sqlite3_free(err);
+    throw StoreError("store: " + msg + " in '" + s.substr(0, 80) + "'");
+  }
+}
+
+int64_t Database::last_insert_rowid() const { return sqlite3_last_insert_rowid(db_); }
+
+int Database::schema_version() const {
+  Statement st(db_, "SELECT max(version) FROM schema_version");
+  return st.step() ? static_cast<int>(st.int64(0)) : 0;
+}
+
+Transaction::Transaction(Database& db) : db_(db) { db_.exec("BEGIN IMMEDIATE"); }
+Transaction::~Transaction() {
+  if (!done_) {
+    try {
+      db_.exec("ROLLBACK");
+    } catch (...) {
+      // Rolling back after a failed statement can itself fail; nothing more to do.
+    }
+  }
+}
+void Transaction::commit() {
+  db_.exec("COMMIT");
+  done_ = true;
+}
+
+}  // namespace perfsage::store

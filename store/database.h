@@ -1,0 +1,94 @@
+// RAII wrappers over SQLite handles: a database connection, prepared statements, transactions.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+struct sqlite3;
+struct sqlite3_stmt;
+
+namespace perfsage::store {
+
+class StoreError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+class Statement {
+ public:
+  Statement(sqlite3* db, std::string_view sql);
+  ~Statement();
+  Statement(Statement&& other) noexcept;
+  Statement& operator=(Statement&&) = delete;
+  Statement(const Statement&) = delete;
+
+  // Parameters are 1-based, as in SQLite.
+  Statement& bind(int index, int64_t value);
+  Statement& bind(int index, int value) { return bind(index, static_cast<int64_t>(value)); }
+  Statement& bind(int index, double value);
+  Statement& bind(int index, std::string_view value);
+  Statement& bind(int index, const char* value) { return bind(index, std::string_view(value)); }
+  Statement& bind(int index, const std::string& value) { return bind(index, std::string_view(value)); }
+  Statement& bind_null(int index);
+  template <typename T>
+  Statement& bind(int index, const std::optional<T>& value) {
+    return value ? bind(index, *value) : bind_null(index);
+  }
+
+  // Returns true while a row is available.
+  bool step();
+  // Runs a statement that returns no rows, then resets it for reuse.
+  void run();
+  void reset();
+
+  int column_count() const;
+  bool is_null(int col) const;
+  int64_t int64(int col) const;
+  double real(int col) const;
+  std::string text(int col) const;
+  std::string column_name(int col) const;
+  int column_type(int col) const;  // SQLITE_INTEGER, SQLITE_FLOAT, SQLITE_TEXT, SQLITE_NULL ...
+
+ private:
+  sqlite3* db_;
+  sqlite3_stmt* stmt_;
+};
+
+class Database {
+ public:
+  // Opens (creating if needed) and migrates the schema. ":memory:" is accepted.
+  explicit Database(const std::string& path);
+  ~Database();
+  Database(const Database&) = delete;
+  Database& operator=(const Database&) = delete;
+
+  void exec(std::string_view sql);
+  Statement prepare(std::string_view sql) { return Statement(db_, sql); }
+  int64_t last_insert_rowid() const;
+  int schema_version() const;
+  const std::string& path() const { return path_; }
+  sqlite3* handle() { return db_; }
+
+ private:
+  sqlite3* db_ = nullptr;
+  std::string path_;
+};
+
+// Rolls back unless commit() was called.
+class Transaction {
+ public:
+  explicit Transaction(Database& db);
+  ~Transaction();
+  void commit();
+  Transaction(const Transaction&) = delete;
+  Transaction& operator=(const Transaction&) = delete;
+
+ private:
+  Database& db_;
+  bool done_ = false;
+};
+
+}  // namespace perfsage::store

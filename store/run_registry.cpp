@@ -1,0 +1,99 @@
+#include "store/run_registry.h"
+
+#include "store/bind.h"
+#include "store/json_text.h"
+
+namespace perfsage::store {
+namespace {
+constexpr const char* kRunColumns =
+    "SELECT id, coalesce(job,''), inputs, coalesce(kind,''), coalesce(framework,''), "
+    "coalesce(device,''), coalesce(chip,''), fingerprint, created, status, coalesce(ranks,0), "
+    "coalesce(steps,0), coalesce(step_time_us,0), coalesce(device_time_us,0) FROM runs ";
+
+RunSummary read_run(Statement& st) {
+  RunSummary s;
+  s.id = st.int64(0);
+  s.job = st.text(1);
+  s.inputs = parse_json_string_array(st.text(2));
+  s.kind = st.text(3);
+  s.framework = st.text(4);
+  s.device = st.text(5);
+  s.chip = st.text(6);
+  s.fingerprint = st.text(7);
+  s.created = st.text(8);
+  s.status = st.text(9);
+  s.ranks = st.int64(10);
+  s.steps = st.int64(11);
+  s.step_time_us = st.real(12);
+  s.device_time_us = st.real(13);
+  return s;
+}
+}  // namespace
+
+std::optional<int64_t> find_run_by_fingerprint(Database& db, const std::string& fingerprint) {
+  auto st = db.prepare(
+      "SELECT id FROM runs WHERE fingerprint=?1 AND status!='ingesting' ORDER BY id DESC LIMIT 1");
+  st.bind(1, fingerprint);
+  if (st.step()) return st.int64(0);
+  return std::nullopt;
+}
+
+std::optional<RunSummary> load_run(Database& db, int64_t run_id) {
+  auto st = db.prepare(std::string(kRunColumns) + "WHERE id=?1");
+  st.bind(1, run_id);
+  if (!st.step()) return std::nullopt;
+  return read_run(st);
+}
+
+std::vector<RunSummary> list_runs(Database& db, const std::string& job) {
+  auto st = db.prepare(std::string(kRunColumns) + "WHERE ?1='' OR job=?1 ORDER BY id");
+  st.bind(1, job);
+  std::vector<RunSummary> out;
+  while (st.step()) out.push_back(read_run(st));
+  return out;
+}
+
+void update_run_summary(Database& db, const RunSummary& s) {
+  auto st = db.prepare(
+      "UPDATE runs SET kind=?2, framework=?3, device=?4, chip=?5, ranks=?6, steps=?7, "
+      "step_time_us=?8, device_time_us=?9 WHERE id=?1");
+  insert(st, s.id, s.kind, s.framework, s.device, s.chip, s.ranks, s.steps, s.step_time_us,
+         s.device_time_us);
+}
+
+void set_run_status(Database& db, int64_t run_id, const std::string& status) {
+  auto st = db.prepare("UPDATE runs SET status=?2 WHERE id=?1");
+  insert(st, run_id, status);
+}
+
+std::vector<IngestFile> load_ingest_files(Database& db, int64_t run_id) {
+  auto st = db.prepare(
+      "SELECT path, collector, records, skipped, warnings FROM ingest_files WHERE run_id=?1 "
+      "ORDER BY rowid");
+  st.bind(1, run_id);
+  std::vector<IngestFile> out;
+  while (st.step()) {
+    IngestFile f;
+    f.path = st.text(0);
+    f.collector = st.text(1);
+    f.records = st.int64(2);
+    f.skipped = st.int64(3);
+    f.warnings = parse_json_string_array(st.text(4));
+    out.push_back(std::move(f));
+  }
+  return out;
+}
+
+void delete_run(Database& db, int64_t run_id) {
+  Transaction txn(db);
+  for (const char* table :
+       {"op_tasks", "host_events", "device_events", "steps", "hardware", "ranks", "graph_nodes",
+        "graph_edges", "tensors", "comm_ops", "fusion_stats", "op_stats", "op_type_stats",
+        "recommendations", "pack_results", "ingest_files"}) {
+    db.prepare(std::string("DELETE FROM ") + table + " WHERE run_id=?1").bind(1, run_id).run();
+  }
+  db.prepare("DELETE FROM runs WHERE id=?1").bind(1, run_id).run();
+  txn.commit();
+}
+
+}  // namespace perfsage::store

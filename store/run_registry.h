@@ -1,0 +1,33 @@
+// Reads and updates the runs table: lookup by fingerprint, summaries, listing.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "store/database.h"
+#include "store/records.h"
+
+namespace perfsage::store {
+
+struct RunSummary {
+  int64_t id = 0;
+  std::string job;
+  std::vector<std::string> inputs;
+  std::string kind, framework, device, chip, fingerprint, created, status;
+  int64_t ranks = 0, steps = 0;
+  double step_time_us = 0, device_time_us = 0;
+};
+
+// The run that already holds exactly these inputs, if any.
+std::optional<int64_t> find_run_by_fingerprint(Database& db, const std::string& fingerprint);
+std::optional<RunSummary> load_run(Database& db, int64_t run_id);
+std::vector<RunSummary> list_runs(Database& db, const std::string& job = "");
+void update_run_summary(Database& db, const RunSummary& s);
+void set_run_status(Database& db, int64_t run_id, const std::string& status);
+std::vector<IngestFile> load_ingest_files(Database& db, int64_t run_id);
+// Removes a run and every row that belongs to it.
+void delete_run(Database& db, int64_t run_id);
+
+}  // namespace perfsage::store

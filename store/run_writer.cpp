@@ -1,0 +1,108 @@
+#include "store/run_writer.h"
+
+#include "store/bind.h"
+#include "store/json_text.h"
+
+namespace perfsage::store {
+
+struct RunWriter::Statements {
+  explicit Statements(Database& db)
+      : op_task(db.prepare(
+            "INSERT INTO op_tasks VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,"
+            "?17,?18,?19,?20,?21,?22,?23,?24,?25,?26,?27,?28,?29,?30,?31,?32,?33,?34,?35,?36)")),
+        host(db.prepare("INSERT INTO host_events VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13)")),
+        device(db.prepare("INSERT INTO device_events VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,"
+                          "?13,?14,?15,?16,?17,?18,?19,?20,?21)")),
+        step(db.prepare("INSERT INTO steps VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14)")),
+        graph_node(db.prepare(
+            "INSERT INTO graph_nodes VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13)")),
+        graph_edge(db.prepare("INSERT INTO graph_edges VALUES(?1,?2,?3,?4,?5,?6,?7)")),
+        tensor(db.prepare("INSERT INTO tensors VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11)")) {}
+  Statement op_task, host, device, step, graph_node, graph_edge, tensor;
+};
+
+RunWriter::RunWriter(Database& db, const RunHeader& h) : db_(db), txn_(db) {
+  auto st = db_.prepare(
+      "INSERT INTO runs(job, inputs, fingerprint, created, status) VALUES(?1,?2,?3,?4,'ingesting')");
+  insert(st, h.job, json_string_array(h.inputs), h.fingerprint, h.created);
+  run_id_ = db_.last_insert_rowid();
+  st_ = std::make_unique<Statements>(db_);
+}
+
+RunWriter::~RunWriter() = default;
+
+void RunWriter::add(const OpTask& r) {
+  insert(st_->op_task, run_id_, r.rank, r.device_id, r.step, r.model_id, r.stream_id, r.task_id,
+         r.name, r.type, r.core_type, r.op_state, r.start_ns, r.dur_ns, r.wait_ns, r.block_dim,
+         r.mix_block_dim, r.input_shapes, r.input_dtypes, r.input_formats, r.output_shapes,
+         r.output_dtypes, r.output_formats, r.aicore_time_us, r.aiv_time_us, r.cube_fops,
+         r.vector_fops, r.mac_ratio, r.vec_ratio, r.scalar_ratio, r.mte1_ratio, r.mte2_ratio,
+         r.mte3_ratio, r.fixpipe_ratio, r.read_bytes, r.write_bytes, r.metrics);
+}
+
+void RunWriter::add(const HostEvent& r) {
+  insert(st_->host, run_id_, r.rank, r.kind, r.name, r.pid, r.tid, r.start_ns, r.dur_ns,
+         r.external_id, r.correlation, r.input_dims, r.input_types, r.args);
+}
+
+void RunWriter::add(const DeviceEvent& r) {
+  insert(st_->device, run_id_, r.rank, r.kind, r.name, r.device, r.stream, r.start_ns, r.dur_ns,
+         r.correlation, r.external_id, r.grid, r.block, r.registers, r.shared_mem, r.blocks_per_sm,
+         r.warps_per_sm, r.occupancy, r.bytes, r.bandwidth_gbps, r.memcpy_kind, r.args);
+}
+
+void RunWriter::add(const Step& r) {
+  insert(st_->step, run_id_, r.rank, r.step, r.source, r.start_ns, r.dur_ns, r.computing_us,
+         r.comm_us, r.comm_not_overlapped_us, r.overlapped_us, r.free_us, r.dataloader_us,
+         r.optimizer_us, r.bubble_us);
+}
+
+void RunWriter::add(const Hardware& r) {
+  auto st = db_.prepare("INSERT INTO hardware VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13)");
+  insert(st, run_id_, r.rank, r.device_id, r.vendor, r.name, r.chip, r.ai_core_num, r.aiv_num,
+         r.sm_count, r.freq_mhz, r.memory_bytes, r.compute_capability, r.props);
+}
+
+void RunWriter::add(const RankInfo& r) {
+  auto st = db_.prepare("INSERT INTO ranks VALUES(?1,?2,?3,?4,?5,?6)");
+  insert(st, run_id_, r.rank, r.world_size, r.backend, r.host, r.source);
+}
+
+void RunWriter::add(const GraphNode& r) {
+  insert(st_->graph_node, run_id_, r.graph, r.name, r.type, r.engine, r.kernel_lib, r.block_dim,
+         r.fusion_scope, r.pass_name, r.original_ops, r.unknown_shape, r.source, r.attrs);
+}
+
+void RunWriter::add(const GraphEdge& r) {
+  insert(st_->graph_edge, run_id_, r.graph, r.src, r.src_index, r.dst, r.dst_index,
+         static_cast<int64_t>(r.control));
+}
+
+void RunWriter::add(const TensorDesc& r) {
+  insert(st_->tensor, run_id_, r.graph, r.node, r.direction, r.idx, r.name, r.dtype, r.format,
+         r.origin_format, r.shape, r.bytes);
+}
+
+void RunWriter::add(const CommOp& r) {
+  auto st = db_.prepare(
+      "INSERT INTO comm_ops VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15)");
+  insert(st, run_id_, r.rank, r.step, r.name, r.type, r.start_ns, r.dur_ns, r.transit_us,
+         r.wait_us, r.sync_us, r.idle_us, r.bytes, r.bandwidth_gbps, r.transport, r.dtype);
+}
+
+void RunWriter::add(const FusionStat& r) {
+  auto st = db_.prepare("INSERT INTO fusion_stats VALUES(?1,?2,?3,?4,?5,?6)");
+  insert(st, run_id_, r.graph, r.pass, r.kind, r.match_times, r.effect_times);
+}
+
+void RunWriter::add(const IngestFile& r) {
+  auto st = db_.prepare("INSERT INTO ingest_files VALUES(?1,?2,?3,?4,?5,?6)");
+  insert(st, run_id_, r.path, r.collector, r.records, r.skipped, json_string_array(r.warnings));
+}
+
+void RunWriter::commit() {
+  db_.prepare("UPDATE runs SET status='ingested' WHERE id=?1").bind(1, run_id_).run();
+  txn_.commit();
+}
+
+}  // namespace perfsage::store

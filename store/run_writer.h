@@ -1,0 +1,54 @@
+// Writes one run into the store inside a single transaction: a failed ingest leaves nothing.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "store/database.h"
+#include "store/records.h"
+
+namespace perfsage::store {
+
+struct RunHeader {
+  std::string job;
+  std::vector<std::string> inputs;
+  std::string fingerprint;
+  std::string created;  // ISO-8601 UTC, supplied by the caller's clock
+};
+
+class RunWriter {
+ public:
+  RunWriter(Database& db, const RunHeader& header);
+  ~RunWriter();  // rolls back unless commit() was called
+  RunWriter(const RunWriter&) = delete;
+  RunWriter& operator=(const RunWriter&) = delete;
+
+  int64_t run_id() const { return run_id_; }
+  Database& db() { return db_; }
+
+  void add(const OpTask& r);
+  void add(const HostEvent& r);
+  void add(const DeviceEvent& r);
+  void add(const Step& r);
+  void add(const Hardware& r);
+  void add(const RankInfo& r);
+  void add(const GraphNode& r);
+  void add(const GraphEdge& r);
+  void add(const TensorDesc& r);
+  void add(const CommOp& r);
+  void add(const FusionStat& r);
+  void add(const IngestFile& r);
+
+  void commit();
+
+ private:
+  struct Statements;
+  Database& db_;
+  Transaction txn_;
+  int64_t run_id_ = 0;
+  std::unique_ptr<Statements> st_;
+};
+
+}  // namespace perfsage::store

@@ -1,0 +1,145 @@
+#include "store/schema.h"
+
+#include <array>
+#include <string>
+
+#include "store/database.h"
+
+namespace perfsage::store {
+namespace {
+
+// Migration N brings the schema from version N-1 to N. Append only; never edit a shipped step.
+constexpr std::array kMigrations = {
+    // 1: runs, raw record tables, derived tables, results.
+    R"sql(
+CREATE TABLE runs(
+  id INTEGER PRIMARY KEY, job TEXT, inputs TEXT NOT NULL, kind TEXT, framework TEXT,
+  device TEXT, chip TEXT, fingerprint TEXT NOT NULL, created TEXT NOT NULL,
+  status TEXT NOT NULL DEFAULT 'ingested', ranks INTEGER, steps INTEGER,
+  step_time_us REAL, device_time_us REAL);
+CREATE INDEX runs_fingerprint ON runs(fingerprint);
+CREATE INDEX runs_job ON runs(job);
+
+CREATE TABLE ingest_files(
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE, path TEXT NOT NULL,
+  collector TEXT NOT NULL, records INTEGER NOT NULL, skipped INTEGER NOT NULL,
+  warnings TEXT NOT NULL DEFAULT '[]');
+
+CREATE TABLE op_tasks(
+  run_id INTEGER NOT NULL, rank INTEGER NOT NULL DEFAULT 0, device_id INTEGER, step INTEGER,
+  model_id INTEGER, stream_id INTEGER, task_id INTEGER, name TEXT NOT NULL, type TEXT NOT NULL,
+  core_type TEXT NOT NULL, op_state TEXT, start_ns INTEGER, dur_ns INTEGER NOT NULL,
+  wait_ns INTEGER, block_dim INTEGER, mix_block_dim INTEGER,
+  input_shapes TEXT, input_dtypes TEXT, input_formats TEXT,
+  output_shapes TEXT, output_dtypes TEXT, output_formats TEXT,
+  aicore_time_us REAL, aiv_time_us REAL, cube_fops REAL, vector_fops REAL,
+  mac_ratio REAL, vec_ratio REAL, scalar_ratio REAL, mte1_ratio REAL, mte2_ratio REAL,
+  mte3_ratio REAL, fixpipe_ratio REAL, read_bytes REAL, write_bytes REAL, metrics TEXT);
+CREATE INDEX op_tasks_run ON op_tasks(run_id);
+
+CREATE TABLE host_events(
+  run_id INTEGER NOT NULL, rank INTEGER NOT NULL DEFAULT 0, kind TEXT NOT NULL,
+  name TEXT NOT NULL, pid INTEGER, tid INTEGER, start_ns INTEGER NOT NULL,
+  dur_ns INTEGER NOT NULL, external_id INTEGER, correlation INTEGER,
+  input_dims TEXT, input_types TEXT, args TEXT);
+CREATE INDEX host_events_run ON host_events(run_id, kind);
+
+CREATE TABLE device_events(
+  run_id INTEGER NOT NULL, rank INTEGER NOT NULL DEFAULT 0, kind TEXT NOT NULL,
+  name TEXT NOT NULL, device INTEGER, stream INTEGER, start_ns INTEGER NOT NULL,
+  dur_ns INTEGER NOT NULL, correlation INTEGER, external_id INTEGER,
+  grid TEXT, block TEXT, registers INTEGER, shared_mem INTEGER, blocks_per_sm REAL,
+  warps_per_sm REAL, occupancy REAL, bytes INTEGER, bandwidth_gbps REAL, memcpy_kind TEXT,
+  args TEXT);
+CREATE INDEX device_events_run ON device_events(run_id, kind);
+
+CREATE TABLE steps(
+  run_id INTEGER NOT NULL, rank INTEGER NOT NULL DEFAULT 0, step INTEGER NOT NULL,
+  source TEXT NOT NULL, start_ns INTEGER, dur_ns INTEGER,
+  computing_us REAL, comm_us REAL, comm_not_overlapped_us REAL, overlapped_us REAL,
+  free_us REAL, dataloader_us REAL, optimizer_us REAL, bubble_us REAL);
+CREATE INDEX steps_run ON steps(run_id);
+
+CREATE TABLE hardware(
+  run_id INTEGER NOT NULL, rank INTEGER NOT NULL DEFAULT 0, device_id INTEGER,
+  vendor TEXT, name TEXT, chip TEXT, ai_core_num INTEGER, aiv_num INTEGER, sm_count INTEGER,
+  freq_mhz REAL, memory_bytes INTEGER, compute_capability TEXT, props TEXT);
+
+CREATE TABLE ranks(
+  run_id INTEGER NOT NULL, rank INTEGER NOT NULL, world_size INTEGER, backend TEXT,
+  host TEXT, source TEXT);
+
+CREATE TABLE graph_nodes(
+  run_id INTEGER NOT NULL, graph TEXT NOT NULL, name TEXT NOT NULL, type TEXT NOT NULL,
+  engine TEXT, kernel_lib TEXT, block_dim INTEGER, fusion_scope INTEGER, pass_name TEXT,
+  original_ops TEXT, unknown_shape INTEGER, source TEXT, attrs TEXT);
+CREATE INDEX graph_nodes_run ON graph_nodes(run_id, name);
+
+CREATE TABLE graph_edges(
+  run_id INTEGER NOT NULL, graph TEXT NOT NULL, src TEXT NOT NULL, src_index INTEGER,
+  dst TEXT NOT NULL, dst_index INTEGER, control INTEGER NOT NULL DEFAULT 0);
+CREATE INDEX graph_edges_run ON graph_edges(run_id);
+
+CREATE TABLE tensors(
+  run_id INTEGER NOT NULL, graph TEXT NOT NULL, node TEXT NOT NULL, direction TEXT NOT NULL,
+  idx INTEGER NOT NULL, name TEXT, dtype TEXT, format TEXT, origin_format TEXT, shape TEXT,
+  bytes INTEGER);
+
+CREATE TABLE comm_ops(
+  run_id INTEGER NOT NULL, rank INTEGER NOT NULL DEFAULT 0, step INTEGER, name TEXT NOT NULL,
+  type TEXT, start_ns INTEGER, dur_ns INTEGER, transit_us REAL, wait_us REAL, sync_us REAL,
+  idle_us REAL, bytes REAL, bandwidth_gbps REAL, transport TEXT, dtype TEXT);
+
+CREATE TABLE fusion_stats(
+  run_id INTEGER NOT NULL, graph TEXT, pass TEXT NOT NULL, kind TEXT NOT NULL,
+  match_times INTEGER, effect_times INTEGER);
+
+CREATE TABLE op_stats(
+  run_id INTEGER NOT NULL, rank INTEGER NOT NULL DEFAULT 0, name TEXT NOT NULL,
+  type TEXT NOT NULL, core_type TEXT NOT NULL, count INTEGER NOT NULL, total_us REAL NOT NULL,
+  avg_us REAL NOT NULL, min_us REAL NOT NULL, max_us REAL NOT NULL, share REAL NOT NULL,
+  block_dim INTEGER, input_shapes TEXT, input_dtypes TEXT, input_formats TEXT,
+  output_shapes TEXT, output_dtypes TEXT, output_formats TEXT, op_state TEXT,
+  cube_fops REAL, vector_fops REAL, mac_ratio REAL, vec_ratio REAL, scalar_ratio REAL,
+  mte2_ratio REAL, mte3_ratio REAL, read_bytes REAL, write_bytes REAL);
+CREATE INDEX op_stats_run ON op_stats(run_id);
+
+CREATE TABLE op_type_stats(
+  run_id INTEGER NOT NULL, type TEXT NOT NULL, core_type TEXT NOT NULL, count INTEGER NOT NULL,
+  ops INTEGER NOT NULL, total_us REAL NOT NULL, avg_us REAL NOT NULL, max_us REAL NOT NULL,
+  share REAL NOT NULL);
+
+CREATE TABLE recommendations(
+  id INTEGER PRIMARY KEY, run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+  pack TEXT NOT NULL, pack_version TEXT NOT NULL, rule TEXT NOT NULL, severity TEXT NOT NULL,
+  category TEXT, title TEXT NOT NULL, message TEXT NOT NULL, subjects TEXT NOT NULL,
+  evidence TEXT NOT NULL, gain_us REAL, gain_share REAL, action TEXT, refs TEXT);
+CREATE INDEX recommendations_run ON recommendations(run_id);
+
+CREATE TABLE pack_results(
+  run_id INTEGER NOT NULL, pack TEXT NOT NULL, version TEXT, status TEXT NOT NULL,
+  fired INTEGER NOT NULL, error TEXT, elapsed_ms REAL);
+)sql",
+};
+
+}  // namespace
+
+int current_schema_version() { return static_cast<int>(kMigrations.size()); }
+
+void migrate(Database& db) {
+  db.exec("CREATE TABLE IF NOT EXISTS schema_version(version INTEGER PRIMARY KEY, applied TEXT)");
+  int have = db.schema_version();
+  if (have > current_schema_version()) {
+    throw StoreError("store " + db.path() + " has schema version " + std::to_string(have) +
+                     ", newer than this perfsage (" + std::to_string(current_schema_version()) +
+                     ")");
+  }
+  for (int v = have; v < current_schema_version(); ++v) {
+    Transaction txn(db);
+    db.exec(kMigrations[v]);
+    db.prepare("INSERT INTO schema_version VALUES(?1, datetime('now'))").bind(1, v + 1).run();
+    txn.commit();
+  }
+}
+
+}  // namespace perfsage::store
