@@ -1,0 +1,7 @@
+#include "collectors/common/collector.h"
+
+namespace perfsage::collectors {
+
+void add_graph_collectors(std::vector<std::unique_ptr<Collector>>& out) { (void)out; }
+
+}  // namespace perfsage::collectors

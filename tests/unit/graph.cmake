@@ -1,0 +1,1 @@
+# tests for collectors/graph: use perfsage_test(NAME sources...) after setting PERFSAGE_TEST_LIBS
