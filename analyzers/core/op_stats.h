@@ -1,0 +1,13 @@
+// Per-op-name and per-op-type statistics of the Ascend device tasks of one run.
+#pragma once
+
+#include <cstdint>
+
+#include "store/database.h"
+
+namespace perfsage::analyzers {
+
+// Rebuilds op_stats and op_type_stats for the run from op_tasks (idempotent).
+void compute_op_stats(store::Database& db, int64_t run_id);
+
+}  // namespace perfsage::analyzers

@@ -1,0 +1,68 @@
+#include "analyzers/core/run_summary.h"
+
+namespace perfsage::analyzers {
+namespace {
+
+double query_real(store::Database& db, const char* sql, int64_t run_id) {
+  auto st = db.prepare(sql);
+  st.bind(1, run_id);
+  return st.step() && !st.is_null(0) ? st.real(0) : 0.0;
+}
+
+int64_t query_int(store::Database& db, const char* sql, int64_t run_id) {
+  auto st = db.prepare(sql);
+  st.bind(1, run_id);
+  return st.step() && !st.is_null(0) ? st.int64(0) : 0;
+}
+
+}  // namespace
+
+RunCounts count_run_records(store::Database& db, int64_t run_id) {
+  RunCounts c;
+  c.ops = query_int(db, "SELECT count(*) FROM op_tasks WHERE run_id=?1", run_id);
+  c.kernels =
+      query_int(db, "SELECT count(*) FROM device_events WHERE run_id=?1 AND kind='kernel'", run_id);
+  return c;
+}
+
+store::RunSummary summarize_run(store::Database& db, int64_t run_id, const RunIdentity& id) {
+  auto s = store::load_run(db, run_id).value();
+  s.framework = id.framework;
+  s.device = id.device.empty() ? "unknown" : id.device;
+  s.chip = id.chip;
+  // Ranks: every rank that contributed a record of any kind.
+  s.ranks = query_int(db, R"sql(
+    SELECT count(*) FROM (
+      SELECT rank FROM ranks WHERE run_id=?1 UNION SELECT rank FROM op_tasks WHERE run_id=?1
+      UNION SELECT rank FROM host_events WHERE run_id=?1
+      UNION SELECT rank FROM device_events WHERE run_id=?1
+      UNION SELECT rank FROM steps WHERE run_id=?1))sql",
+                      run_id);
+  // Steps: distinct step numbers from the step tables, else from the op tables' step ids.
+  s.steps = query_int(db, "SELECT count(DISTINCT step) FROM steps WHERE run_id=?1", run_id);
+  if (s.steps == 0) {
+    s.steps = query_int(
+        db, "SELECT count(DISTINCT step) FROM op_tasks WHERE run_id=?1 AND step IS NOT NULL",
+        run_id);
+  }
+  // Step time: mean measured step duration; else the cluster breakdown's sum per rank and step.
+  s.step_time_us = query_real(
+      db, "SELECT avg(dur_ns)/1000.0 FROM steps WHERE run_id=?1 AND dur_ns > 0", run_id);
+  if (s.step_time_us == 0) {
+    s.step_time_us = query_real(db, R"sql(
+      SELECT avg(coalesce(computing_us,0) + coalesce(comm_not_overlapped_us,0) +
+                 coalesce(free_us,0))
+      FROM steps WHERE run_id=?1 AND computing_us IS NOT NULL)sql",
+                                run_id);
+  }
+  s.device_time_us =
+      query_real(db, "SELECT sum(dur_ns)/1000.0 FROM op_tasks WHERE run_id=?1", run_id) +
+      query_real(db,
+                 "SELECT sum(dur_ns)/1000.0 FROM device_events WHERE run_id=?1 AND kind IN "
+                 "('kernel','memcpy','memset')",
+                 run_id);
+  store::update_run_summary(db, s);
+  return s;
+}
+
+}  // namespace perfsage::analyzers

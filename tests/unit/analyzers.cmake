@@ -1,0 +1,2 @@
+set(PERFSAGE_TEST_LIBS perfsage_analyzers)
+perfsage_test(analyzers_core_test unit/analyzers_core_test.cpp)

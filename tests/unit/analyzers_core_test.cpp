@@ -1,0 +1,107 @@
+#include "analyzers/core/analyze_run.h"
+#include "analyzers/core/op_stats.h"
+#include "store/run_writer.h"
+#include "test_support.h"
+
+using namespace perfsage;
+
+namespace {
+store::OpTask task(const std::string& name, const std::string& type, const std::string& core,
+                   int64_t dur_ns, int64_t step = 1) {
+  store::OpTask t;
+  t.name = name;
+  t.type = type;
+  t.core_type = core;
+  t.dur_ns = dur_ns;
+  t.step = step;
+  return t;
+}
+}  // namespace
+
+TEST_CASE("op statistics aggregate executions per op name and per op type") {
+  store::Database db(":memory:");
+  int64_t run;
+  {
+    store::RunWriter w(db, {"j", {}, "fp", "now"});
+    run = w.run_id();
+    auto cast = task("trans_Cast_5", "Cast", "AI_CPU", 100'000);
+    cast.output_dtypes = "UINT64";
+    w.add(cast);
+    cast.dur_ns = 200'000;
+    w.add(cast);
+    w.add(task("MatMul1", "MatMul", "AI_CORE", 700'000));
+    w.add(task("trans_Cast_18", "Cast", "AI_CPU", 0));
+    w.commit();
+  }
+  analyzers::compute_op_stats(db, run);
+  auto st = db.prepare(
+      "SELECT count, total_us, avg_us, max_us, min_us, share, output_dtypes FROM op_stats "
+      "WHERE run_id=?1 AND name='trans_Cast_5'");
+  st.bind(1, run);
+  REQUIRE(st.step());
+  CHECK(st.int64(0) == 2);
+  CHECK(st.real(1) == Approx(300));
+  CHECK(st.real(2) == Approx(150));
+  CHECK(st.real(3) == Approx(200));
+  CHECK(st.real(4) == Approx(100));
+  CHECK(st.real(5) == Approx(0.3));
+  CHECK(st.text(6) == "UINT64");
+  auto ty = db.prepare(
+      "SELECT count, ops, total_us, share FROM op_type_stats WHERE run_id=?1 AND type='Cast'");
+  ty.bind(1, run);
+  REQUIRE(ty.step());
+  CHECK(ty.int64(0) == 3);
+  CHECK(ty.int64(1) == 2);
+  CHECK(ty.real(2) == Approx(300));
+  CHECK(ty.real(3) == Approx(0.3));
+  // Idempotent: running again replaces rather than duplicates.
+  analyzers::compute_op_stats(db, run);
+  auto n = db.prepare("SELECT count(*) FROM op_stats WHERE run_id=?1");
+  n.bind(1, run);
+  n.step();
+  CHECK(n.int64(0) == 3);
+}
+
+TEST_CASE("the run summary counts ranks, steps and device time from any record kind") {
+  store::Database db(":memory:");
+  int64_t run;
+  {
+    store::RunWriter w(db, {"j", {}, "fp", "now"});
+    run = w.run_id();
+    for (int rank : {0, 1}) {
+      store::Step s;
+      s.rank = rank;
+      s.step = 7;
+      s.source = "ProfilerStep";
+      s.dur_ns = rank ? 3'000'000 : 1'000'000;
+      w.add(s);
+      store::DeviceEvent k;
+      k.rank = rank;
+      k.kind = "kernel";
+      k.name = "sgemm";
+      k.dur_ns = 500'000;
+      w.add(k);
+    }
+    w.commit();
+  }
+  auto s = analyzers::analyze_run(db, run, {"pytorch", "cuda", "A100"});
+  CHECK(s.ranks == 2);
+  CHECK(s.steps == 1);
+  CHECK(s.step_time_us == Approx(2000));
+  CHECK(s.device_time_us == Approx(1000));
+  CHECK(s.device == "cuda");
+  auto counts = analyzers::count_run_records(db, run);
+  CHECK(counts.kernels == 2);
+  CHECK(counts.ops == 0);
+}
+
+TEST_CASE("a run without any device activity reports an unknown device and zero times") {
+  store::Database db(":memory:");
+  store::RunWriter w(db, {"j", {}, "fp", "now"});
+  int64_t run = w.run_id();
+  w.commit();
+  auto s = analyzers::analyze_run(db, run, {});
+  CHECK(s.device == "unknown");
+  CHECK(s.device_time_us == 0);
+  CHECK(s.step_time_us == 0);
+}
