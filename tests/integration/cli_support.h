@@ -1,0 +1,67 @@
+// Drives perfsage commands in-process and parses their JSON output.
+#pragma once
+
+#include <google/protobuf/util/json_util.h>
+
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "cli/commands.h"
+#include "perfsage/v1/report.pb.h"
+#include "test_support.h"
+
+namespace perfsage::test {
+
+struct CommandResult {
+  int code = 0;
+  std::string out, err;
+};
+
+inline CommandResult run_command(const std::string& cmd, const std::vector<std::string>& args) {
+  std::ostringstream out, err;
+  CommandResult r;
+  if (cmd == "analyze") r.code = cli::run_analyze(args, out, err);
+  if (cmd == "ingest") r.code = cli::run_ingest(args, out, err);
+  if (cmd == "kb") r.code = cli::run_kb(args, out, err);
+  r.out = out.str();
+  r.err = err.str();
+  return r;
+}
+
+inline perfsage::v1::AnalysisReport parse_report(const std::string& json) {
+  perfsage::v1::AnalysisReport report;
+  auto status = google::protobuf::util::JsonStringToMessage(json, &report);
+  INFO(json.substr(0, 2000));
+  REQUIRE(status.ok());
+  return report;
+}
+
+// Analyzes the inputs with --format json and returns the parsed report.
+inline perfsage::v1::AnalysisReport analyze_json(std::vector<std::string> args) {
+  args.push_back("--format");
+  args.push_back("json");
+  auto r = run_command("analyze", args);
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  return parse_report(r.out);
+}
+
+inline std::vector<const perfsage::v1::Recommendation*> findings(
+    const perfsage::v1::AnalysisReport& report, const std::string& pack,
+    const std::string& rule = "") {
+  std::vector<const perfsage::v1::Recommendation*> out;
+  for (const auto& r : report.recommendations()) {
+    if (r.pack() == pack && (rule.empty() || r.rule() == rule)) out.push_back(&r);
+  }
+  return out;
+}
+
+inline bool has_subject(const perfsage::v1::Recommendation& r, const std::string& subject) {
+  for (const auto& s : r.subjects()) {
+    if (s == subject) return true;
+  }
+  return false;
+}
+
+}  // namespace perfsage::test

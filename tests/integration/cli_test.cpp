@@ -1,0 +1,175 @@
+// The perfsage command line: exit codes, bad input, stores, formats.
+#include "cli_support.h"
+#include "store/database.h"
+
+using namespace perfsage::test;
+
+namespace {
+std::string kernel_details_csv() {
+  return "Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us),Wait Time(us),"
+         "Block Dim,Output Data Types\n"
+         "1,trans_Cast_5,Cast,AI_CPU,1699529622790614.8,198.5,0,1,UINT64\n"
+         "1,MatMul3,MatMul,AI_CORE,1699529622790900.1,700.0,0,24,FLOAT16\n";
+}
+
+int64_t count_rows(const std::string& store, const std::string& table) {
+  perfsage::store::Database db(store);
+  auto st = db.prepare("SELECT count(*) FROM " + table);
+  st.step();
+  return st.int64(0);
+}
+}  // namespace
+
+TEST_CASE("bad usage exits 2 with a message") {
+  CHECK(run_command("analyze", {}).code == 2);
+  auto r = run_command("analyze", {"x.csv", "--format", "yaml"});
+  CHECK(r.code == 2);
+  CHECK_THAT(r.err, Catch::Contains("--format"));
+  CHECK(run_command("analyze", {"x.csv", "--fail-on", "urgent"}).code == 2);
+  CHECK(run_command("analyze", {"x.csv", "--no-such-option"}).code == 2);
+  CHECK(run_command("ingest", {"x.csv"}).code == 2);  // --store is required
+}
+
+TEST_CASE("a missing input exits 1 naming the path") {
+  auto r = run_command("analyze", {"/nonexistent/trace.json"});
+  CHECK(r.code == 1);
+  CHECK_THAT(r.err, Catch::Contains("/nonexistent/trace.json"));
+}
+
+TEST_CASE("bad inputs exit 1 with a clear error and store nothing") {
+  TempDir dir;
+  auto store = (dir.path() / "s.db").string();
+  struct Case {
+    std::string name, content, expect;
+  };
+  std::string garbage;
+  for (int i = 0; i < 4096; ++i) garbage.push_back(static_cast<char>((i * 7919) % 256));
+  std::vector<Case> cases = {
+      {"empty.csv", "", "empty.csv"},
+      {"trace.json", R"({"schemaVersion": 1, "traceEvents": [{"ph": "X", "name": "aten::mm", )",
+       "trace.json"},
+      {"kernel_details.csv", "Name,Type,Accelerator Core\nCast1,Cast,AI_CPU\n", "Duration"},
+      {"garbage.json", garbage, "garbage.json"},
+  };
+  for (const auto& c : cases) {
+    DYNAMIC_SECTION(c.name) {
+      auto p = dir.write(c.name, c.content);
+      auto r = run_command("analyze", {p.string(), "--store", store});
+      INFO(r.err);
+      CHECK(r.code == 1);
+      CHECK_THAT(r.err, Catch::Contains(c.expect));
+      CHECK(count_rows(store, "runs") == 0);
+      CHECK(count_rows(store, "op_tasks") == 0);
+      CHECK(count_rows(store, "host_events") == 0);
+    }
+  }
+}
+
+TEST_CASE("a failed ingest never loses runs already stored") {
+  TempDir dir;
+  auto store = (dir.path() / "s.db").string();
+  auto good = dir.write("good/kernel_details.csv", kernel_details_csv());
+  REQUIRE(run_command("ingest", {good.string(), "--store", store}).code == 0);
+  auto bad = dir.write("bad/kernel_details.csv", "Name,Duration(us)\nx,notanumber\n");
+  CHECK(run_command("ingest", {bad.string(), "--store", store}).code == 1);
+  CHECK(count_rows(store, "runs") == 1);
+  CHECK(count_rows(store, "op_tasks") == 2);
+}
+
+TEST_CASE("analyze prints a ranked report; json follows the proto schema") {
+  TempDir dir;
+  auto p = dir.write("run1/kernel_details.csv", kernel_details_csv());
+  auto text = run_command("analyze", {p.string()});
+  INFO(text.err);
+  REQUIRE(text.code == 0);
+  CHECK_THAT(text.out, Catch::Contains("Recommendations"));
+  CHECK_THAT(text.out, Catch::Contains("trans_Cast_5"));
+
+  auto report = analyze_json({p.string()});
+  CHECK(report.run().device() == "ascend");
+  CHECK(report.run().ops() == 2);
+  REQUIRE(report.ingest_size() == 1);
+  CHECK(report.ingest(0).records() == 2);
+  auto aicpu = findings(report, "aicpu");
+  REQUIRE(!aicpu.empty());
+  CHECK(has_subject(*aicpu[0], "trans_Cast_5"));
+  CHECK(aicpu[0]->estimated_gain_us() > 0);
+  bool saw_aicpu_pack = false;
+  for (const auto& pk : report.packs()) {
+    if (pk.name() == "aicpu") {
+      saw_aicpu_pack = true;
+      CHECK(pk.status() == "ok");
+      CHECK(pk.fired() >= 1);
+    }
+  }
+  CHECK(saw_aicpu_pack);
+}
+
+TEST_CASE("--fail-on exits 3 when a finding reaches the severity") {
+  TempDir dir;
+  auto p = dir.write("run1/kernel_details.csv", kernel_details_csv());
+  CHECK(run_command("analyze", {p.string(), "--fail-on", "info"}).code == 3);
+  CHECK(run_command("analyze", {p.string(), "--fail-on", "critical"}).code == 0);
+}
+
+TEST_CASE("--kb restricts the packs that run") {
+  TempDir dir;
+  auto p = dir.write("run1/kernel_details.csv", kernel_details_csv());
+  auto report = analyze_json({p.string(), "--kb", "gpu_runtime"});
+  REQUIRE(report.packs_size() == 1);
+  CHECK(report.packs(0).name() == "gpu_runtime");
+  CHECK(findings(report, "aicpu").empty());
+  CHECK(run_command("analyze", {p.string(), "--kb", "no_such_pack"}).code == 2);
+}
+
+TEST_CASE("a kept store reuses the run for the same inputs") {
+  TempDir dir;
+  auto store = (dir.path() / "s.db").string();
+  auto p = dir.write("run1/kernel_details.csv", kernel_details_csv());
+  auto first = analyze_json({p.string(), "--store", store});
+  auto second = analyze_json({p.string(), "--store", store});
+  CHECK(first.run().id() == second.run().id());
+  CHECK(count_rows(store, "runs") == 1);
+  CHECK(count_rows(store, "op_tasks") == 2);
+  CHECK(first.recommendations_size() == second.recommendations_size());
+}
+
+TEST_CASE("unrecognised files inside a folder are reported, not fatal") {
+  TempDir dir;
+  dir.write("run1/kernel_details.csv", kernel_details_csv());
+  dir.write("run1/notes.txt", "hello\n");
+  auto report = analyze_json({(dir.path() / "run1").string()});
+  bool unrecognised = false;
+  for (const auto& f : report.ingest()) {
+    if (f.collector() == "unrecognised") unrecognised = true;
+  }
+  CHECK(unrecognised);
+  auto named = run_command("analyze", {(dir.path() / "run1/notes.txt").string()});
+  CHECK(named.code == 1);
+  CHECK_THAT(named.err, Catch::Contains("unrecognised format"));
+}
+
+TEST_CASE("lenient mode keeps good rows and reports what it skipped") {
+  TempDir dir;
+  auto p = dir.write("kernel_details.csv", kernel_details_csv() + "1,Bad,Cast,AI_CPU,x,notanumber,0,1,INT64\n");
+  CHECK(run_command("analyze", {p.string()}).code == 1);
+  auto report = analyze_json({p.string(), "--lenient"});
+  REQUIRE(report.ingest_size() == 1);
+  CHECK(report.ingest(0).records() == 2);
+  CHECK(report.ingest(0).skipped() == 1);
+  REQUIRE(report.ingest(0).warnings_size() >= 1);
+}
+
+TEST_CASE("kb list and kb test cover the built-in packs") {
+  auto list = run_command("kb", {"list", "--format", "json"});
+  INFO(list.err);
+  REQUIRE(list.code == 0);
+  CHECK_THAT(list.out, Catch::Contains("\"aicpu\""));
+  CHECK_THAT(list.out, Catch::Contains("\"gpu_runtime\""));
+  auto test = run_command("kb", {"test"});
+  INFO(test.out << test.err);
+  CHECK(test.code == 0);
+  auto one = run_command("kb", {"test", "aicpu"});
+  CHECK(one.code == 0);
+  CHECK(run_command("kb", {"test", "no_such_pack"}).code == 2);
+}
