@@ -1,0 +1,98 @@
+#include "collectors/ascend/json_util.h"
+
+#include "collectors/common/csv_values.h"
+#include "collectors/common/file_reader.h"
+
+namespace perfsage::collectors::ascend {
+
+JsonInput load_json(const FileProbe& probe) {
+  JsonInput in;
+  in.text = read_file(probe.path, simdjson::SIMDJSON_PADDING);
+  return in;
+}
+
+std::string json_error_where(const JsonInput& in, od::document& doc, simdjson::error_code e) {
+  const char* loc = nullptr;
+  size_t offset = in.text.size();
+  if (doc.current_location().get(loc) == simdjson::SUCCESS) offset = in.offset_of(loc);
+  return "byte offset " + std::to_string(offset) + ": " + simdjson::error_message(e);
+}
+
+namespace {
+std::string_view trim_token(std::string_view t) {
+  while (!t.empty() &&
+         (t.back() == ' ' || t.back() == '\n' || t.back() == '\r' || t.back() == '\t'))
+    t.remove_suffix(1);
+  return t;
+}
+}  // namespace
+
+std::string_view scalar_text(od::value v) {
+  od::json_type type;
+  if (v.type().get(type) != simdjson::SUCCESS) return {};
+  if (type == od::json_type::string) {
+    std::string_view raw = trim_token(v.raw_json_token());
+    if (raw.size() >= 2 && raw.front() == '"' && raw.back() == '"')
+      return raw.substr(1, raw.size() - 2);
+    return {};
+  }
+  if (type == od::json_type::number) return trim_token(v.raw_json_token());
+  return {};
+}
+
+std::string_view raw_value(od::value v) {
+  od::json_type type;
+  if (v.type().get(type) != simdjson::SUCCESS) return {};
+  std::string_view out;
+  if (type == od::json_type::object) {
+    od::object o;
+    if (v.get_object().get(o) || o.raw_json().get(out)) return {};
+    return out;
+  }
+  if (type == od::json_type::array) {
+    od::array a;
+    if (v.get_array().get(a) || a.raw_json().get(out)) return {};
+    return out;
+  }
+  return trim_token(v.raw_json_token());
+}
+
+std::optional<int64_t> int_of(std::string_view text) {
+  return opt_int(text);
+}
+std::optional<double> real_of(std::string_view text) {
+  return opt_real(text);
+}
+
+char first_char(std::string_view head) {
+  for (char c : head) {
+    if (c == '\xEF' || c == '\xBB' || c == '\xBF') continue;  // BOM
+    if (c != ' ' && c != '\n' && c != '\r' && c != '\t') return c;
+  }
+  return 0;
+}
+
+}  // namespace perfsage::collectors::ascend
+
+namespace perfsage::collectors::ascend {
+
+std::string_view key_text(const od::raw_json_string& key) {
+  const char* p = key.raw();
+  size_t n = 0;
+  // The closing quote is the first one not escaped by an odd run of backslashes.
+  for (;; ++n) {
+    if (p[n] != '"') continue;
+    size_t bs = 0;
+    while (bs < n && p[n - 1 - bs] == '\\') ++bs;
+    if (bs % 2 == 0) break;
+  }
+  return std::string_view(p, n);
+}
+
+std::string_view unquote(std::string_view raw) {
+  if (raw.size() >= 2 && raw.front() == '"' && raw.back() == '"')
+    return raw.substr(1, raw.size() - 2);
+  return raw;
+}
+
+}  // namespace perfsage::collectors::ascend

@@ -1,0 +1,78 @@
+// A fast RFC 4180 CSV reader over an in-memory buffer.
+//
+// One pass, fields as string_views into the buffer (or into a per-record scratch buffer when a
+// quoted field contains doubled quotes), no allocation per row once the buffers have grown.
+// Handles a UTF-8 BOM, CRLF and CR line ends, quoted fields with embedded separators and
+// newlines, and trims spaces and tabs around every value (inside quotes too: some torch_npu
+// versions write `"<digits>.<digits>\t"`).
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace perfsage::collectors {
+
+class CsvReader {
+ public:
+  // `data` must outlive the reader and every field view it hands out.
+  explicit CsvReader(std::string_view data, char separator = ',');
+
+  // Reads the next non-blank record. Returns false at the end of the input. Field views stay
+  // valid until the next call.
+  bool next();
+
+  const std::vector<std::string_view>& fields() const { return fields_; }
+  size_t size() const { return fields_.size(); }
+  std::string_view operator[](size_t i) const { return fields_[i]; }
+  // 1-based line on which the current record starts.
+  size_t line() const { return line_; }
+  // Byte offset of the current record in the input.
+  size_t offset() const { return record_offset_; }
+  // Non-empty when the current record is malformed (an unterminated quoted field); the record
+  // then holds what could be read up to the end of the input.
+  const std::string& error() const { return error_; }
+  // Bytes consumed so far.
+  size_t position() const { return pos_; }
+
+ private:
+  struct Span {
+    size_t begin, len;
+    bool scratch;
+  };
+  void read_record();
+
+  std::string_view data_;
+  char sep_;
+  size_t pos_ = 0;
+  size_t next_line_ = 1;
+  size_t line_ = 0;
+  size_t record_offset_ = 0;
+  std::vector<Span> spans_;
+  std::vector<std::string_view> fields_;
+  std::string scratch_;
+  std::string error_;
+};
+
+// Maps header names onto column indices; lookups ignore case and surrounding whitespace.
+class CsvHeader {
+ public:
+  CsvHeader() = default;
+  explicit CsvHeader(const std::vector<std::string_view>& fields);
+  std::optional<size_t> find(std::string_view name) const;
+  // The first of several spellings that is present.
+  std::optional<size_t> find_any(std::initializer_list<std::string_view> names) const;
+  const std::vector<std::string>& names() const { return names_; }
+  size_t size() const { return names_.size(); }
+
+ private:
+  std::vector<std::string> names_;  // as written (trimmed)
+  std::vector<std::string> lower_;  // lower-cased, for lookup
+};
+
+std::string to_lower_ascii(std::string_view s);
+std::string_view trim_blanks(std::string_view s);
+
+}  // namespace perfsage::collectors
