@@ -105,6 +105,14 @@ struct TensorDesc {
   OptInt bytes;
 };
 
+// A graph- or model-level attribute (GE options such as ge.fusionSwitchFile, ONNX opset).
+// graph is "" for model-level entries; scope says where it came from (model, graph,
+// GlobalOptions, SessionOptions, GraphOptions, ...).
+struct GraphAttr {
+  std::string graph, scope, key;
+  OptText value;
+};
+
 struct CommOp {
   int64_t rank = 0;
   OptInt step;

@@ -83,6 +83,11 @@ void RunWriter::add(const TensorDesc& r) {
          r.origin_format, r.shape, r.bytes);
 }
 
+void RunWriter::add(const GraphAttr& r) {
+  auto st = db_.prepare("INSERT INTO graph_attrs VALUES(?1,?2,?3,?4,?5)");
+  insert(st, run_id_, r.graph, r.scope, r.key, r.value);
+}
+
 void RunWriter::add(const CommOp& r) {
   auto st = db_.prepare(
       "INSERT INTO comm_ops VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15)");

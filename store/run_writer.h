@@ -37,6 +37,7 @@ class RunWriter {
   void add(const GraphNode& r);
   void add(const GraphEdge& r);
   void add(const TensorDesc& r);
+  void add(const GraphAttr& r);
   void add(const CommOp& r);
   void add(const FusionStat& r);
   void add(const IngestFile& r);

@@ -120,6 +120,18 @@ CREATE TABLE pack_results(
   run_id INTEGER NOT NULL, pack TEXT NOT NULL, version TEXT, status TEXT NOT NULL,
   fired INTEGER NOT NULL, error TEXT, elapsed_ms REAL);
 )sql",
+    // 2: graph/model attributes from GE dumps and ONNX models; graph node -> profiled op matches.
+    R"sql(
+CREATE TABLE graph_attrs(
+  run_id INTEGER NOT NULL, graph TEXT NOT NULL, scope TEXT NOT NULL, key TEXT NOT NULL,
+  value TEXT);
+CREATE INDEX graph_attrs_run ON graph_attrs(run_id, key);
+
+CREATE TABLE graph_op_matches(
+  run_id INTEGER NOT NULL, graph TEXT NOT NULL, node TEXT NOT NULL, op_name TEXT NOT NULL,
+  match TEXT NOT NULL);
+CREATE INDEX graph_op_matches_run ON graph_op_matches(run_id, node);
+)sql",
 };
 
 }  // namespace

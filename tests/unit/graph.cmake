@@ -1,1 +1,4 @@
-# tests for collectors/graph: use perfsage_test(NAME sources...) after setting PERFSAGE_TEST_LIBS
+# tests for collectors/graph and analyzers/graph
+set(PERFSAGE_TEST_LIBS perfsage_collectors)
+perfsage_test(graph_collectors_test unit/graph_ge_dump_test.cpp unit/graph_onnx_test.cpp
+  unit/graph_bad_input_test.cpp)
