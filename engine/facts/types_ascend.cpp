@@ -1,0 +1,84 @@
+// Ascend fact types: op (per op name) and op_type, from the analyzers' op_stats and
+// op_type_stats, or aggregated from op_tasks when those tables are empty for the run.
+#include "engine/facts/registry.h"
+
+namespace perfsage::engine::facts {
+
+void declare_ascend_types(std::vector<FactType>& out) {
+  using T = SlotType;
+  out.push_back(FactType{
+      "op",
+      "One Ascend operator (by op name) with its timing statistics, shapes, data types, "
+      "formats and pipeline ratios. Multiple ranks are merged; `share` is the mean over ranks.",
+      "one per (op name, type, core type)",
+      {
+          {"name", T::String, "", "op name", ""},
+          {"type", T::Symbol, "", "op type (Cast, MatMulV2, ...)", ""},
+          {"core_type", T::Symbol, "", "AI_CORE, AI_VECTOR_CORE, AI_CPU, MIX_AIC, HCCL, ...", ""},
+          {"count", T::Integer, "count", "executions", ""},
+          {"total_us", T::Float, "us", "summed task duration", ""},
+          {"avg_us", T::Float, "us", "mean task duration", ""},
+          {"min_us", T::Float, "us", "shortest task", ""},
+          {"max_us", T::Float, "us", "longest task", ""},
+          {"share", T::Float, "ratio", "share of summed device task time", ""},
+          {"block_dim", T::Integer, "", "block dim (cores used)", ""},
+          {"input_dtypes", T::String, "", "input data types, ';'-separated", ""},
+          {"output_dtypes", T::String, "", "output data types, ';'-separated", ""},
+          {"input_formats", T::String, "", "input formats, ';'-separated", ""},
+          {"output_formats", T::String, "", "output formats, ';'-separated", ""},
+          {"input_shapes", T::String, "", "input shapes, ';'-separated", ""},
+          {"op_state", T::String, "", "static or dynamic when recorded", ""},
+          {"cube_fops", T::Float, "count", "cube floating-point operations", ""},
+          {"vector_fops", T::Float, "count", "vector floating-point operations", ""},
+          {"mac_ratio", T::Float, "ratio", "cube (MAC) pipe busy ratio", ""},
+          {"vec_ratio", T::Float, "ratio", "vector pipe busy ratio", ""},
+          {"mte2_ratio", T::Float, "ratio", "MTE2 (GM to local) pipe busy ratio", ""},
+      },
+      R"sql(WITH stats AS (
+  SELECT name, type, core_type, sum(count) AS count, sum(total_us) AS total_us,
+    sum(total_us) / max(sum(count), 1) AS avg_us, min(min_us) AS min_us, max(max_us) AS max_us,
+    sum(share) / count(DISTINCT rank) AS share, max(block_dim) AS block_dim,
+    max(input_dtypes) AS input_dtypes, max(output_dtypes) AS output_dtypes,
+    max(input_formats) AS input_formats, max(output_formats) AS output_formats,
+    max(input_shapes) AS input_shapes, max(op_state) AS op_state, sum(cube_fops) AS cube_fops,
+    sum(vector_fops) AS vector_fops, avg(mac_ratio) AS mac_ratio, avg(vec_ratio) AS vec_ratio,
+    avg(mte2_ratio) AS mte2_ratio
+  FROM op_stats WHERE run_id = ?1 GROUP BY name, type, core_type),
+raw AS (
+  SELECT name, type, core_type, count(*) AS count, sum(dur_ns) / 1000.0 AS total_us,
+    avg(dur_ns) / 1000.0 AS avg_us, min(dur_ns) / 1000.0 AS min_us, max(dur_ns) / 1000.0 AS max_us,
+    CAST(sum(dur_ns) AS REAL) / (SELECT sum(dur_ns) FROM op_tasks WHERE run_id = ?1) AS share,
+    max(block_dim) AS block_dim, max(input_dtypes) AS input_dtypes,
+    max(output_dtypes) AS output_dtypes, max(input_formats) AS input_formats,
+    max(output_formats) AS output_formats, max(input_shapes) AS input_shapes,
+    max(op_state) AS op_state, sum(cube_fops) AS cube_fops, sum(vector_fops) AS vector_fops,
+    avg(mac_ratio) AS mac_ratio, avg(vec_ratio) AS vec_ratio, avg(mte2_ratio) AS mte2_ratio
+  FROM op_tasks WHERE run_id = ?1 AND NOT EXISTS (SELECT 1 FROM op_stats WHERE run_id = ?1)
+  GROUP BY name, type, core_type)
+SELECT * FROM stats UNION ALL SELECT * FROM raw ORDER BY total_us DESC LIMIT 100000)sql"});
+
+  out.push_back(FactType{
+      "op_type",
+      "Ascend operators aggregated by op type and core type.",
+      "one per (op type, core type)",
+      {
+          {"type", T::Symbol, "", "op type", ""},
+          {"core_type", T::Symbol, "", "core type", ""},
+          {"count", T::Integer, "count", "executions", ""},
+          {"ops", T::Integer, "count", "distinct op names of this type", ""},
+          {"total_us", T::Float, "us", "summed task duration", ""},
+          {"avg_us", T::Float, "us", "mean task duration", ""},
+          {"max_us", T::Float, "us", "longest task", ""},
+          {"share", T::Float, "ratio", "share of summed device task time", ""},
+      },
+      R"sql(SELECT type, core_type, sum(count) AS count, sum(ops) AS ops, sum(total_us) AS total_us,
+  sum(total_us) / max(sum(count), 1) AS avg_us, max(max_us) AS max_us, sum(share) AS share
+FROM op_type_stats WHERE run_id = ?1 GROUP BY type, core_type
+UNION ALL
+SELECT type, core_type, count(*), count(DISTINCT name), sum(dur_ns) / 1000.0, avg(dur_ns) / 1000.0,
+  max(dur_ns) / 1000.0, CAST(sum(dur_ns) AS REAL) / (SELECT sum(dur_ns) FROM op_tasks WHERE run_id = ?1)
+FROM op_tasks WHERE run_id = ?1 AND NOT EXISTS (SELECT 1 FROM op_type_stats WHERE run_id = ?1)
+GROUP BY type, core_type)sql"});
+}
+
+}  // namespace perfsage::engine::facts

@@ -1,0 +1,124 @@
+// Host-API and GPU fact types: api, kernel, memcpy, launch (from host_events and
+// device_events; the api type also covers AscendCL calls).
+#include "engine/facts/registry.h"
+
+namespace perfsage::engine::facts {
+
+void declare_cuda_types(std::vector<FactType>& out) {
+  using T = SlotType;
+  out.push_back(FactType{
+      "api",
+      "Host runtime/driver API calls aggregated by name (CUDA runtime and driver, AscendCL). "
+      "`category` classifies synchronisation, launches, copies, allocation and compilation.",
+      "one per API name",
+      {
+          {"name", T::String, "", "API name (cudaStreamSynchronize, AscendCL@aclrtSynchronizeStream, ...)", ""},
+          {"category", T::Symbol, "", "sync, launch, memcpy, malloc, compile or other", "other"},
+          {"count", T::Integer, "count", "calls", ""},
+          {"total_us", T::Float, "us", "summed call duration", ""},
+          {"max_us", T::Float, "us", "longest call", ""},
+          {"share", T::Float, "ratio", "total_us / run ref_time_us (total step time, else wall time)", ""},
+      },
+      R"sql(WITH {common},
+a AS (SELECT name, dur_ns FROM host_events WHERE run_id = ?1 AND kind IN ('runtime','driver','api'))
+SELECT name,
+  CASE WHEN name LIKE '%StreamSynchronize%' OR name LIKE '%DeviceSynchronize%'
+         OR name LIKE '%EventSynchronize%' OR name LIKE '%StreamWaitEvent%'
+         OR name LIKE '%CtxSynchronize%' OR name LIKE '%aclrtSynchronize%' THEN 'sync'
+       WHEN name LIKE '%Compile%' THEN 'compile'
+       WHEN name LIKE '%LaunchKernel%' OR name LIKE '%LaunchCooperativeKernel%' THEN 'launch'
+       WHEN name LIKE '%Memcpy%' THEN 'memcpy'
+       WHEN name LIKE '%Malloc%' OR name LIKE 'cudaFree%' OR name LIKE 'cuMemFree%'
+         OR name LIKE '%aclrtFree%' THEN 'malloc'
+       ELSE 'other' END AS category,
+  count(*) AS count, sum(dur_ns) / 1000.0 AS total_us, max(dur_ns) / 1000.0 AS max_us,
+  sum(dur_ns) / 1000.0 / nullif((SELECT us FROM reftime), 0) AS share
+FROM a GROUP BY name ORDER BY total_us DESC LIMIT 20000)sql"});
+
+  out.push_back(FactType{
+      "kernel",
+      "GPU kernels aggregated by kernel name.",
+      "one per kernel name (at most 20000, longest total first)",
+      {
+          {"name", T::String, "", "kernel name", ""},
+          {"count", T::Integer, "count", "launches", ""},
+          {"total_us", T::Float, "us", "summed duration", ""},
+          {"avg_us", T::Float, "us", "mean duration", ""},
+          {"max_us", T::Float, "us", "longest launch", ""},
+          {"share", T::Float, "ratio", "share of summed kernel time", ""},
+          {"avg_occupancy", T::Float, "ratio", "mean estimated achieved occupancy as recorded", ""},
+          {"registers", T::Integer, "count", "registers per thread (max over launches)", ""},
+          {"tiny", T::Integer, "count", "launches shorter than 10 us", ""},
+      },
+      R"sql(WITH k AS (SELECT name, dur_ns, occupancy, registers FROM device_events
+           WHERE run_id = ?1 AND kind = 'kernel')
+SELECT name, count(*) AS count, sum(dur_ns) / 1000.0 AS total_us, avg(dur_ns) / 1000.0 AS avg_us,
+  max(dur_ns) / 1000.0 AS max_us,
+  CAST(sum(dur_ns) AS REAL) / nullif((SELECT sum(dur_ns) FROM k), 0) AS share,
+  avg(occupancy) AS avg_occupancy, max(registers) AS registers,
+  sum(CASE WHEN dur_ns < 10000 THEN 1 ELSE 0 END) AS tiny
+FROM k GROUP BY name ORDER BY total_us DESC LIMIT 20000)sql"});
+
+  out.push_back(FactType{
+      "memcpy",
+      "GPU memory copies and sets aggregated by name. Direction and pageability come from the "
+      "copy kind or the activity name (e.g. `Memcpy HtoD (Pageable -> Device)`); `api` is the "
+      "host call that issued it (joined on the correlation id), when recorded.",
+      "one per (name, direction, pageable, api)",
+      {
+          {"name", T::String, "", "activity name", ""},
+          {"direction", T::Symbol, "", "HtoD, DtoH, DtoD, HtoH, PtoP, memset or other", "other"},
+          {"pageable", T::Symbol, "", "yes when host memory was pageable", "no"},
+          {"api", T::String, "", "issuing host API (cudaMemcpyAsync, ...) or empty", ""},
+          {"async", T::Symbol, "", "yes when issued by an ...Async call, no when by a blocking one, unknown", ""},
+          {"count", T::Integer, "count", "operations", ""},
+          {"total_us", T::Float, "us", "summed duration", ""},
+          {"bytes", T::Integer, "bytes", "summed bytes", ""},
+      },
+      R"sql(WITH h AS (SELECT correlation, name FROM host_events
+           WHERE run_id = ?1 AND kind IN ('runtime','driver') AND correlation IS NOT NULL),
+m AS (
+  SELECT d.name AS name, d.dur_ns AS dur_ns, d.bytes AS bytes, h.name AS api,
+    CASE WHEN d.kind = 'memset' THEN 'memset'
+         WHEN d.name LIKE '%HtoD%' OR d.memcpy_kind LIKE '%HtoD%' THEN 'HtoD'
+         WHEN d.name LIKE '%DtoH%' OR d.memcpy_kind LIKE '%DtoH%' THEN 'DtoH'
+         WHEN d.name LIKE '%DtoD%' OR d.memcpy_kind LIKE '%DtoD%' THEN 'DtoD'
+         WHEN d.name LIKE '%HtoH%' OR d.memcpy_kind LIKE '%HtoH%' THEN 'HtoH'
+         WHEN d.name LIKE '%PtoP%' OR d.memcpy_kind LIKE '%PtoP%' THEN 'PtoP'
+         ELSE 'other' END AS direction,
+    CASE WHEN d.name LIKE '%Pageable%' OR d.memcpy_kind LIKE '%Pageable%' THEN 'yes' ELSE 'no' END AS pageable
+  FROM device_events d LEFT JOIN h ON h.correlation = d.correlation
+  WHERE d.run_id = ?1 AND d.kind IN ('memcpy','memset'))
+SELECT name, direction, pageable, coalesce(api, '') AS api,
+  CASE WHEN api IS NULL THEN 'unknown' WHEN api LIKE '%Async%' THEN 'yes' ELSE 'no' END AS async,
+  count(*) AS count, sum(dur_ns) / 1000.0 AS total_us, coalesce(sum(bytes), 0) AS bytes
+FROM m GROUP BY name, direction, pageable, api ORDER BY total_us DESC LIMIT 20000)sql"});
+
+  out.push_back(FactType{
+      "launch",
+      "Kernel-launch profile of a GPU run: how many kernels are tiny (< 10 us) and how busy the "
+      "GPU is. Absent when the run has no kernels.",
+      "one per run with GPU kernels",
+      {
+          {"kernels", T::Integer, "count", "kernel launches", ""},
+          {"tiny_kernels", T::Integer, "count", "launches shorter than 10 us", ""},
+          {"tiny_share", T::Float, "ratio", "tiny_kernels / kernels", ""},
+          {"median_kernel_us", T::Float, "us", "median kernel duration", ""},
+          {"gpu_busy_us", T::Float, "us", "summed kernel, memcpy and memset time", ""},
+          {"launch_api_us", T::Float, "us", "summed host time in kernel-launch API calls", ""},
+          {"wall_us", T::Float, "us", "run wall span", ""},
+      },
+      R"sql(WITH {common},
+k AS (SELECT dur_ns FROM device_events WHERE run_id = ?1 AND kind = 'kernel'),
+kc AS (SELECT count(*) AS n, sum(CASE WHEN dur_ns < 10000 THEN 1 ELSE 0 END) AS tiny FROM k)
+SELECT (SELECT n FROM kc) AS kernels, (SELECT tiny FROM kc) AS tiny_kernels,
+  CAST((SELECT tiny FROM kc) AS REAL) / (SELECT n FROM kc) AS tiny_share,
+  (SELECT dur_ns FROM k ORDER BY dur_ns LIMIT 1 OFFSET (SELECT n FROM kc) / 2) / 1000.0 AS median_kernel_us,
+  (SELECT sum(dur_ns) FROM device_events WHERE run_id = ?1 AND kind IN ('kernel','memcpy','memset')) / 1000.0 AS gpu_busy_us,
+  (SELECT sum(dur_ns) FROM host_events WHERE run_id = ?1 AND kind IN ('runtime','driver')
+     AND (name LIKE '%LaunchKernel%' OR name LIKE '%LaunchCooperativeKernel%')) / 1000.0 AS launch_api_us,
+  ((SELECT e FROM span) - (SELECT s FROM span)) / 1000.0 AS wall_us
+WHERE (SELECT n FROM kc) > 0)sql"});
+}
+
+}  // namespace perfsage::engine::facts

@@ -1,0 +1,77 @@
+// Run-level fact types: run and step.
+#include "engine/facts/registry.h"
+
+namespace perfsage::engine::facts {
+
+void declare_run_types(std::vector<FactType>& out) {
+  using T = SlotType;
+  out.push_back(FactType{
+      "run",
+      "The run as a whole: framework, device, step summary and total times. Values the "
+      "analyzers stored in `runs` win; otherwise they are derived from the raw tables.",
+      "one per run",
+      {
+          {"framework", T::Symbol, "", "pytorch, mindspore, tensorflow, ... or unknown", ""},
+          {"device", T::Symbol, "", "ascend, cuda, cpu or unknown", ""},
+          {"chip", T::String, "", "chip or GPU model name when known", ""},
+          {"ranks", T::Integer, "count", "number of ranks (at least 1)", "1"},
+          {"steps", T::Integer, "count", "number of distinct steps seen", ""},
+          {"step_time_us", T::Float, "us", "mean step duration", ""},
+          {"step_total_us", T::Float, "us", "sum of step durations over all ranks", ""},
+          {"device_time_us", T::Float, "us",
+           "summed device task time (Ascend op tasks + GPU kernels, copies, sets)", ""},
+          {"wall_us", T::Float, "us", "span from the first to the last recorded event", ""},
+          {"ref_time_us", T::Float, "us",
+           "denominator for host-side shares: step_total_us when steps exist, else wall_us", ""},
+          {"has_device", T::Symbol, "", "yes when device activity was recorded, else no", "no"},
+      },
+      R"sql(WITH {common},
+dev AS (SELECT count(*) AS n, sum(CASE WHEN kind IN ('kernel','memcpy','memset') THEN dur_ns ELSE 0 END) AS busy
+        FROM device_events WHERE run_id = ?1),
+ops AS (SELECT count(*) AS n, sum(dur_ns) AS busy FROM op_tasks WHERE run_id = ?1),
+st AS (SELECT count(DISTINCT step) AS n, avg(dur_ns) / 1000.0 AS mean, count(DISTINCT rank) AS ranks
+       FROM steps WHERE run_id = ?1 AND dur_ns IS NOT NULL)
+SELECT coalesce(nullif(lower(r.framework), ''), 'unknown') AS framework,
+  CASE WHEN lower(r.device) IN ('ascend','npu') THEN 'ascend'
+       WHEN lower(r.device) IN ('cuda','gpu','nvidia') THEN 'cuda'
+       WHEN lower(r.device) = 'cpu' AND (SELECT n FROM ops) + (SELECT n FROM dev) = 0 THEN 'cpu'
+       WHEN (SELECT n FROM ops) > 0 THEN 'ascend'
+       WHEN (SELECT n FROM dev) > 0 THEN 'cuda'
+       WHEN lower(r.device) = 'cpu' THEN 'cpu'
+       ELSE 'unknown' END AS device,
+  r.chip AS chip,
+  max(1, coalesce(r.ranks, (SELECT ranks FROM st), 1)) AS ranks,
+  coalesce(r.steps, (SELECT n FROM st), 0) AS steps,
+  coalesce(r.step_time_us, (SELECT mean FROM st), 0.0) AS step_time_us,
+  coalesce((SELECT us FROM steptotal), 0.0) AS step_total_us,
+  coalesce(r.device_time_us, (coalesce((SELECT busy FROM ops), 0) + coalesce((SELECT busy FROM dev), 0)) / 1000.0) AS device_time_us,
+  coalesce(((SELECT e FROM span) - (SELECT s FROM span)) / 1000.0, 0.0) AS wall_us,
+  coalesce((SELECT us FROM reftime), 0.0) AS ref_time_us,
+  CASE WHEN (SELECT n FROM ops) + (SELECT n FROM dev) > 0 THEN 'yes' ELSE 'no' END AS has_device
+FROM runs r WHERE r.id = ?1)sql"});
+
+  out.push_back(FactType{
+      "step",
+      "One training step on one rank (from `steps`). Breakdown slots are 0.0 when the source "
+      "had no breakdown; `has_breakdown` says which.",
+      "one per (rank, step)",
+      {
+          {"rank", T::Integer, "", "rank", ""},
+          {"step", T::Integer, "", "step number", ""},
+          {"dur_us", T::Float, "us", "step duration", ""},
+          {"computing_us", T::Float, "us", "device computing time", ""},
+          {"comm_us", T::Float, "us", "communication time", ""},
+          {"comm_not_overlapped_us", T::Float, "us", "communication not hidden by compute", ""},
+          {"free_us", T::Float, "us", "device idle time", ""},
+          {"dataloader_us", T::Float, "us", "time in the data loader", ""},
+          {"optimizer_us", T::Float, "us", "time in the optimizer step", ""},
+          {"has_breakdown", T::Symbol, "", "yes when computing/communication/free were recorded", "no"},
+      },
+      R"sql(SELECT rank, step, sum(dur_ns) / 1000.0 AS dur_us, sum(computing_us) AS computing_us,
+  sum(comm_us) AS comm_us, sum(comm_not_overlapped_us) AS comm_not_overlapped_us,
+  sum(free_us) AS free_us, sum(dataloader_us) AS dataloader_us, sum(optimizer_us) AS optimizer_us,
+  CASE WHEN count(computing_us) + count(comm_us) + count(free_us) > 0 THEN 'yes' ELSE 'no' END AS has_breakdown
+FROM steps WHERE run_id = ?1 GROUP BY rank, step ORDER BY rank, step LIMIT 100000)sql"});
+}
+
+}  // namespace perfsage::engine::facts

@@ -1,0 +1,46 @@
+// Compiles a pack model into CLIPS constructs: deftemplates for the fact types it uses,
+// the recommendation template, and one defrule per enabled rule whose RHS asserts a
+// recommendation fact. Every rule is validated in a sandboxed scratch environment first
+// (CLIPS loads partially on errors); CLIPS parse errors are mapped back to the YAML line.
+//
+//   std::vector<LoadMessage> msgs;
+//   CompiledPack c = compile_pack(pack, msgs, {{"min_task_us", "50"}});
+//   if (!c.valid) ...;  // msgs say why, with file:line:column
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/kb/load_result.h"
+#include "engine/kb/pack.h"
+
+namespace perfsage::engine {
+
+struct CompiledRule {
+  std::string id;
+  std::vector<std::string> vars;        // variables carried to C++ for message/action templates
+  std::vector<std::string> fact_types;  // fact types its `when` matches
+  std::string message;                  // message template with ${...} resolved
+  std::optional<Action> action;         // action with ${...} resolved in its texts
+};
+
+struct CompiledPack {
+  Pack pack;               // with param overrides applied
+  std::string constructs;  // complete CLIPS text for a fresh environment
+  std::vector<CompiledRule> rules;  // enabled rules, in pack order
+  bool valid = false;
+  std::string error;  // first error, when not valid
+
+  const CompiledRule* rule(const std::string& id) const;
+};
+
+// The deftemplate of the facts compiled rules assert.
+const char* recommendation_template();
+
+// Param overrides are given as text (from config or tests) and typed like YAML scalars.
+CompiledPack compile_pack(const Pack& pack, std::vector<LoadMessage>& messages,
+                          const std::map<std::string, std::string>& param_overrides = {});
+
+}  // namespace perfsage::engine

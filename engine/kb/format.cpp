@@ -1,0 +1,127 @@
+#include "engine/kb/format.h"
+
+#include <cmath>
+#include <cstdio>
+
+#include "store/json_text.h"
+
+namespace perfsage::engine {
+namespace {
+
+std::string fixed(double v, int decimals) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+  return buf;
+}
+
+// Parses "{?name}" or "{?name:fmt}" at pos; returns the end position or npos.
+size_t parse_ref(const std::string& t, size_t pos, std::string& name, std::string& fmt) {
+  if (t.compare(pos, 2, "{?") != 0) return std::string::npos;
+  size_t end = t.find('}', pos);
+  if (end == std::string::npos) return std::string::npos;
+  std::string inner = t.substr(pos + 2, end - pos - 2);
+  size_t colon = inner.find(':');
+  name = inner.substr(0, colon);
+  fmt = colon == std::string::npos ? "" : inner.substr(colon + 1);
+  if (name.empty() || name.find_first_of(" \t(){}") != std::string::npos) return std::string::npos;
+  return end + 1;
+}
+
+}  // namespace
+
+std::string format_us(double us) {
+  double a = std::fabs(us);
+  if (a < 1000) return fixed(us, a < 10 ? 2 : 1) + " µs";
+  if (a < 1e6) return fixed(us / 1e3, 2) + " ms";
+  return fixed(us / 1e6, 2) + " s";
+}
+
+std::string format_pct(double ratio) {
+  double p = ratio * 100;
+  return fixed(p, std::fabs(p) < 0.1 && p != 0 ? 2 : 1) + " %";
+}
+
+std::string format_bytes(double bytes) {
+  static const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  int u = 0;
+  while (std::fabs(bytes) >= 1024 && u < 4) {
+    bytes /= 1024;
+    ++u;
+  }
+  return u == 0 ? fixed(bytes, 0) + " B" : fixed(bytes, 1) + " " + units[u];
+}
+
+std::string format_number(double v) {
+  if (std::isfinite(v) && v == std::floor(v) && std::fabs(v) < 1e15) return fixed(v, 0);
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.4g", v);
+  return buf;
+}
+
+std::string format_value(const clips::Value& v, const std::string& fmt) {
+  if (v.type == clips::ValueType::Multifield) {
+    std::string out;
+    for (const auto& item : v.items) out += (out.empty() ? "" : ", ") + format_value(item, fmt);
+    return out;
+  }
+  if (!v.is_number()) return v.text;
+  double x = v.number();
+  if (fmt == "us") return format_us(x);
+  if (fmt == "ms") return format_us(x * 1e3);
+  if (fmt == "s") return format_us(x * 1e6);
+  if (fmt == "pct") return format_pct(x);
+  if (fmt == "bytes") return format_bytes(x);
+  if (fmt == "int") return fixed(std::round(x), 0);
+  if (fmt == "num") return format_number(x);
+  return v.type == clips::ValueType::Integer ? std::to_string(v.integer) : format_number(x);
+}
+
+std::vector<std::string> template_variables(const std::string& tmpl) {
+  std::vector<std::string> out;
+  for (size_t i = 0; i < tmpl.size(); ++i) {
+    std::string name, fmt;
+    size_t end = parse_ref(tmpl, i, name, fmt);
+    if (end == std::string::npos) continue;
+    bool seen = false;
+    for (const auto& n : out) seen |= n == name;
+    if (!seen) out.push_back(name);
+    i = end - 1;
+  }
+  return out;
+}
+
+std::string render_template(const std::string& tmpl, const std::map<std::string, clips::Value>& vars) {
+  std::string out;
+  for (size_t i = 0; i < tmpl.size();) {
+    std::string name, fmt;
+    size_t end = parse_ref(tmpl, i, name, fmt);
+    auto it = end == std::string::npos ? vars.end() : vars.find(name);
+    if (it == vars.end()) {
+      out += tmpl[i++];
+      continue;
+    }
+    out += format_value(it->second, fmt);
+    i = end;
+  }
+  return out;
+}
+
+std::string json_value(const clips::Value& v) {
+  std::string out;
+  if (v.type == clips::ValueType::Integer) return std::to_string(v.integer);
+  if (v.type == clips::ValueType::Float) {
+    if (!std::isfinite(v.real)) return "null";
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.10g", v.real);
+    return buf;
+  }
+  if (v.type == clips::ValueType::Multifield) {
+    out = "[";
+    for (size_t i = 0; i < v.items.size(); ++i) out += (i ? "," : "") + json_value(v.items[i]);
+    return out + "]";
+  }
+  store::append_json_string(out, v.text);
+  return out;
+}
+
+}  // namespace perfsage::engine

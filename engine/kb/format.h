@@ -1,0 +1,28 @@
+// Renders message templates and evidence with units: {?t:us} -> "785.3 µs" / "1.23 ms",
+// {?s:pct} -> "3.2 %", {?b:bytes} -> "1.5 MiB", {?n:int} -> "42", {?x} -> value as is.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "engine/clips/value.h"
+
+namespace perfsage::engine {
+
+std::string format_us(double us);
+std::string format_pct(double ratio);
+std::string format_bytes(double bytes);
+std::string format_number(double v);
+// One value with an optional unit format (us, ms, s, pct, int, num, bytes).
+std::string format_value(const clips::Value& v, const std::string& fmt);
+
+// Names of the variables a template references ({?name} / {?name:fmt}), in order, unique.
+std::vector<std::string> template_variables(const std::string& tmpl);
+// Substitutes variables; unknown ones are left as written.
+std::string render_template(const std::string& tmpl, const std::map<std::string, clips::Value>& vars);
+
+// JSON text of one value (numbers as JSON numbers, everything else as strings).
+std::string json_value(const clips::Value& v);
+
+}  // namespace perfsage::engine
