@@ -124,6 +124,20 @@ bool looks_like_op_table(const CsvHeader& header) {
          header.find_any({"Duration(us)", "Task Duration(us)"});
 }
 
+size_t known_op_columns(const CsvHeader& header) {
+  size_t n = 0;
+  for (const auto& name : header.names()) {
+    std::string lower = to_lower_ascii(name);
+    for (const auto& a : kIdentity) {
+      if (lower == a.header) {
+        ++n;
+        break;
+      }
+    }
+  }
+  return n;
+}
+
 std::string type_from_name(std::string_view name) {
   std::string_view s = name;
   if (s.rfind("trans_", 0) == 0) s.remove_prefix(6);

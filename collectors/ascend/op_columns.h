@@ -68,6 +68,9 @@ OpTablePlan plan_op_table(const CsvHeader& header);
 
 // True when the header looks like an op table of either family (name and duration columns).
 bool looks_like_op_table(const CsvHeader& header);
+// How many headers are identity/timing columns of either family (evidence of an op table
+// whose required columns may be missing).
+size_t known_op_columns(const CsvHeader& header);
 
 // Type of an operator from its instance name, for files whose Type column is N/A:
 // `trans_TransData_20` → TransData, `Conv2D17` → Conv2D, `hcom_allReduce__445_0` →

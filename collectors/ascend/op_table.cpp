@@ -344,12 +344,19 @@ class Parser {
 }  // namespace
 
 int OpTableCollector::detect(const FileProbe& probe) const {
+  bool named = named_like_op_table(base_name(probe.path));
+  // An empty file with an op-table name is claimed so the error says what is wrong with it.
+  if (named && trim_blanks(probe.head).empty()) return 100;
   CsvHeader header = head_header(probe.head);
-  if (!looks_like_op_table(header)) return 0;
-  if (named_like_op_table(base_name(probe.path))) return 100;
-  // A differently named table with the distinctive op-table columns (test fixtures, renamed
-  // exports) is still recognised, with less certainty.
-  return header.find_any({"Accelerator Core", "Task Type"}) ? 40 : 0;
+  if (looks_like_op_table(header)) {
+    if (named) return 100;
+    // A differently named table with the distinctive op-table columns (test fixtures, renamed
+    // exports) is still recognised, with less certainty.
+    return header.find_any({"Accelerator Core", "Task Type"}) ? 40 : 0;
+  }
+  // Named like an op table with several of its columns but not all required ones: claimed, so
+  // that collect() names the missing columns.
+  return named && known_op_columns(header) >= 2 ? 100 : 0;
 }
 
 void OpTableCollector::collect(const FileProbe& probe, CollectContext& ctx) const {

@@ -1,6 +1,9 @@
 #include "collectors/ascend/timeline.h"
 
+#include <algorithm>
+#include <climits>
 #include <map>
+#include <tuple>
 #include <unordered_map>
 
 #include "collectors/ascend/intervals.h"
@@ -25,13 +28,13 @@ Proc classify_process(std::string_view name) {
 }
 
 struct Event {
-  std::string_view ph, cat, pid, tid, ts, dur;
+  std::string_view ph, cat, pid, tid, ts, dur, id;
   std::string name;
   std::string args;  // rebuilt args object, "" when absent
   std::string_view task_type, stream_id, connection_id, correlation_id, meta_name;
   std::string_view input_dims, input_type;
   void clear() {
-    ph = cat = pid = tid = ts = dur = {};
+    ph = cat = pid = tid = ts = dur = id = {};
     name.clear();
     args.clear();
     task_type = stream_id = connection_id = correlation_id = meta_name = {};
@@ -93,6 +96,8 @@ simdjson::error_code read_event(od::value v, Event& e) {
       e.pid = scalar_text(val);
     else if (key == "tid")
       e.tid = scalar_text(val);
+    else if (key == "id")
+      e.id = scalar_text(val);
     else if (key == "ts")
       e.ts = scalar_text(val);
     else if (key == "dur")
@@ -148,6 +153,26 @@ class Builder {
 
   void metadata(const Event& e) {
     if (e.name == "process_name") procs[e.pid] = classify_process(e.meta_name);
+  }
+
+  // Flow ends of pass 1. HostToDevice flows link a CANN call (start inside it) to the device
+  // task (end at its start): their id becomes both sides' correlation. async_npu flows link a
+  // framework op to the device task: their id becomes the task's external_id.
+  void flow(const Event& e) {
+    int64_t ts;
+    auto id = opt_int(e.id);
+    if (!id || parse_us_to_ns(e.ts, ts) != Cell::value) return;
+    bool h2d = e.cat == "HostToDevice", npu = e.cat == "async_npu";
+    if (!h2d && !npu) return;
+    if (e.ph == "f") {
+      auto& ends = flow_ends_[{e.pid, e.tid, ts}];
+      (h2d ? ends.first : ends.second) = *id;
+    } else if (e.ph == "s" && h2d) {
+      flow_starts_[{e.pid, e.tid}].emplace_back(ts, *id);
+    }
+  }
+  void seal_flows() {
+    for (auto& [thread, starts] : flow_starts_) std::sort(starts.begin(), starts.end());
   }
 
   void event(const Event& e, size_t index) {
@@ -255,6 +280,15 @@ class Builder {
     host_.start_ns = start;
     host_.dur_ns = dur;
     host_.correlation = opt_int(e.connection_id.empty() ? e.correlation_id : e.connection_id);
+    if (host_.kind == "api") {
+      // The first HostToDevice flow that starts inside this call (nested calls share it).
+      auto it = flow_starts_.find({e.pid, e.tid});
+      if (it != flow_starts_.end()) {
+        auto f = std::lower_bound(it->second.begin(), it->second.end(),
+                                  std::pair<int64_t, int64_t>(start, INT64_MIN));
+        if (f != it->second.end() && f->first <= start + dur) host_.correlation = f->second;
+      }
+    }
     host_.input_dims =
         e.input_dims.empty() ? std::nullopt : std::optional<std::string>(e.input_dims);
     host_.input_types =
@@ -274,6 +308,12 @@ class Builder {
     dev_.start_ns = start;
     dev_.dur_ns = dur;
     dev_.correlation = opt_int(e.connection_id);
+    dev_.external_id.reset();
+    auto ends = flow_ends_.find({e.pid, e.tid, start});
+    if (ends != flow_ends_.end()) {
+      if (ends->second.first) dev_.correlation = ends->second.first;
+      dev_.external_id = ends->second.second;
+    }
     dev_.args = e.args.empty() ? std::nullopt : std::optional<std::string>(e.args);
     ctx_.out().add(dev_);
     ctx_.record();
@@ -284,6 +324,11 @@ class Builder {
   store::HostEvent host_;
   store::DeviceEvent dev_;
   std::vector<ProfilerStep> steps_;
+  std::map<std::tuple<std::string_view, std::string_view, int64_t>,
+           std::pair<std::optional<int64_t>, std::optional<int64_t>>>
+      flow_ends_;
+  std::map<std::pair<std::string_view, std::string_view>, std::vector<std::pair<int64_t, int64_t>>>
+      flow_starts_;
   std::map<std::string, SpanSet> overlap_;
   SpanSet dataloader_, optimizer_;
 };
@@ -344,7 +389,10 @@ void TimelineCollector::collect(const FileProbe& probe, CollectContext& ctx) con
         bad_where = json_error_where(in, doc, err) + " (event " + std::to_string(usable) + ")";
         break;
       }
-      if (e.ph == "M") b.metadata(e);
+      if (e.ph == "M")
+        b.metadata(e);
+      else if (e.ph == "s" || e.ph == "f")
+        b.flow(e);
       ++usable;
     }
   }
@@ -355,7 +403,8 @@ void TimelineCollector::collect(const FileProbe& probe, CollectContext& ctx) con
   }
   if (usable == 0) return;
 
-  // Pass 2: the events, now that every process is known.
+  // Pass 2: the events, now that every process and flow is known.
+  b.seal_flows();
   doc.rewind();
   od::array events;
   if (auto err = open_events(doc, events))
