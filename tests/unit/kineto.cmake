@@ -1,1 +1,6 @@
-# tests for collectors/kineto: use perfsage_test(NAME sources...) after setting PERFSAGE_TEST_LIBS
+# tests for collectors/kineto and analyzers/gpu
+set(PERFSAGE_TEST_LIBS perfsage_collectors)
+perfsage_test(kineto_test
+  unit/kineto_samples_test.cpp
+  unit/kineto_synthetic_test.cpp
+  unit/kineto_malformed_test.cpp)

@@ -1,0 +1,102 @@
+// Maps Kineto events (current and legacy categories) to the store's raw records, and keeps the
+// per-file tallies: flows, instants, ignored phases and dropped events.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "collectors/kineto/trace_event.h"
+#include "store/records.h"
+
+namespace perfsage::collectors::kineto {
+
+// Records of a run of events, reused across chunks: slots keep their string capacity so the
+// steady state allocates nothing.
+struct Batch {
+  std::vector<store::HostEvent> host;
+  std::vector<store::DeviceEvent> device;
+  std::vector<store::Step> steps;
+  size_t n_host = 0, n_device = 0;
+
+  store::HostEvent& next_host() {
+    if (n_host == host.size()) host.emplace_back();
+    return host[n_host++];
+  }
+  store::DeviceEvent& next_device() {
+    if (n_device == device.size()) device.emplace_back();
+    return device[n_device++];
+  }
+  size_t size() const { return n_host + n_device + steps.size(); }
+  void clear() {
+    n_host = n_device = 0;
+    steps.clear();
+  }
+};
+
+enum class Category {
+  cpu_op,
+  user_annotation,
+  python,
+  runtime,
+  driver,
+  kernel,
+  memcpy,
+  memset,
+  sync,
+  gpu_annotation,
+  flow,
+  other
+};
+// Current and legacy Kineto category names, case-insensitive (§13.5 of the format notes).
+Category classify_category(std::string_view cat);
+
+// "Memcpy HtoD (Pageable -> Device)" -> "HtoD Pageable"; "Memcpy DtoD (Device -> Device)" ->
+// "DtoD"; "" when the name carries no direction.
+std::string memcpy_kind_from_name(std::string_view name);
+
+struct MapCounters {
+  int64_t host = 0, device = 0, steps = 0;
+  int64_t flow_events = 0, instants = 0, metadata = 0, counters = 0, ignored = 0;
+  int64_t overlong = 0;        // durations over 7 days: CUPTI overflow garbage, dropped
+  int64_t kernel_device = -1;  // device of the first kernel seen
+};
+
+class EventMapper {
+ public:
+  EventMapper(int64_t rank, int64_t base_ns) : rank_(rank), base_ns_(base_ns) {}
+
+  // Adds the records for `ev` to `out`; returns nullptr, or why the event cannot be used.
+  const char* map(const TraceEvent& ev, Batch& out);
+
+  struct Mark {
+    size_t n_host, n_device, n_steps, n_flow_starts, n_flow_ends;
+    MapCounters counters;
+  };
+  Mark mark(const Batch& b) const {
+    return {b.n_host,          b.n_device, b.steps.size(), flow_starts_.size(),
+            flow_ends_.size(), counters_};
+  }
+  // Forgets everything mapped since `m` (a chunk that has to be read again event by event).
+  void rollback(const Mark& m, Batch& b);
+
+  const MapCounters& counters() const { return counters_; }
+  // Flow pairing by (category, id): starts, ends, and ends without a start.
+  struct FlowSummary {
+    int64_t starts = 0, ends = 0, orphan_ends = 0;
+  };
+  FlowSummary flows();
+
+ private:
+  Category category(std::string_view cat);
+  void add_flow(const TraceEvent& ev);
+
+  int64_t rank_, base_ns_;
+  MapCounters counters_;
+  std::vector<uint64_t> flow_starts_, flow_ends_;
+  std::string last_cat_;
+  Category last_category_ = Category::other;
+};
+
+}  // namespace perfsage::collectors::kineto

@@ -1,0 +1,51 @@
+// A byte scanner that finds the layout of a Chrome trace without building values: the
+// top-level keys, and the event array split into runs of whole elements ("chunks") that
+// simdjson then parses one at a time. It tolerates the defects of real traces (unescaped quotes
+// inside strings, raw newlines in strings, a missing closing bracket) so one bad event cannot
+// hide the rest of the file.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace perfsage::collectors::kineto {
+
+inline constexpr size_t kNoPos = static_cast<size_t>(-1);
+
+struct Span {
+  size_t begin = 0, end = 0;  // byte offsets, end exclusive
+  size_t size() const { return end - begin; }
+};
+
+struct TraceLayout {
+  bool object_form = true;
+  // Object form: every top-level key except traceEvents, with the byte span of its value.
+  std::vector<std::pair<std::string, Span>> keys;
+  bool has_events = false;
+  // Consecutive runs of whole elements of the event array, each about `chunk_bytes` long.
+  std::vector<Span> chunks;
+  int64_t elements = 0;
+  // An element cut off by the end of the file.
+  std::optional<Span> truncated_tail;
+  // False when the file ended before the document's closing bracket.
+  bool closed = true;
+  // The first structural problem outside the event array (offset, what was expected).
+  std::optional<std::pair<size_t, std::string>> error;
+};
+
+// Scans a whole trace document.
+TraceLayout scan_trace(std::string_view text, size_t chunk_bytes);
+
+// Appends the spans of the elements in text[span.begin, span.end) (a run of array elements
+// separated by commas, as in TraceLayout::chunks).
+void split_elements(std::string_view text, Span span, std::vector<Span>& out);
+
+// The end of the JSON value starting at `pos` (after its closing bracket or quote), or kNoPos
+// when the text ends first.
+size_t skip_value(std::string_view text, size_t pos);
+
+}  // namespace perfsage::collectors::kineto

@@ -1,0 +1,34 @@
+// Collector for PyTorch profiler (Kineto) Chrome-trace JSON, plain or gzip, object or array
+// form, current and legacy category names.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include "collectors/common/collector.h"
+
+namespace perfsage::collectors::kineto {
+
+struct KinetoOptions {
+  // Insert records on a second thread while the next chunk is parsed.
+  bool threaded = true;
+  // Bytes of whole events parsed per simdjson document.
+  size_t chunk_bytes = size_t{1} << 20;
+};
+
+// Detection score: 80 with Kineto markers, at most 50 for other Chrome traces, 0 for Ascend
+// timelines (their own collector reads those) and for anything else.
+int detect_kineto(const FileProbe& probe);
+
+class KinetoCollector : public Collector {
+ public:
+  explicit KinetoCollector(KinetoOptions options = {}) : options_(options) {}
+  std::string name() const override { return "kineto"; }
+  int detect(const FileProbe& probe) const override { return detect_kineto(probe); }
+  void collect(const FileProbe& probe, CollectContext& ctx) const override;
+
+ private:
+  KinetoOptions options_;
+};
+
+}  // namespace perfsage::collectors::kineto

@@ -1,0 +1,277 @@
+// Reading one Kineto trace into the store: scan the layout, read the top-level metadata (which
+// may follow the events), then parse the events chunk by chunk with simdjson On-Demand while a
+// second thread inserts the previous chunk's records. A chunk that fails to parse is read
+// again event by event so that only the bad events are repaired or skipped.
+#include <simdjson.h>
+
+#include <string>
+#include <vector>
+
+#include "collectors/common/file_reader.h"
+#include "collectors/kineto/event_mapper.h"
+#include "collectors/kineto/json_scan.h"
+#include "collectors/kineto/kineto_collector.h"
+#include "collectors/kineto/record_sink.h"
+#include "collectors/kineto/repair.h"
+#include "collectors/kineto/trace_event.h"
+#include "collectors/kineto/trace_metadata.h"
+
+namespace perfsage::collectors::kineto {
+namespace od = simdjson::ondemand;
+
+namespace {
+
+std::string at(size_t byte) {
+  return "byte " + std::to_string(byte);
+}
+
+class TraceIngest {
+ public:
+  TraceIngest(std::string& text, CollectContext& ctx, const KinetoOptions& options)
+      : text_(text), ctx_(ctx), options_(options) {}
+
+  void run();
+
+ private:
+  void write_metadata(const TraceMetadata& md, int64_t rank, const char* rank_source);
+  bool parse_chunk_fast(Span chunk, Batch& batch, int64_t& elements);
+  void parse_chunk_slow(Span chunk, Batch& batch);
+  void parse_one(Span span, Batch& batch);
+  void finish_hints(const TraceMetadata& md, const MapCounters& c);
+
+  std::string& text_;
+  CollectContext& ctx_;
+  KinetoOptions options_;
+  od::parser parser_;
+  TraceEvent ev_;
+  std::string buf_, fixed_;
+  std::vector<Span> spans_;
+  EventMapper* mapper_ = nullptr;
+  int64_t event_index_ = 0;
+  int64_t repaired_utf8_ = 0, repaired_quotes_ = 0, repaired_control_ = 0, repaired_bare_ = 0;
+};
+
+void TraceIngest::run() {
+  TraceLayout layout = scan_trace(text_, options_.chunk_bytes);
+  if (layout.error && (ctx_.mode() == Mode::strict || layout.elements == 0)) {
+    ctx_.fail(at(layout.error->first), "expected " + layout.error->second);
+  }
+  if (layout.error) {
+    ctx_.warn("trace structure broken at " + at(layout.error->first) + " (expected " +
+              layout.error->second + "); events before it were kept");
+  }
+  if (!layout.has_events) {
+    ctx_.fail(at(0), "expected a \"traceEvents\" array (not a Chrome trace)");
+  }
+  if (!layout.closed) {
+    if (layout.object_form && ctx_.mode() == Mode::strict) {
+      ctx_.fail(at(text_.size()),
+                "expected the closing ']' of \"traceEvents\" and '}' of the trace (the file is "
+                "truncated)");
+    }
+    if (layout.object_form) {
+      ctx_.warn("the file is truncated at " + at(text_.size()) +
+                "; complete events were kept, top-level keys after the events are missing");
+    }
+  }
+
+  TraceMetadata md = read_metadata(text_, layout.keys, parser_);
+  for (const auto& p : md.problems) {
+    if (ctx_.mode() == Mode::strict) ctx_.fail(p.substr(p.find(" at ") + 4), "unreadable " + p);
+    ctx_.warn("unreadable top-level value " + p);
+  }
+  int64_t rank = 0;
+  const char* rank_source = "distributedInfo";
+  if (md.rank) {
+    rank = *md.rank;
+  } else if (auto r = rank_from_file_name(std::filesystem::path(ctx_.path()).filename().string())) {
+    rank = *r;
+    rank_source = "file name";
+  } else {
+    rank_source = "default";
+    ctx_.warn("no rank in distributedInfo or the file name; assuming rank 0");
+  }
+  write_metadata(md, rank, rank_source);
+
+  EventMapper mapper(rank, md.base_ns.value_or(0));
+  mapper_ = &mapper;
+  RecordSink sink(ctx_.out(), options_.threaded);
+  for (const Span& chunk : layout.chunks) {
+    Batch& batch = sink.batch();
+    auto mark = mapper.mark(batch);
+    int64_t elements = 0;
+    if (!parse_chunk_fast(chunk, batch, elements)) {
+      mapper.rollback(mark, batch);
+      parse_chunk_slow(chunk, batch);
+    } else {
+      event_index_ += elements;
+    }
+    for (size_t i = 0, n = batch.size(); i < n; ++i) ctx_.record();
+    sink.submit();
+  }
+  if (layout.truncated_tail) {
+    ctx_.skip("event cut off by the end of the file", at(layout.truncated_tail->begin));
+  }
+  sink.finish();
+  mapper_ = nullptr;
+
+  auto flows = mapper.flows();
+  if (flows.orphan_ends > 0) {
+    ctx_.warn(std::to_string(flows.starts) + " flow starts and " + std::to_string(flows.ends) +
+              " flow ends; " + std::to_string(flows.orphan_ends) +
+              " ends have no start (tolerated; correlation ids link the events)");
+  }
+  const auto& c = mapper.counters();
+  if (c.overlong > 0) {
+    ctx_.warn("dropped " + std::to_string(c.overlong) +
+              " event(s) longer than 7 days (CUPTI timestamp overflow)");
+  }
+  auto repaired = [&](int64_t n, const char* what) {
+    if (n > 0) ctx_.warn("repaired " + std::to_string(n) + " event(s): " + what);
+  };
+  repaired(repaired_utf8_, "invalid UTF-8 replaced by U+FFFD");
+  repaired(repaired_quotes_, "unescaped quotes inside strings escaped");
+  repaired(repaired_control_, "raw control characters inside strings escaped");
+  repaired(repaired_bare_, "bare values such as N/A replaced by null");
+  finish_hints(md, c);
+}
+
+void TraceIngest::write_metadata(const TraceMetadata& md, int64_t rank, const char* rank_source) {
+  store::RankInfo ri;
+  ri.rank = rank;
+  ri.world_size = md.world_size;
+  ri.backend = md.backend;
+  ri.source = rank_source;
+  ctx_.out().add(ri);
+  ctx_.record();
+  for (const auto& g : md.gpus) {
+    store::Hardware hw;
+    hw.rank = rank;
+    hw.device_id = g.id;
+    if (g.name.rfind("NVIDIA", 0) == 0 || g.name.find("Tesla") != std::string::npos) {
+      hw.vendor = "NVIDIA";
+    } else if (g.name.find("AMD") != std::string::npos ||
+               g.name.find("Instinct") != std::string::npos) {
+      hw.vendor = "AMD";
+    }
+    if (!g.name.empty()) hw.name = hw.chip = g.name;
+    hw.sm_count = g.sm_count;
+    hw.memory_bytes = g.memory_bytes;
+    if (!g.compute_capability.empty()) hw.compute_capability = g.compute_capability;
+    hw.props = g.props;
+    ctx_.out().add(hw);
+    ctx_.record();
+  }
+}
+
+// Parses a chunk as one array document, in place: the bytes just before and after the chunk
+// are a separator or bracket, temporarily replaced by '[' and ']'.
+bool TraceIngest::parse_chunk_fast(Span chunk, Batch& batch, int64_t& elements) {
+  if (chunk.begin == 0 || chunk.end >= text_.size()) return false;
+  char before = text_[chunk.begin - 1], after = text_[chunk.end];
+  text_[chunk.begin - 1] = '[';
+  text_[chunk.end] = ']';
+  struct Restore {
+    std::string& t;
+    Span c;
+    char b, a;
+    ~Restore() {
+      t[c.begin - 1] = b;
+      t[c.end] = a;
+    }
+  } restore{text_, chunk, before, after};
+
+  const char* start = text_.data() + chunk.begin - 1;
+  size_t len = chunk.size() + 2;
+  size_t capacity = text_.capacity() - (chunk.begin - 1);
+  od::document doc;
+  if (parser_.iterate(start, len, capacity).get(doc)) return false;
+  od::array arr;
+  if (doc.get_array().get(arr)) return false;
+  for (auto item : arr) {
+    od::object obj;
+    if (item.get_object().get(obj)) return false;
+    if (read_event(obj, ev_)) return false;
+    if (mapper_->map(ev_, batch) != nullptr) return false;
+    ++elements;
+  }
+  return true;
+}
+
+void TraceIngest::parse_chunk_slow(Span chunk, Batch& batch) {
+  spans_.clear();
+  split_elements(text_, chunk, spans_);
+  for (const Span& s : spans_) {
+    parse_one(s, batch);
+    ++event_index_;
+  }
+}
+
+void TraceIngest::parse_one(Span span, Batch& batch) {
+  std::string_view raw = std::string_view(text_).substr(span.begin, span.size());
+  std::string where = at(span.begin) + " (event " + std::to_string(event_index_) + ")";
+  auto attempt = [&](std::string_view json, EventError& err) {
+    buf_.assign(json);
+    buf_.reserve(buf_.size() + simdjson::SIMDJSON_PADDING);
+    od::document doc;
+    od::object obj;
+    err = {};
+    if ((err.code = parser_.iterate(buf_.data(), buf_.size(), buf_.capacity()).get(doc))) {
+      return false;
+    }
+    if ((err.code = doc.get_object().get(obj))) {
+      err.field = "the event object";
+      return false;
+    }
+    err = read_event(obj, ev_);
+    return !err;
+  };
+  EventError err;
+  if (!attempt(raw, err)) {
+    if (ctx_.mode() == Mode::strict) ctx_.fail(where, err.message());
+    Repairs r = repair_event_json(raw, fixed_);
+    EventError err2;
+    if (!r.any() || !attempt(fixed_, err2)) {
+      ctx_.skip(raw.empty() || raw[0] != '{' ? "array element is not an event object"
+                                             : "malformed event JSON",
+                where);
+      return;
+    }
+    repaired_utf8_ += r.utf8;
+    repaired_quotes_ += r.quotes;
+    repaired_control_ += r.control;
+    repaired_bare_ += r.bare_values;
+  }
+  if (const char* reason = mapper_->map(ev_, batch)) ctx_.skip(reason, where);
+}
+
+void TraceIngest::finish_hints(const TraceMetadata& md, const MapCounters& c) {
+  RunHints& h = ctx_.hints();
+  if (h.framework.empty()) h.framework = "pytorch";
+  bool gpu = !md.gpus.empty() || c.device > 0;
+  bool amd = false;
+  for (const auto& g : md.gpus) {
+    if (g.name.find("AMD") != std::string::npos || g.name.find("Instinct") != std::string::npos)
+      amd = true;
+  }
+  if (gpu) {
+    h.device = amd ? "rocm" : "cuda";
+  } else if (h.device.empty()) {
+    h.device = "cpu";
+  }
+  if (h.chip.empty() && !md.gpus.empty()) {
+    h.chip = md.gpus.front().name;
+    for (const auto& g : md.gpus) {
+      if (g.id && *g.id == c.kernel_device) h.chip = g.name;
+    }
+  }
+}
+
+}  // namespace
+
+void KinetoCollector::collect(const FileProbe& probe, CollectContext& ctx) const {
+  std::string text = read_file(probe.path, simdjson::SIMDJSON_PADDING);
+  TraceIngest(text, ctx, options_).run();
+}
+
+}  // namespace perfsage::collectors::kineto

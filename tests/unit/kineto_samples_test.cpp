@@ -1,0 +1,134 @@
+// The Kineto collector on the real sample traces (read in place from ../shared/samples).
+#include "kineto_test_util.h"
+
+using namespace perfsage;
+using namespace perfsage::test;
+using collectors::Mode;
+
+TEST_CASE("AlexNet trace: kernels, copies, hardware, rank and links", "[kineto][samples]") {
+  PERFSAGE_REQUIRE_SAMPLES();
+  auto r = kineto_ingest(alexnet_sample(), Mode::strict);
+  auto dev = [&](const std::string& kind) {
+    return r.count("SELECT count(*) FROM device_events WHERE run_id=?1 AND kind='" + kind + "'");
+  };
+  CHECK(dev("kernel") == 79);
+  CHECK(dev("memcpy") == 16);
+  CHECK(dev("memset") == 3);
+  CHECK(dev("sync") == 41);
+  CHECK(r.count("SELECT count(*) FROM device_events WHERE run_id=?1 AND kind='memcpy' AND "
+                "memcpy_kind='HtoD Pageable'") == 16);
+  CHECK(r.count("SELECT count(*) FROM host_events WHERE run_id=?1 AND kind='runtime'") == 361);
+  CHECK(r.count("SELECT count(*) FROM host_events WHERE run_id=?1 AND kind='cpu_op'") == 359);
+  CHECK(r.count("SELECT count(*) FROM host_events WHERE run_id=?1 AND kind='user_annotation'") ==
+        8);
+  CHECK(r.count("SELECT count(*) FROM host_events WHERE run_id=?1 AND "
+                "name='cudaStreamSynchronize'") == 16);
+  CHECK(r.count("SELECT count(*) FROM host_events WHERE run_id=?1 AND "
+                "name='cudaDeviceSynchronize'") == 5);
+
+  // Hardware: all 8 GPUs of the node.
+  CHECK(r.count("SELECT count(*) FROM hardware WHERE run_id=?1") == 8);
+  CHECK(r.count("SELECT count(*) FROM hardware WHERE run_id=?1 AND name='NVIDIA A100-PG509-200' "
+                "AND sm_count=108 AND memory_bytes=42297524224 AND compute_capability='8.0' "
+                "AND vendor='NVIDIA'") == 8);
+  CHECK(r.count("SELECT rank FROM ranks WHERE run_id=?1") == 0);
+  CHECK(r.hints.framework == "pytorch");
+  CHECK(r.hints.device == "cuda");
+  CHECK(r.hints.chip == "NVIDIA A100-PG509-200");
+
+  // Every kernel links to the runtime call that launched it through its correlation id.
+  CHECK(r.count("SELECT count(*) FROM device_events d WHERE d.run_id=?1 AND d.kind='kernel' AND "
+                "EXISTS(SELECT 1 FROM host_events h WHERE h.run_id=d.run_id AND h.kind='runtime' "
+                "AND h.correlation=d.correlation)") == 79);
+
+  // Kernel launch configuration and occupancy columns.
+  auto st = r.db->prepare(
+      "SELECT grid, block, registers, shared_mem, blocks_per_sm, warps_per_sm, occupancy, "
+      "stream, device, start_ns FROM device_events WHERE run_id=?1 AND kind='kernel' "
+      "AND correlation=218");
+  st.bind(1, r.run);
+  REQUIRE(st.step());
+  CHECK(st.text(0) == "[864,1,1]");
+  CHECK(st.text(1) == "[256,1,1]");
+  CHECK(st.int64(2) == 47);
+  CHECK(st.int64(3) == 0);
+  CHECK(st.real(4) == Approx(8));
+  CHECK(st.real(5) == Approx(64));
+  CHECK(st.real(6) == Approx(63));
+  CHECK(st.int64(7) == 7);
+  CHECK(st.int64(8) == 0);
+  // Integer-µs epoch timestamps become ns.
+  CHECK(st.int64(9) % 1000 == 0);
+  CHECK(st.int64(9) > 1695835500000000000LL);
+
+  // Bytes and bandwidth of copies.
+  CHECK(r.count("SELECT count(*) FROM device_events WHERE run_id=?1 AND kind='memcpy' AND "
+                "bytes=92928 AND abs(bandwidth_gbps-7.744)<1e-9") >= 1);
+  // Orphan flow ends are tolerated and reported.
+  CHECK(r.report_mentions("ends have no start"));
+}
+
+TEST_CASE("AlexNet trace reads the same single-threaded and in small chunks", "[kineto][samples]") {
+  PERFSAGE_REQUIRE_SAMPLES();
+  auto a = kineto_ingest(alexnet_sample(), Mode::strict);
+  collectors::kineto::KinetoOptions opt;
+  opt.threaded = false;
+  opt.chunk_bytes = 4096;
+  auto b = kineto_ingest(alexnet_sample(), Mode::strict, opt);
+  const std::string q =
+      "SELECT count(*) || ':' || sum(start_ns % 1000003) || ':' || sum(dur_ns) || ':' || "
+      "group_concat(DISTINCT kind) FROM device_events WHERE run_id=?1";
+  CHECK(a.text(q) == b.text(q));
+  const std::string h =
+      "SELECT count(*) || ':' || sum(start_ns % 1000003) || ':' || total(external_id) "
+      "FROM host_events WHERE run_id=?1";
+  CHECK(a.text(h) == b.text(h));
+  CHECK(a.records == b.records);
+}
+
+TEST_CASE("CPU-only trace: rank from distributedInfo, step, base time, no device",
+          "[kineto][samples]") {
+  PERFSAGE_REQUIRE_SAMPLES();
+  auto r = kineto_ingest(cpu_only_sample(), Mode::strict);
+  auto st = r.db->prepare("SELECT rank, world_size, backend, source FROM ranks WHERE run_id=?1");
+  st.bind(1, r.run);
+  REQUIRE(st.step());
+  CHECK(st.int64(0) == 34);
+  CHECK(st.int64(1) == 300);
+  CHECK(st.text(2) == "gloo");
+  CHECK(st.text(3) == "distributedInfo");
+
+  auto s = r.db->prepare("SELECT step, source, start_ns, dur_ns, rank FROM steps WHERE run_id=?1");
+  s.bind(1, r.run);
+  REQUIRE(s.step());
+  CHECK(s.int64(0) == 551);
+  CHECK(s.text(1) == "ProfilerStep");
+  // baseTimeNanoseconds (written after traceEvents) + ts 1212075529876.817 µs, exactly.
+  CHECK(s.int64(2) == 1719853884000000000LL + 1212075529876817LL);
+  CHECK(s.int64(3) == 210109162);
+  CHECK(s.int64(4) == 34);
+  CHECK_FALSE(s.step());
+
+  CHECK(r.count("SELECT count(*) FROM hardware WHERE run_id=?1") == 0);
+  CHECK(r.count("SELECT count(*) FROM device_events WHERE run_id=?1") == 0);
+  CHECK(r.count("SELECT count(*) FROM host_events WHERE run_id=?1 AND kind='user_annotation' "
+                "AND name='gloo:all_reduce'") == 10);
+  CHECK(r.count("SELECT count(*) FROM host_events WHERE run_id=?1 AND kind='cpu_op'") == 4);
+  CHECK(r.text("SELECT input_dims FROM host_events WHERE run_id=?1 AND kind='cpu_op' LIMIT 1") ==
+        "[[],[],[],[],[],[]]");
+  CHECK(r.text("SELECT input_types FROM host_events WHERE run_id=?1 AND kind='cpu_op' LIMIT 1") ==
+        "[\"\",\"\",\"\",\"\",\"Scalar\",\"\"]");
+  CHECK(r.hints.device == "cpu");
+  CHECK(r.hints.chip.empty());
+}
+
+TEST_CASE("Both samples are detected as Kineto traces", "[kineto][samples]") {
+  PERFSAGE_REQUIRE_SAMPLES();
+  for (const auto& p : {alexnet_sample(), cpu_only_sample()}) {
+    auto probe = collectors::probe_file(p);
+    CHECK(collectors::kineto::detect_kineto(probe) == 80);
+    const auto* c = collectors::detect_collector(probe);
+    REQUIRE(c != nullptr);
+    CHECK(c->name() == "kineto");
+  }
+}
