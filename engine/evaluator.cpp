@@ -47,11 +47,13 @@ std::string action_json(const Action& a, const std::map<std::string, clips::Valu
 // Pairs "name" value "name" value ... from a multislot.
 std::vector<std::pair<std::string, clips::Value>> pairs(const clips::Value& mf) {
   std::vector<std::pair<std::string, clips::Value>> out;
-  for (size_t i = 0; i + 1 < mf.items.size(); i += 2) out.emplace_back(mf.items[i].text, mf.items[i + 1]);
+  for (size_t i = 0; i + 1 < mf.items.size(); i += 2)
+    out.emplace_back(mf.items[i].text, mf.items[i + 1]);
   return out;
 }
 
-store::Recommendation to_recommendation(const CompiledPack& pack, const clips::Fact& f, double ref_time_us) {
+store::Recommendation to_recommendation(const CompiledPack& pack, const clips::Fact& f,
+                                        double ref_time_us) {
   store::Recommendation rec;
   const std::string id = f.at("rule").text;
   const Rule* rule = pack.pack.rule(id);
@@ -79,10 +81,12 @@ store::Recommendation to_recommendation(const CompiledPack& pack, const clips::F
   }
   rec.evidence_json += "}";
   if (rule->gain.present()) rec.gain_us = gain;
-  if (share >= 0) rec.gain_share = share;
-  else if (rule->gain.present() && ref_time_us > 0) rec.gain_share = gain / ref_time_us;
-  rec.severity = rule->severity != "auto" ? rule->severity
-                                          : severity_from_share(rec.gain_share.value_or(0.0));
+  if (share >= 0)
+    rec.gain_share = share;
+  else if (rule->gain.present() && ref_time_us > 0)
+    rec.gain_share = gain / ref_time_us;
+  rec.severity =
+      rule->severity != "auto" ? rule->severity : severity_from_share(rec.gain_share.value_or(0.0));
   if (compiled->action) rec.action_json = action_json(*compiled->action, vars);
   rec.references = rule->references;
   return rec;
@@ -140,6 +144,7 @@ PackEvaluation evaluate_pack(const CompiledPack& pack, const FactSource& source,
     clips::Environment env;
     auto errors = env.load(pack.constructs);
     if (!errors.empty()) throw EngineError("constructs did not load: " + errors[0].text);
+    env.reset();
     env.start_budget(budget);
     bool exhausted = false;
     for (const auto& name : pack.pack.uses) {
@@ -184,7 +189,8 @@ PackEvaluation evaluate_pack(const CompiledPack& pack, const FactSource& source,
   return out;
 }
 
-Evaluation evaluate(store::Database& db, int64_t run_id, const PackSet& packs, const Budget& budget) {
+Evaluation evaluate(store::Database& db, int64_t run_id, const PackSet& packs,
+                    const Budget& budget) {
   Evaluation ev;
   double ref_time = 0;
   std::string device = "unknown";

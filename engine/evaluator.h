@@ -27,7 +27,8 @@ struct Evaluation {
   std::vector<store::Recommendation> recommendations;  // ranked
 };
 
-Evaluation evaluate(store::Database& db, int64_t run_id, const PackSet& packs, const Budget& budget = {});
+Evaluation evaluate(store::Database& db, int64_t run_id, const PackSet& packs,
+                    const Budget& budget = {});
 
 // Where facts come from: the store for a run, or inline facts in pack tests.
 using FactSource = std::function<std::vector<facts::SlotValues>(const facts::FactType&)>;

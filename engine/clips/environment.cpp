@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "engine/clips/sandbox.h"
@@ -19,23 +20,33 @@ constexpr const char* kPeriodic = "perfsage-budget";
 
 // Logical names this environment captures; "stdin" reads return EOF so nothing blocks.
 bool captured(const char* name) {
-  static constexpr const char* kNames[] = {"werror", "wwarning", "wdisplay", "wtrace", "wdialog",
-                                           "wprompt", "stdout", "stdin", "t"};
+  static constexpr const char* kNames[] = {"werror",  "wwarning", "wdisplay", "wtrace", "wdialog",
+                                           "wprompt", "stdout",   "stdin",    "t"};
   for (const char* n : kNames)
     if (std::strcmp(n, name) == 0) return true;
   return false;
 }
 
-Environment* self(void* env) { return static_cast<Environment*>(GetEnvironmentContext(env)); }
+Environment* self(void* env) {
+  return static_cast<Environment*>(GetEnvironmentContext(env));
+}
 
-int query_shim(void*, const char* name) { return captured(name) ? TRUE : FALSE; }
+int query_shim(void*, const char* name) {
+  return captured(name) ? TRUE : FALSE;
+}
 int print_shim(void* env, const char* name, const char* text) {
   if (auto* e = self(env)) e->on_print(name, text);
   return TRUE;
 }
-int getc_shim(void*, const char*) { return EOF; }
-int ungetc_shim(void*, int, const char*) { return EOF; }
-int exit_shim(void*, int) { return TRUE; }
+int getc_shim(void*, const char*) {
+  return EOF;
+}
+int ungetc_shim(void*, int, const char*) {
+  return EOF;
+}
+int exit_shim(void*, int) {
+  return TRUE;
+}
 
 void parse_error_shim(void* env, const char*, const char* warning, const char* error, long line) {
   if (auto* e = self(env)) e->on_parse_error(warning, error, line);
@@ -46,10 +57,14 @@ void periodic_shim(void* env) {
 
 Value to_value(void* env, const DATA_OBJECT& d) {
   switch (GetType(d)) {
-    case INTEGER: return Value::of_int(DOToLong(d));
-    case FLOAT: return Value::of_float(DOToDouble(d));
-    case SYMBOL: return Value::of_symbol(DOToString(d));
-    case STRING: return Value::of_string(DOToString(d));
+    case INTEGER:
+      return Value::of_int(DOToLong(d));
+    case FLOAT:
+      return Value::of_float(DOToDouble(d));
+    case SYMBOL:
+      return Value::of_symbol(DOToString(d));
+    case STRING:
+      return Value::of_string(DOToString(d));
     case MULTIFIELD: {
       Value v;
       v.type = ValueType::Multifield;
@@ -112,11 +127,16 @@ void from_value(void* env, const Value& v, DATA_OBJECT& d) {
 
 const char* to_string(RunStatus s) {
   switch (s) {
-    case RunStatus::ok: return "ok";
-    case RunStatus::time_exceeded: return "time budget exceeded";
-    case RunStatus::memory_exceeded: return "memory budget exceeded";
-    case RunStatus::firing_limit: return "rule firing limit reached";
-    case RunStatus::error: return "error";
+    case RunStatus::ok:
+      return "ok";
+    case RunStatus::time_exceeded:
+      return "time budget exceeded";
+    case RunStatus::memory_exceeded:
+      return "memory budget exceeded";
+    case RunStatus::firing_limit:
+      return "rule firing limit reached";
+    case RunStatus::error:
+      return "error";
   }
   return "?";
 }
@@ -188,12 +208,55 @@ std::vector<LoadError> Environment::load(std::string_view constructs) {
   return errors;
 }
 
+void Environment::reset() {
+  EnvReset(env_);
+}
+
 void* Environment::find_template(const std::string& name) const {
   return EnvFindDeftemplate(env_, name.c_str());
 }
 
+// The slot's allowed types, read once per template and slot (EnvAssert does not check them).
+const Environment::SlotCheck* Environment::slot_check(void* tmpl, const std::string& slot) {
+  auto key = std::make_pair(tmpl, slot);
+  auto it = slot_checks_.find(key);
+  if (it != slot_checks_.end()) return &it->second;
+  if (!EnvDeftemplateSlotExistP(env_, tmpl, slot.c_str())) return nullptr;
+  SlotCheck check;
+  check.multi = EnvDeftemplateSlotMultiP(env_, tmpl, slot.c_str());
+  DATA_OBJECT types;
+  EnvDeftemplateSlotTypes(env_, tmpl, slot.c_str(), &types);
+  if (GetType(types) == MULTIFIELD) {
+    void* mf = GetValue(types);
+    for (long i = GetDOBegin(types); i <= GetDOEnd(types); ++i) {
+      std::string t = ValueToString(GetMFValue(mf, i));
+      if (t == "INTEGER") check.allows[0] = true;
+      if (t == "FLOAT") check.allows[1] = true;
+      if (t == "SYMBOL") check.allows[2] = true;
+      if (t == "STRING") check.allows[3] = true;
+    }
+  }
+  return &slot_checks_.emplace(key, check).first->second;
+}
+
 void Environment::assert_fact(void* tmpl, const std::vector<std::pair<std::string, Value>>& slots) {
   if (!tmpl) throw EngineError("assert_fact: no such template");
+  for (const auto& [slot, value] : slots) {
+    const SlotCheck* check = slot_check(tmpl, slot);
+    if (!check)
+      throw EngineError("template '" + std::string(EnvGetDeftemplateName(env_, tmpl)) +
+                        "' has no slot '" + slot + "'");
+    auto allowed = [&](const Value& v) {
+      int i = static_cast<int>(v.type);
+      return i < 4 && check->allows[i];
+    };
+    bool ok = value.type == ValueType::Multifield
+                  ? check->multi && std::all_of(value.items.begin(), value.items.end(), allowed)
+                  : !check->multi && allowed(value);
+    if (!ok)
+      throw EngineError("value '" + value.text + "' does not fit slot '" + slot +
+                        "' of template '" + EnvGetDeftemplateName(env_, tmpl) + "'");
+  }
   struct fact* f = EnvCreateFact(env_, tmpl);
   if (!f) throw EngineError("cannot create a fact");
   for (const auto& [slot, value] : slots) {
@@ -206,7 +269,12 @@ void Environment::assert_fact(void* tmpl, const std::vector<std::pair<std::strin
     }
   }
   EnvAssignFactSlotDefaults(env_, f);
-  if (!EnvAssert(env_, f)) {
+  void* asserted = EnvAssert(env_, f);
+  if (!asserted || GetEvaluationError(env_)) {
+    // A constraint violation is reported through the error flag; undo and surface it.
+    if (asserted) EnvRetract(env_, asserted);
+    SetEvaluationError(env_, FALSE);
+    SetHaltExecution(env_, FALSE);
     throw EngineError(std::string("CLIPS refused a fact of template '") +
                       EnvGetDeftemplateName(env_, tmpl) + "': " + errors_text());
   }
@@ -270,7 +338,8 @@ RunOutcome Environment::run() {
   if (budget_exhausted()) {
     out.status = budget_status_;
     out.detail = budget_detail_;
-  } else if (budget_active_ && out.fired >= budget_.max_firings && EnvGetNextActivation(env_, nullptr)) {
+  } else if (budget_active_ && out.fired >= budget_.max_firings &&
+             EnvGetNextActivation(env_, nullptr)) {
     out.status = RunStatus::firing_limit;
     out.detail = "stopped after " + std::to_string(out.fired) + " rule firings (limit " +
                  std::to_string(budget_.max_firings) + ")";
@@ -292,6 +361,8 @@ std::string Environment::errors_text() const {
   return out;
 }
 
-long Environment::memory_used() const { return EnvMemUsed(env_); }
+long Environment::memory_used() const {
+  return EnvMemUsed(env_);
+}
 
 }  // namespace perfsage::engine::clips

@@ -61,6 +61,9 @@ class Environment {
   // partially on error, so validate in a scratch environment before the real one.
   std::vector<LoadError> load(std::string_view constructs);
 
+  // Retracts all facts and asserts the deffacts (call before asserting facts).
+  void reset();
+
   // Template handle or nullptr.
   void* find_template(const std::string& name) const;
   // Asserts one fact through the fact API; slots not given take their defaults.
@@ -92,7 +95,14 @@ class Environment {
   void on_periodic() noexcept;
 
  private:
+  struct SlotCheck {
+    bool multi = false;
+    bool allows[4] = {false, false, false, false};  // Integer, Float, Symbol, String
+  };
+  const SlotCheck* slot_check(void* tmpl, const std::string& slot);
+
   void* env_ = nullptr;
+  std::map<std::pair<void*, std::string>, SlotCheck> slot_checks_;
   std::vector<Message> messages_;
   std::vector<LoadError>* load_errors_ = nullptr;
   Budget budget_;

@@ -13,8 +13,8 @@ struct Value {
   ValueType type = ValueType::Symbol;
   int64_t integer = 0;
   double real = 0;
-  std::string text = "nil";      // symbol or string contents; a rendering for Other
-  std::vector<Value> items;      // Multifield
+  std::string text = "nil";  // symbol or string contents; a rendering for Other
+  std::vector<Value> items;  // Multifield
 
   static Value of_int(int64_t v) { return {ValueType::Integer, v, static_cast<double>(v), {}, {}}; }
   static Value of_float(double v) { return {ValueType::Float, 0, v, {}, {}}; }

@@ -39,8 +39,10 @@ std::vector<FactType> build() {
 std::string escape_md(const std::string& s) {
   std::string out;
   for (char c : s) {
-    if (c == '|') out += "\\|";
-    else out += c;
+    if (c == '|')
+      out += "\\|";
+    else
+      out += c;
   }
   return out;
 }
@@ -49,10 +51,14 @@ std::string escape_md(const std::string& s) {
 
 const char* clips_type_name(SlotType t) {
   switch (t) {
-    case SlotType::Integer: return "INTEGER";
-    case SlotType::Float: return "FLOAT";
-    case SlotType::Symbol: return "SYMBOL";
-    case SlotType::String: return "STRING";
+    case SlotType::Integer:
+      return "INTEGER";
+    case SlotType::Float:
+      return "FLOAT";
+    case SlotType::Symbol:
+      return "SYMBOL";
+    case SlotType::String:
+      return "STRING";
   }
   return "?";
 }
@@ -77,12 +83,15 @@ const FactType* find_fact_type(std::string_view name) {
 clips::Value slot_default(const Slot& slot) {
   switch (slot.type) {
     case SlotType::Integer:
-      return clips::Value::of_int(slot.default_value.empty() ? 0 : std::atoll(slot.default_value.c_str()));
+      return clips::Value::of_int(
+          slot.default_value.empty() ? 0 : std::atoll(slot.default_value.c_str()));
     case SlotType::Float:
-      return clips::Value::of_float(slot.default_value.empty() ? 0.0 : std::atof(slot.default_value.c_str()));
+      return clips::Value::of_float(
+          slot.default_value.empty() ? 0.0 : std::atof(slot.default_value.c_str()));
     case SlotType::Symbol:
       return clips::Value::of_symbol(slot.default_value.empty() ? "unknown" : slot.default_value);
-    case SlotType::String: return clips::Value::of_string("");
+    case SlotType::String:
+      return clips::Value::of_string("");
   }
   return {};
 }
@@ -94,10 +103,18 @@ std::string deftemplate(const FactType& t) {
     o << "  (slot " << s.name << " (type " << clips_type_name(s.type) << ") (default ";
     auto d = slot_default(s);
     switch (s.type) {
-      case SlotType::Integer: o << d.integer; break;
-      case SlotType::Float: o << (d.real == 0 ? std::string("0.0") : std::to_string(d.real)); break;
-      case SlotType::Symbol: o << d.text; break;
-      case SlotType::String: o << "\"\""; break;
+      case SlotType::Integer:
+        o << d.integer;
+        break;
+      case SlotType::Float:
+        o << (d.real == 0 ? std::string("0.0") : std::to_string(d.real));
+        break;
+      case SlotType::Symbol:
+        o << d.text;
+        break;
+      case SlotType::String:
+        o << "\"\"";
+        break;
     }
     o << "))\n";
   }
@@ -128,7 +145,8 @@ clips::Value coerce(const Slot& slot, const clips::Value& v) {
       }
       return fail("a symbol");
     case SlotType::String:
-      if (v.type == ValueType::String || v.type == ValueType::Symbol) return Value::of_string(v.text);
+      if (v.type == ValueType::String || v.type == ValueType::Symbol)
+        return Value::of_string(v.text);
       if (v.type == ValueType::Integer) return Value::of_string(std::to_string(v.integer));
       return fail("a string");
   }
@@ -160,14 +178,20 @@ std::vector<SlotValues> query_facts(store::Database& db, int64_t run_id, const F
         v = slot_default(s);
       } else {
         switch (s.type) {
-          case SlotType::Integer: v = clips::Value::of_int(st.int64(c)); break;
-          case SlotType::Float: v = clips::Value::of_float(st.real(c)); break;
+          case SlotType::Integer:
+            v = clips::Value::of_int(st.int64(c));
+            break;
+          case SlotType::Float:
+            v = clips::Value::of_float(st.real(c));
+            break;
           case SlotType::Symbol: {
             std::string text = st.text(c);
             v = text.empty() ? slot_default(s) : clips::Value::of_symbol(text);
             break;
           }
-          case SlotType::String: v = clips::Value::of_string(st.text(c)); break;
+          case SlotType::String:
+            v = clips::Value::of_string(st.text(c));
+            break;
         }
       }
       fact.emplace_back(s.name, std::move(v));
@@ -190,8 +214,8 @@ std::string facts_markdown() {
     o << "| slot | type | unit | default | meaning |\n|---|---|---|---|---|\n";
     for (const auto& s : t.slots) {
       auto d = slot_default(s);
-      std::string def = s.type == SlotType::String ? "\"\""
-                        : s.type == SlotType::Symbol ? d.text
+      std::string def = s.type == SlotType::String    ? "\"\""
+                        : s.type == SlotType::Symbol  ? d.text
                         : s.type == SlotType::Integer ? std::to_string(d.integer)
                                                       : "0.0";
       o << "| `" << s.name << "` | " << clips_type_name(s.type) << " | " << s.unit << " | " << def

@@ -3,6 +3,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <set>
 #include <sstream>
 
@@ -23,6 +24,7 @@ constexpr const char* kRecommendationTemplate = R"clips((deftemplate recommendat
   (multislot subjects)
   (multislot evidence)
   (multislot vars))
+(deftemplate list-item (slot list (type SYMBOL)) (slot value))
 )clips";
 
 // An error inside one piece of code text, at a line/column of that text.
@@ -73,6 +75,7 @@ class Compiler {
   void walk_ce(const sexpr::Node& n, std::set<std::string>& vars);
   void walk_pattern(const sexpr::Node& n, std::set<std::string>& vars);
   std::set<std::string> matched_types_;
+  LoadCode expr_code_ = LoadCode::err_compile_condition;  // code for errors inside expressions
   void walk_expr(const sexpr::Node& n, std::set<std::string>& vars);
   bool compile_rule(const Rule& r, clips::Environment& scratch, CompiledPack& out);
 
@@ -97,7 +100,8 @@ std::string Compiler::substitute(const std::string& text, bool for_message, int 
       continue;
     }
     size_t end = text.find('}', i);
-    if (end == std::string::npos) throw CodeError{LoadCode::err_yaml_validate, line, col, "unclosed '${'"};
+    if (end == std::string::npos)
+      throw CodeError{LoadCode::err_yaml_validate, line, col, "unclosed '${'"};
     std::string name = text.substr(i + 2, end - i - 2);
     used_names_.insert(name);
     std::string value;
@@ -107,12 +111,14 @@ std::string Compiler::substitute(const std::string& text, bool for_message, int 
     for (const auto& l : pack_.lists)
       if (l.name == name) {
         for (const auto& item : l.items)
-          value += (value.empty() ? "" : (for_message ? ", " : " ")) + (for_message ? item.text : item.clips);
+          value += (value.empty() ? "" : (for_message ? ", " : " ")) +
+                   (for_message ? item.text : item.clips);
         found = true;
       }
     for (const auto& m : pack_.macros)
       if (m.name == name) {
-        if (depth > 8) throw CodeError{LoadCode::err_yaml_validate, line, col, "macros nest too deeply"};
+        if (depth > 8)
+          throw CodeError{LoadCode::err_yaml_validate, line, col, "macros nest too deeply"};
         value = substitute(m.text, for_message, depth + 1);
         for (auto& c : value)
           if (c == '\n' || c == '\r') c = ' ';  // keep the line mapping of the enclosing text
@@ -131,23 +137,26 @@ std::string Compiler::substitute(const std::string& text, bool for_message, int 
 void Compiler::walk_expr(const sexpr::Node& n, std::set<std::string>& vars) {
   if (!n.is_list) {
     if (!n.is_string && n.atom == "=>")
-      throw CodeError{LoadCode::err_compile_condition, n.line, n.column, "'=>' is not allowed here"};
+      throw CodeError{LoadCode::err_compile_condition, n.line, n.column,
+                      "'=>' is not allowed here"};
     if (!n.is_string) {
       auto v = sexpr::variable_of(n.atom);
       if (!v.empty()) vars.insert(v);
     }
     return;
   }
-  if (n.kids.empty()) throw CodeError{LoadCode::err_compile_condition, n.line, n.column, "empty expression '()'"};
+  if (n.kids.empty())
+    throw CodeError{LoadCode::err_compile_condition, n.line, n.column, "empty expression '()'"};
   const auto& head = n.kids[0];
   if (!head.is_list && !head.is_string) {
     const std::string& f = head.atom;
     if (f == "assert" || f == "printout" || f == "halt")
-      throw CodeError{LoadCode::err_compile_condition, head.line, head.column,
+      throw CodeError{expr_code_, head.line, head.column,
                       "function '" + f + "' is reserved for the compiled rule actions"};
     if (!clips::sandbox_allows(f) && sexpr::variable_of(f).empty())
-      throw CodeError{LoadCode::err_compile_condition, head.line, head.column,
-                      "function '" + f + "' is not allowed in packs: it " + clips::sandbox_reason(f)};
+      throw CodeError{
+          expr_code_, head.line, head.column,
+          "function '" + f + "' is not allowed in packs: it " + clips::sandbox_reason(f)};
   }
   bool is_switch = !head.is_list && head.atom == "switch";
   for (size_t i = head.is_list ? 0 : 1; i < n.kids.size(); ++i) {
@@ -167,6 +176,26 @@ void Compiler::walk_expr(const sexpr::Node& n, std::set<std::string>& vars) {
 
 void Compiler::walk_pattern(const sexpr::Node& n, std::set<std::string>& vars) {
   const std::string& type = n.kids[0].atom;
+  if (type == "list-item") {  // (list-item (list NAME) (value ?v)): one fact per list item
+    for (size_t i = 1; i < n.kids.size(); ++i) {
+      const auto& s = n.kids[i];
+      if (!s.is_list || s.kids.size() < 2 || s.kids[0].is_list ||
+          (s.kids[0].atom != "list" && s.kids[0].atom != "value"))
+        throw CodeError{LoadCode::err_compile_condition, s.line, s.column,
+                        "list-item patterns have the slots (list NAME) and (value ...)"};
+      if (s.kids[0].atom == "list") {
+        const std::string& name = s.kids[1].atom;
+        bool found = false;
+        for (const auto& l : pack_.lists) found |= l.name == name;
+        if (!found)
+          throw CodeError{LoadCode::err_compile_condition, s.kids[1].line, s.kids[1].column,
+                          "no list named '" + name + "' in this pack"};
+        used_names_.insert(name);
+      }
+      for (size_t j = 1; j < s.kids.size(); ++j) walk_expr(s.kids[j], vars);
+    }
+    return;
+  }
   const auto* ft = facts::find_fact_type(type);
   matched_types_.insert(type);
   if (!ft)
@@ -198,7 +227,8 @@ void Compiler::walk_ce(const sexpr::Node& n, std::set<std::string>& vars) {
     return;
   }
   if (n.kids.empty() || n.kids[0].is_list || n.kids[0].is_string)
-    throw CodeError{LoadCode::err_compile_condition, n.line, n.column, "a pattern starts with a fact type"};
+    throw CodeError{LoadCode::err_compile_condition, n.line, n.column,
+                    "a pattern starts with a fact type"};
   static const std::set<std::string> group = {"not", "and", "or", "exists", "forall", "logical"};
   const std::string& head = n.kids[0].atom;
   if (head == "test") {
@@ -229,16 +259,22 @@ bool Compiler::compile_rule(const Rule& r, clips::Environment& scratch, Compiled
   };
   const CodeText* current = &r.when;
   std::set<std::string> vars;
+  std::vector<std::pair<int, int>> ce_pos;  // line/column of each top-level CE in `when`
   matched_types_.clear();
+  expr_code_ = LoadCode::err_compile_condition;
   try {
     std::string when = substitute(r.when.text, false);
-    for (const auto& ce : sexpr::parse(when)) walk_ce(ce, vars);
+    for (const auto& ce : sexpr::parse(when)) {
+      walk_ce(ce, vars);
+      if (ce.is_list) ce_pos.emplace_back(ce.line, ce.column);
+    }
     add_line("(defrule " + r.id, &r.when, 1);
     std::istringstream lines(when);
     int k = 0;
     for (std::string l; std::getline(lines, l);) add_line("  " + l, &r.when, ++k);
     add_line("  =>", &r.when, k);
     vars.insert("gain");
+    expr_code_ = LoadCode::err_compile_output;
     auto expr_line = [&](const CodeText& c, const std::string& bind) {
       current = &c;
       std::string text = substitute(c.text, false);
@@ -249,17 +285,23 @@ bool Compiler::compile_rule(const Rule& r, clips::Environment& scratch, Compiled
       walk_expr(forms[0], used);
       for (const auto& v : used)
         if (!vars.count(v) && v.find(':') == std::string::npos)
-          throw CodeError{LoadCode::err_compile_output, 1, 1, "variable ?" + v + " is not bound in 'when'"};
+          throw CodeError{LoadCode::err_compile_output, 1, 1,
+                          "variable ?" + v + " is not bound in 'when'"};
       std::string flat = text;
       for (auto& ch : flat)
         if (ch == '\n' || ch == '\r') ch = ' ';
       add_line("  (bind ?" + bind + " " + flat + ")", &c, 1);
     };
-    if (r.gain.present()) expr_line(r.gain, "gain");
-    else add_line("  (bind ?gain 0.0)", &r.when, 1);
-    if (r.share.present()) expr_line(r.share, "perfsage-share");
-    else add_line("  (bind ?perfsage-share -1.0)", &r.when, 1);
-    for (size_t i = 0; i < r.evidence.size(); ++i) expr_line(r.evidence[i].second, "perfsage-ev" + std::to_string(i));
+    if (r.gain.present())
+      expr_line(r.gain, "gain");
+    else
+      add_line("  (bind ?gain 0.0)", &r.when, 1);
+    if (r.share.present())
+      expr_line(r.share, "perfsage-share");
+    else
+      add_line("  (bind ?perfsage-share -1.0)", &r.when, 1);
+    for (size_t i = 0; i < r.evidence.size(); ++i)
+      expr_line(r.evidence[i].second, "perfsage-ev" + std::to_string(i));
     current = &r.message;
     // Variables carried to C++: message, action templates and subjects.
     CompiledRule compiled{r.id, {}, {}, substitute(r.message.text, true), r.action};
@@ -280,10 +322,13 @@ bool Compiler::compile_rule(const Rule& r, clips::Environment& scratch, Compiled
         throw CodeError{LoadCode::err_compile_output, 1, 1, "{?" + v + "} is not bound in 'when'"};
     for (const auto& s : r.subjects)
       if (!vars.count(s)) {
-        emit(LoadCode::err_compile_output, r.subjects_pos, item, "subject ?" + s + " is not bound in 'when'");
+        emit(LoadCode::err_compile_output, r.subjects_pos, item,
+             "subject ?" + s + " is not bound in 'when'");
         return false;
       }
-    add_line("  (assert (recommendation (rule \"" + r.id + "\") (gain ?gain) (share ?perfsage-share)", &r.when, 1);
+    add_line(
+        "  (assert (recommendation (rule \"" + r.id + "\") (gain ?gain) (share ?perfsage-share)",
+        &r.when, 1);
     std::string subjects = "    (subjects";
     for (const auto& s : r.subjects) subjects += " ?" + s;
     add_line(subjects + ")", &r.when, 1);
@@ -297,7 +342,7 @@ bool Compiler::compile_rule(const Rule& r, clips::Environment& scratch, Compiled
     add_line(evidence + ")", &r.when, 1);
     std::string carried_text = "    (vars";
     for (const auto& v : carried) carried_text += " \"" + v + "\" ?" + v;
-    add_line(carried_text + ")))", &r.when, 1);
+    add_line(carried_text + "))))", &r.when, 1);  // vars, recommendation, assert, defrule
     compiled.vars = carried;
     compiled.fact_types.assign(matched_types_.begin(), matched_types_.end());
     out.rules.push_back(std::move(compiled));
@@ -317,6 +362,13 @@ bool Compiler::compile_rule(const Rule& r, clips::Environment& scratch, Compiled
     size_t idx = e.line >= 1 ? static_cast<size_t>(e.line - 1) : 0;
     SourcePos p = r.when.pos;
     if (idx < line_of.size()) p = map_pos(*line_of[idx].first, line_of[idx].second, 0);
+    // Constraint errors are found after the whole rule is read; they name the CE instead.
+    auto ce = e.text.find("CE #");
+    if (ce != std::string::npos) {
+      size_t n = std::strtoul(e.text.c_str() + ce + 4, nullptr, 10);
+      if (n >= 1 && n <= ce_pos.size())
+        p = map_pos(r.when, ce_pos[n - 1].first, ce_pos[n - 1].second);
+    }
     emit(idx < line_of.size() && line_of[idx].first != &r.when ? LoadCode::err_compile_output
                                                                : LoadCode::err_compile_condition,
          p, item, "CLIPS: " + clips_error_summary(e.text));
@@ -343,7 +395,8 @@ CompiledPack Compiler::run(const std::map<std::string, std::string>& overrides) 
     for (auto& p : pack_.params)
       if (p.name == name) target = &p;
     if (!target) {
-      emit(LoadCode::unknown_param_override, {}, "param " + name, "override for a param the pack does not declare");
+      emit(LoadCode::unknown_param_override, {}, "param " + name,
+           "override for a param the pack does not declare");
       continue;
     }
     YAML::Node n = YAML::Load(value.empty() ? std::string("''") : value);
@@ -352,14 +405,16 @@ CompiledPack Compiler::run(const std::map<std::string, std::string>& overrides) 
   std::set<std::string> names;
   auto unique = [&](const std::string& n, const SourcePos& p, const char* kind) {
     if (!names.insert(n).second)
-      emit(LoadCode::err_validate, p, std::string(kind) + " " + n, "name already used by another param, list or macro");
+      emit(LoadCode::err_validate, p, std::string(kind) + " " + n,
+           "name already used by another param, list or macro");
   };
   for (const auto& p : pack_.params) unique(p.name, p.value.pos, "param");
   for (const auto& l : pack_.lists) unique(l.name, l.pos, "list");
   for (const auto& m : pack_.macros) unique(m.name, m.pos, "macro");
   std::set<std::string> ids;
   for (const auto& r : pack_.rules)
-    if (!ids.insert(r.id).second) emit(LoadCode::err_validate, r.pos, "rule " + r.id, "duplicate rule id");
+    if (!ids.insert(r.id).second)
+      emit(LoadCode::err_validate, r.pos, "rule " + r.id, "duplicate rule id");
   if (!first_error_.empty()) {
     out.pack = pack_;
     out.error = first_error_;
@@ -370,18 +425,36 @@ CompiledPack Compiler::run(const std::map<std::string, std::string>& overrides) 
   std::string templates = recommendation_template();
   for (const auto& u : pack_.uses) templates += facts::deftemplate(*facts::find_fact_type(u));
   auto terrs = scratch.load(templates);
-  if (!terrs.empty()) emit(LoadCode::err_validate, pack_.pos, "", "internal: templates did not load: " + terrs[0].text);
+  if (!terrs.empty())
+    emit(LoadCode::err_validate, pack_.pos, "",
+         "internal: templates did not load: " + terrs[0].text);
   out.constructs = templates;
+  // Lists are also facts, so rules can bind each item: (list-item (list NAME) (value ?v)).
+  if (!pack_.lists.empty()) {
+    std::string deffacts = "(deffacts perfsage-lists";
+    for (const auto& l : pack_.lists)
+      for (const auto& item : l.items)
+        deffacts += "\n  (list-item (list " + l.name + ") (value " + item.clips + "))";
+    deffacts += ")\n";
+    auto lerrs = scratch.load(deffacts);
+    if (!lerrs.empty())
+      emit(LoadCode::err_yaml_validate, pack_.lists[0].pos, "lists",
+           "lists did not compile: " + lerrs[0].text);
+    out.constructs += deffacts;
+  }
   for (const auto& r : pack_.rules) {
     if (!r.enabled) continue;
     compile_rule(r, scratch, out);
   }
   for (const auto& p : pack_.params)
-    if (!used_names_.count(p.name)) emit(LoadCode::unused_param, p.value.pos, "param " + p.name, "param is never used");
+    if (!used_names_.count(p.name))
+      emit(LoadCode::unused_param, p.value.pos, "param " + p.name, "param is never used");
   for (const auto& l : pack_.lists)
-    if (!used_names_.count(l.name)) emit(LoadCode::unused_list, l.pos, "list " + l.name, "list is never used");
+    if (!used_names_.count(l.name))
+      emit(LoadCode::unused_list, l.pos, "list " + l.name, "list is never used");
   for (const auto& m : pack_.macros)
-    if (!used_names_.count(m.name)) emit(LoadCode::unused_macro, m.pos, "macro " + m.name, "macro is never used");
+    if (!used_names_.count(m.name))
+      emit(LoadCode::unused_macro, m.pos, "macro " + m.name, "macro is never used");
   out.pack = pack_;
   out.valid = first_error_.empty();
   out.error = first_error_;
@@ -390,7 +463,9 @@ CompiledPack Compiler::run(const std::map<std::string, std::string>& overrides) 
 
 }  // namespace
 
-const char* recommendation_template() { return kRecommendationTemplate; }
+const char* recommendation_template() {
+  return kRecommendationTemplate;
+}
 
 const CompiledRule* CompiledPack::rule(const std::string& id) const {
   for (const auto& r : rules)

@@ -27,8 +27,8 @@ struct CompiledRule {
 };
 
 struct CompiledPack {
-  Pack pack;               // with param overrides applied
-  std::string constructs;  // complete CLIPS text for a fresh environment
+  Pack pack;                        // with param overrides applied
+  std::string constructs;           // complete CLIPS text for a fresh environment
   std::vector<CompiledRule> rules;  // enabled rules, in pack order
   bool valid = false;
   std::string error;  // first error, when not valid

@@ -90,7 +90,8 @@ std::vector<std::string> template_variables(const std::string& tmpl) {
   return out;
 }
 
-std::string render_template(const std::string& tmpl, const std::map<std::string, clips::Value>& vars) {
+std::string render_template(const std::string& tmpl,
+                            const std::map<std::string, clips::Value>& vars) {
   std::string out;
   for (size_t i = 0; i < tmpl.size();) {
     std::string name, fmt;

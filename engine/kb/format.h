@@ -20,7 +20,8 @@ std::string format_value(const clips::Value& v, const std::string& fmt);
 // Names of the variables a template references ({?name} / {?name:fmt}), in order, unique.
 std::vector<std::string> template_variables(const std::string& tmpl);
 // Substitutes variables; unknown ones are left as written.
-std::string render_template(const std::string& tmpl, const std::map<std::string, clips::Value>& vars);
+std::string render_template(const std::string& tmpl,
+                            const std::map<std::string, clips::Value>& vars);
 
 // JSON text of one value (numbers as JSON numbers, everything else as strings).
 std::string json_value(const clips::Value& v);

@@ -46,13 +46,21 @@ constexpr std::array kCodes = {
 static_assert(kCodes.size() == static_cast<size_t>(LoadCode::shadowed_pack) + 1,
               "every LoadCode needs a name and a description");
 
-const CodeInfo& info(LoadCode c) { return kCodes[static_cast<size_t>(c)]; }
+const CodeInfo& info(LoadCode c) {
+  return kCodes[static_cast<size_t>(c)];
+}
 
 }  // namespace
 
-const char* code_name(LoadCode c) { return info(c).name; }
-const char* code_description(LoadCode c) { return info(c).description; }
-bool is_error(LoadCode c) { return static_cast<int>(c) <= static_cast<int>(LoadCode::err_validate); }
+const char* code_name(LoadCode c) {
+  return info(c).name;
+}
+const char* code_description(LoadCode c) {
+  return info(c).description;
+}
+bool is_error(LoadCode c) {
+  return static_cast<int>(c) <= static_cast<int>(LoadCode::err_validate);
+}
 
 std::string LoadMessage::str() const {
   std::string out = file.empty() ? std::string("<config>") : file;

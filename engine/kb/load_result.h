@@ -19,13 +19,13 @@ enum class LoadCode {
   err_compile_output,     // LOAD_ERR_COMPILE_OUTPUT: message, evidence, gain, share, action
   err_validate,           // LOAD_ERR_VALIDATE: versions, engine range, overrides, duplicates
   // warnings
-  unknown_key,            // LOAD_UNKNOWN_KEY
-  unused_param,           // LOAD_UNUSED_PARAM
-  unused_list,            // LOAD_UNUSED_LIST
-  unused_macro,           // LOAD_UNUSED_MACRO
-  unknown_param_override, // LOAD_UNKNOWN_PARAM_OVERRIDE: config overrides a param the pack lacks
-  deprecated_pack,        // LOAD_DEPRECATED_PACK
-  shadowed_pack,          // LOAD_PACK_SHADOWED: a later search path redefines a pack
+  unknown_key,             // LOAD_UNKNOWN_KEY
+  unused_param,            // LOAD_UNUSED_PARAM
+  unused_list,             // LOAD_UNUSED_LIST
+  unused_macro,            // LOAD_UNUSED_MACRO
+  unknown_param_override,  // LOAD_UNKNOWN_PARAM_OVERRIDE: config overrides a param the pack lacks
+  deprecated_pack,         // LOAD_DEPRECATED_PACK
+  shadowed_pack,           // LOAD_PACK_SHADOWED: a later search path redefines a pack
 };
 
 const char* code_name(LoadCode c);         // "LOAD_ERR_YAML_PARSE", ...

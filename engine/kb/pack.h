@@ -20,8 +20,8 @@ struct SourcePos {
 
 // A scalar from YAML, kept both as text and as the CLIPS literal it substitutes to.
 struct Scalar {
-  std::string text;         // as written
-  std::string clips;        // number as is, true/false -> TRUE/FALSE, else a CLIPS string
+  std::string text;   // as written
+  std::string clips;  // number as is, true/false -> TRUE/FALSE, else a CLIPS string
   bool is_number = false;
   double number = 0;
   SourcePos pos;
@@ -73,14 +73,14 @@ struct Rule {
   std::vector<std::string> tags;
   bool enabled = true;
   CodeText when;
-  CodeText message;                                  // template: {?var} / {?var:us|ms|pct|int|bytes}
-  std::vector<std::string> subjects;                 // variable names without '?'
+  CodeText message;                   // template: {?var} / {?var:us|ms|pct|int|bytes}
+  std::vector<std::string> subjects;  // variable names without '?'
   SourcePos subjects_pos;
   std::vector<std::pair<std::string, CodeText>> evidence;  // name -> variable or expression
   CodeText gain, share;
   std::optional<Action> action;
   std::vector<std::string> references;
-  std::string override_mode;  // "", "replace", "append"
+  std::string override_mode;   // "", "replace", "append"
   std::set<std::string> keys;  // keys written in YAML (for selective replace/append)
   SourcePos pos;
 };

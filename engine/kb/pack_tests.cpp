@@ -30,13 +30,15 @@ clips::Value yaml_value(const YAML::Node& n, const std::string& file) {
   Scalar s = scalar_from_yaml(n, file);
   if (s.is_number) {
     bool integral = s.text.find_first_of(".eE") == std::string::npos;
-    return integral ? clips::Value::of_int(static_cast<int64_t>(s.number)) : clips::Value::of_float(s.number);
+    return integral ? clips::Value::of_int(static_cast<int64_t>(s.number))
+                    : clips::Value::of_float(s.number);
   }
   return clips::Value::of_string(s.text);
 }
 
 // Reads "key": value from a flat JSON object written by the evaluator.
-bool json_field(const std::string& json, const std::string& key, std::string& value, bool& is_string) {
+bool json_field(const std::string& json, const std::string& key, std::string& value,
+                bool& is_string) {
   std::string needle = "\"" + key + "\":";
   size_t p = json.find(needle);
   if (p == std::string::npos) return false;
@@ -55,10 +57,13 @@ bool json_field(const std::string& json, const std::string& key, std::string& va
   return true;
 }
 
-bool close(double a, double b) { return std::fabs(a - b) <= 1e-6 * std::max({1.0, std::fabs(a), std::fabs(b)}); }
+bool close(double a, double b) {
+  return std::fabs(a - b) <= 1e-6 * std::max({1.0, std::fabs(a), std::fabs(b)});
+}
 
 // Why a recommendation does not match an expectation ("" = it matches).
-std::string mismatch(const YAML::Node& exp, const store::Recommendation& r, const std::string& file) {
+std::string mismatch(const YAML::Node& exp, const store::Recommendation& r,
+                     const std::string& file) {
   if (exp["rule"].as<std::string>() != r.rule) return "rule";
   if (auto s = exp["subjects"]) {
     std::vector<std::string> want;
@@ -67,10 +72,13 @@ std::string mismatch(const YAML::Node& exp, const store::Recommendation& r, cons
   }
   if (auto s = exp["severity"]; s && s.as<std::string>() != r.severity)
     return "severity " + r.severity + " != " + s.as<std::string>();
-  if (auto m = exp["message_contains"]; m && r.message.find(m.as<std::string>()) == std::string::npos)
+  if (auto m = exp["message_contains"];
+      m && r.message.find(m.as<std::string>()) == std::string::npos)
     return "message '" + r.message + "' lacks '" + m.as<std::string>() + "'";
-  if (auto g = exp["gain_min"]; g && r.gain_us.value_or(-1) < g.as<double>()) return "gain below gain_min";
-  if (auto g = exp["gain_max"]; g && r.gain_us.value_or(0) > g.as<double>()) return "gain above gain_max";
+  if (auto g = exp["gain_min"]; g && r.gain_us.value_or(-1) < g.as<double>())
+    return "gain below gain_min";
+  if (auto g = exp["gain_max"]; g && r.gain_us.value_or(0) > g.as<double>())
+    return "gain above gain_max";
   if (auto ev = exp["evidence"]) {
     for (const auto& kv : ev) {
       std::string key = kv.first.as<std::string>(), got;
@@ -125,7 +133,9 @@ void run_case(const Pack& pack, const YAML::Node& c, const std::string& file, co
         std::map<std::string, clips::Value> given;
         for (const auto& sv : fact) {
           std::string slot = sv.first.as<std::string>();
-          if (!ft->slot(slot)) throw Failure{where(file, sv.first) + ": fact type '" + type + "' has no slot '" + slot + "'"};
+          if (!ft->slot(slot))
+            throw Failure{where(file, sv.first) + ": fact type '" + type + "' has no slot '" +
+                          slot + "'"};
           try {
             given[slot] = facts::coerce(*ft->slot(slot), yaml_value(sv.second, file));
           } catch (const std::exception& e) {
@@ -169,16 +179,20 @@ void run_case(const Pack& pack, const YAML::Node& c, const std::string& file, co
       for (size_t i = 0; i < pe.recommendations.size() && !matched; ++i) {
         if (used[i]) continue;
         auto why = mismatch(e, pe.recommendations[i], file);
-        if (why.empty()) used[i] = matched = true;
-        else if (why != "rule" && best.empty()) best = why;
+        if (why.empty())
+          used[i] = matched = true;
+        else if (why != "rule" && best.empty())
+          best = why;
       }
       if (!matched)
         result.failures.push_back(where(file, e) + ": expected " + e["rule"].as<std::string>() +
-                                  " did not fire" + (best.empty() ? "" : " as expected (" + best + ")"));
+                                  " did not fire" +
+                                  (best.empty() ? "" : " as expected (" + best + ")"));
     }
   }
   for (size_t i = 0; i < used.size(); ++i)
-    if (!used[i]) result.failures.push_back("unexpected recommendation " + describe(pe.recommendations[i]));
+    if (!used[i])
+      result.failures.push_back("unexpected recommendation " + describe(pe.recommendations[i]));
   result.passed = result.failures.empty();
   if (!result.passed) return;
   for (const auto& r : compiled.rules) {
@@ -228,7 +242,8 @@ TestReport run_pack_tests(const Pack& pack, const Budget& budget) {
     try {
       root = YAML::LoadFile(path.string());
     } catch (const YAML::Exception& e) {
-      report.problems.push_back(path.string() + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg);
+      report.problems.push_back(path.string() + ":" + std::to_string(e.mark.line + 1) + ": " +
+                                e.msg);
       continue;
     }
     auto cases = root["cases"];
@@ -253,9 +268,12 @@ TestReport run_pack_tests(const Pack& pack, const Budget& budget) {
   }
   for (auto& [id, cov] : coverage) {
     cov.rule = id;
-    if (cov.firing_cases == 0) report.problems.push_back("rule " + id + " has no passing case where it fires");
+    if (cov.firing_cases == 0)
+      report.problems.push_back("rule " + id + " has no passing case where it fires");
     if (cov.quiet_cases == 0)
-      report.problems.push_back("rule " + id + " has no passing case where it stays silent on facts of the types it matches");
+      report.problems.push_back(
+          "rule " + id +
+          " has no passing case where it stays silent on facts of the types it matches");
     report.coverage.push_back(cov);
   }
   return report;

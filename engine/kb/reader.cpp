@@ -181,13 +181,17 @@ Rule Reader::read_rule(const YAML::Node& n) {
   if (n["message"]) r.message = code(n["message"], item, "message");
   if (n["subjects"]) {
     r.subjects_pos = pos(n["subjects"]);
+    // Variable names, with or without '?' ("[?x]" is not valid YAML flow syntax).
     for (auto s : strs(n["subjects"], item, "subjects")) {
-      if (s.empty() || s[0] != '?') fail(n["subjects"], item, "subjects are variables like ?name");
-      r.subjects.push_back(s.substr(1));
+      if (!s.empty() && s[0] == '?') s = s.substr(1);
+      if (s.empty() || s.find_first_of(" ()&|~:") != std::string::npos)
+        fail(n["subjects"], item, "subjects are variable names bound in 'when', e.g. [name]");
+      r.subjects.push_back(s);
     }
   }
   if (n["evidence"]) {
-    if (!n["evidence"].IsMap()) fail(n["evidence"], item, "evidence must be a map name -> expression");
+    if (!n["evidence"].IsMap())
+      fail(n["evidence"], item, "evidence must be a map name -> expression");
     for (const auto& kv : n["evidence"])
       r.evidence.emplace_back(kv.first.as<std::string>(), code(kv.second, item, "evidence"));
   }
@@ -208,15 +212,17 @@ Pack Reader::read(const YAML::Node& root) {
   p.pos = {file_, 1, 1};
   if (!root.IsMap()) fail(root, "", "pack.yaml must be a map", LoadCode::err_yaml_validate);
   if (root["name"]) pack_ = p.name = str(root["name"], "", "name");
-  check_keys(root, "", {"name", "version", "engine", "description", "license", "maintainers",
-                        "maturity", "applies_to", "uses", "params", "lists", "macros", "rules"});
+  check_keys(root, "",
+             {"name", "version", "engine", "description", "license", "maintainers", "maturity",
+              "applies_to", "uses", "params", "lists", "macros", "rules"});
   static const std::regex name_re("[a-z][a-z0-9_-]*");
   if (!root["name"] || !std::regex_match(p.name, name_re))
     fail(root["name"] ? root["name"] : root, "", "pack needs a 'name' matching [a-z][a-z0-9_-]*");
   if (!root["version"]) fail(root, "", "pack needs a 'version' (semver x.y.z)");
   p.version = str(root["version"], "", "version");
   if (!is_semver(p.version))
-    fail(root["version"], "", "version '" + p.version + "' is not semver (x.y.z)", LoadCode::err_validate);
+    fail(root["version"], "", "version '" + p.version + "' is not semver (x.y.z)",
+         LoadCode::err_validate);
   p.engine = root["engine"] ? str(root["engine"], "", "engine") : "";
   if (root["description"]) p.description = str(root["description"], "", "description");
   if (root["license"]) p.license = str(root["license"], "", "license");
@@ -226,7 +232,8 @@ Pack Reader::read(const YAML::Node& root) {
     static const std::set<std::string> m = {"stable", "incubating", "sandbox", "deprecated"};
     if (!m.count(p.maturity))
       fail(root["maturity"], "", "maturity must be stable, incubating, sandbox or deprecated");
-    if (p.maturity == "deprecated") warn(root["maturity"], "", LoadCode::deprecated_pack, "pack is deprecated");
+    if (p.maturity == "deprecated")
+      warn(root["maturity"], "", LoadCode::deprecated_pack, "pack is deprecated");
   }
   if (root["applies_to"]) {
     p.applies_to = strs(root["applies_to"], "", "applies_to");
@@ -326,8 +333,8 @@ std::optional<Pack> read_pack_text(const std::string& yaml_text, const std::stri
   try {
     root = YAML::Load(yaml_text);
   } catch (const YAML::Exception& e) {
-    messages.push_back({LoadCode::err_yaml_parse, file_name, e.mark.line + 1, e.mark.column + 1, "",
-                        "", e.msg});
+    messages.push_back(
+        {LoadCode::err_yaml_parse, file_name, e.mark.line + 1, e.mark.column + 1, "", "", e.msg});
     return std::nullopt;
   }
   size_t before = messages.size();
@@ -351,7 +358,8 @@ std::optional<Pack> read_pack(const fs::path& dir, std::vector<LoadMessage>& mes
   fs::path file = dir / "pack.yaml";
   std::ifstream in(file, std::ios::binary);
   if (!in) {
-    messages.push_back({LoadCode::err_file_read, file.string(), 0, 0, "", "", "cannot read pack file"});
+    messages.push_back(
+        {LoadCode::err_file_read, file.string(), 0, 0, "", "", "cannot read pack file"});
     return std::nullopt;
   }
   std::stringstream buf;
@@ -364,17 +372,21 @@ std::optional<Pack> read_pack(const fs::path& dir, std::vector<LoadMessage>& mes
   if (fs::is_directory(dir / "tests", ec)) {
     for (const auto& e : fs::directory_iterator(dir / "tests", ec)) {
       auto ext = e.path().extension();
-      if (e.is_regular_file() && (ext == ".yaml" || ext == ".yml")) pack->test_files.push_back(e.path());
+      if (e.is_regular_file() && (ext == ".yaml" || ext == ".yml"))
+        pack->test_files.push_back(e.path());
     }
     std::sort(pack->test_files.begin(), pack->test_files.end());
   }
   return pack;
 }
 
-const char* engine_version() { return PERFSAGE_VERSION; }
+const char* engine_version() {
+  return PERFSAGE_VERSION;
+}
 
 bool is_semver(const std::string& v) {
-  static const std::regex re("(0|[1-9][0-9]*)\\.(0|[1-9][0-9]*)\\.(0|[1-9][0-9]*)(-[0-9A-Za-z.-]+)?(\\+[0-9A-Za-z.-]+)?");
+  static const std::regex re(
+      "(0|[1-9][0-9]*)\\.(0|[1-9][0-9]*)\\.(0|[1-9][0-9]*)(-[0-9A-Za-z.-]+)?(\\+[0-9A-Za-z.-]+)?");
   return std::regex_match(v, re);
 }
 
@@ -412,13 +424,13 @@ bool version_satisfies(const std::string& version, const std::string& range, std
     std::string op = m[1].matched ? m[1].str() : "=";
     auto want = parse_version(m[2].str());
     int cmp = have < want ? -1 : (have > want ? 1 : 0);
-    bool ok = op == ">=" ? cmp >= 0
-              : op == ">" ? cmp > 0
+    bool ok = op == ">="   ? cmp >= 0
+              : op == ">"  ? cmp > 0
               : op == "<=" ? cmp <= 0
               : op == "<"  ? cmp < 0
-              : op == "^"  ? (cmp >= 0 && have[0] == want[0] && (want[0] != 0 || have[1] == want[1]))
-              : op == "~"  ? (cmp >= 0 && have[0] == want[0] && have[1] == want[1])
-                           : cmp == 0;
+              : op == "^" ? (cmp >= 0 && have[0] == want[0] && (want[0] != 0 || have[1] == want[1]))
+              : op == "~" ? (cmp >= 0 && have[0] == want[0] && have[1] == want[1])
+                          : cmp == 0;
     if (!ok) {
       why = "requires engine " + range + ", this engine is " + version;
       return false;

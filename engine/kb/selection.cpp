@@ -24,7 +24,8 @@ void merge(Pack& base, const Pack& later, std::vector<LoadMessage>& msgs) {
   for (const auto& l : later.lists) {
     bool found = false;
     for (auto& q : base.lists)
-      if (q.name == l.name) q.items.insert(q.items.end(), l.items.begin(), l.items.end()), found = true;
+      if (q.name == l.name)
+        q.items.insert(q.items.end(), l.items.begin(), l.items.end()), found = true;
     if (!found) base.lists.push_back(l);
   }
   for (const auto& m : later.macros) {
@@ -44,14 +45,15 @@ void merge(Pack& base, const Pack& later, std::vector<LoadMessage>& msgs) {
     if (r.override_mode.empty()) {
       msgs.push_back({LoadCode::err_validate, r.pos.file, r.pos.line, r.pos.column, base.name,
                       "rule " + r.id,
-                      "rule already defined in " + old->pos.file + ":" + std::to_string(old->pos.line) +
-                          "; set override: replace or append"});
+                      "rule already defined in " + old->pos.file + ":" +
+                          std::to_string(old->pos.line) + "; set override: replace or append"});
       continue;
     }
     bool replace = r.override_mode == "replace";
     auto has = [&](const char* k) { return r.keys.count(k) > 0; };
     if (has("when")) {
-      if (replace) old->when = r.when;
+      if (replace)
+        old->when = r.when;
       else {
         // Appended conditions keep their own line mapping only if the base had none after it.
         old->when.text += "\n" + r.when.text;
@@ -59,20 +61,26 @@ void merge(Pack& base, const Pack& later, std::vector<LoadMessage>& msgs) {
       }
     }
     if (has("tags")) {
-      if (replace) old->tags = r.tags;
-      else old->tags.insert(old->tags.end(), r.tags.begin(), r.tags.end());
+      if (replace)
+        old->tags = r.tags;
+      else
+        old->tags.insert(old->tags.end(), r.tags.begin(), r.tags.end());
     }
     if (has("references")) {
-      if (replace) old->references = r.references;
-      else old->references.insert(old->references.end(), r.references.begin(), r.references.end());
+      if (replace)
+        old->references = r.references;
+      else
+        old->references.insert(old->references.end(), r.references.begin(), r.references.end());
     }
     if (has("evidence")) {
-      if (replace) old->evidence = r.evidence;
-      else old->evidence.insert(old->evidence.end(), r.evidence.begin(), r.evidence.end());
+      if (replace)
+        old->evidence = r.evidence;
+      else
+        old->evidence.insert(old->evidence.end(), r.evidence.begin(), r.evidence.end());
     }
     if (!replace) {
-      for (const char* k : {"title", "severity", "category", "enabled", "message", "subjects", "gain",
-                            "share", "action"})
+      for (const char* k : {"title", "severity", "category", "enabled", "message", "subjects",
+                            "gain", "share", "action"})
         if (has(k))
           msgs.push_back({LoadCode::err_validate, r.pos.file, r.pos.line, r.pos.column, base.name,
                           "rule " + r.id,
@@ -117,9 +125,12 @@ std::vector<Pack> read_all(const Selection& sel, std::vector<LoadMessage>& msgs)
     for (const auto& dir : pack_dirs(root)) {
       auto p = read_pack(dir, msgs);
       if (!p) continue;
-      auto it = std::find_if(packs.begin(), packs.end(), [&](const Pack& q) { return q.name == p->name; });
-      if (it == packs.end()) packs.push_back(std::move(*p));
-      else merge(*it, *p, msgs);
+      auto it = std::find_if(packs.begin(), packs.end(),
+                             [&](const Pack& q) { return q.name == p->name; });
+      if (it == packs.end())
+        packs.push_back(std::move(*p));
+      else
+        merge(*it, *p, msgs);
     }
   }
   return packs;
@@ -176,17 +187,19 @@ Selection read_config(const fs::path& file, std::vector<LoadMessage>& msgs) {
   try {
     root = YAML::LoadFile(file.string());
   } catch (const YAML::BadFile&) {
-    msgs.push_back({LoadCode::err_file_read, file.string(), 0, 0, "", "", "cannot read config file"});
+    msgs.push_back(
+        {LoadCode::err_file_read, file.string(), 0, 0, "", "", "cannot read config file"});
     return sel;
   } catch (const YAML::Exception& e) {
-    msgs.push_back({LoadCode::err_yaml_parse, file.string(), e.mark.line + 1, e.mark.column + 1, "", "", e.msg});
+    msgs.push_back({LoadCode::err_yaml_parse, file.string(), e.mark.line + 1, e.mark.column + 1, "",
+                    "", e.msg});
     return sel;
   }
   auto kb = root["kb"];
   if (!kb) return sel;
   auto bad = [&](const YAML::Node& n, const std::string& text) {
-    msgs.push_back({LoadCode::err_yaml_validate, file.string(), n.Mark().line + 1, n.Mark().column + 1, "",
-                    "kb", text});
+    msgs.push_back({LoadCode::err_yaml_validate, file.string(), n.Mark().line + 1,
+                    n.Mark().column + 1, "", "kb", text});
   };
   auto strings = [&](const YAML::Node& n, std::vector<std::string>& out, const char* what) {
     if (!n) return;
@@ -204,7 +217,8 @@ Selection read_config(const fs::path& file, std::vector<LoadMessage>& msgs) {
   strings(kb["packs"], sel.only, "kb.packs");
   if (kb["builtin"]) sel.builtin = kb["builtin"].as<bool>(true);
   if (auto params = kb["params"]) {
-    if (!params.IsMap()) bad(params, "kb.params must be a map pack -> {param: value}");
+    if (!params.IsMap())
+      bad(params, "kb.params must be a map pack -> {param: value}");
     else
       for (const auto& pk : params) {
         if (!pk.second.IsMap()) {
@@ -212,12 +226,14 @@ Selection read_config(const fs::path& file, std::vector<LoadMessage>& msgs) {
           continue;
         }
         for (const auto& kv : pk.second)
-          sel.params[pk.first.as<std::string>()][kv.first.as<std::string>()] = kv.second.as<std::string>();
+          sel.params[pk.first.as<std::string>()][kv.first.as<std::string>()] =
+              kv.second.as<std::string>();
       }
   }
   for (const auto& kv : kb) {
     auto k = kv.first.as<std::string>();
-    if (k != "paths" && k != "enable" && k != "disable" && k != "params" && k != "packs" && k != "builtin")
+    if (k != "paths" && k != "enable" && k != "disable" && k != "params" && k != "packs" &&
+        k != "builtin")
       msgs.push_back({LoadCode::unknown_key, file.string(), kv.first.Mark().line + 1,
                       kv.first.Mark().column + 1, "", "kb", "unknown key '" + k + "' ignored"});
   }
@@ -229,20 +245,24 @@ LoadedPacks load_pack_set(const Selection& sel) {
   auto packs = read_all(sel, out.messages);
   for (const auto& name : sel.only)
     if (std::none_of(packs.begin(), packs.end(), [&](const Pack& p) { return p.name == name; }))
-      out.messages.push_back({LoadCode::err_validate, "", 0, 0, name, "", "no pack named '" + name + "' in the search paths"});
+      out.messages.push_back({LoadCode::err_validate, "", 0, 0, name, "",
+                              "no pack named '" + name + "' in the search paths"});
   for (auto& p : packs) {
-    if (!sel.only.empty() && std::find(sel.only.begin(), sel.only.end(), p.name) == sel.only.end()) continue;
+    if (!sel.only.empty() && std::find(sel.only.begin(), sel.only.end(), p.name) == sel.only.end())
+      continue;
     for (auto& r : p.rules) {
       for (const auto& e : sel.enable)
         if (matches(e, p, r)) r.enabled = true;
       for (const auto& d : sel.disable)
         if (matches(d, p, r)) r.enabled = false;
     }
-    if (!p.rules.empty() && std::none_of(p.rules.begin(), p.rules.end(), [](const Rule& r) { return r.enabled; }))
+    if (!p.rules.empty() &&
+        std::none_of(p.rules.begin(), p.rules.end(), [](const Rule& r) { return r.enabled; }))
       continue;  // everything disabled: the pack does not run
     auto it = sel.params.find(p.name);
     static const std::map<std::string, std::string> none;
-    out.set.packs.push_back(compile_pack(p, out.messages, it == sel.params.end() ? none : it->second));
+    out.set.packs.push_back(
+        compile_pack(p, out.messages, it == sel.params.end() ? none : it->second));
   }
   return out;
 }
@@ -251,8 +271,8 @@ std::vector<PackInfo> list_packs(const Selection& sel) {
   std::vector<LoadMessage> msgs;
   std::vector<PackInfo> out;
   for (const auto& p : read_all(sel, msgs)) {
-    PackInfo info{p.name, p.version, p.maturity, p.description, p.applies_to, p.uses, p.dir,
-                  p.rules.size(), 0, p.test_files.size(), false};
+    PackInfo info{p.name, p.version,      p.maturity, p.description,       p.applies_to, p.uses,
+                  p.dir,  p.rules.size(), 0,          p.test_files.size(), false};
     for (const auto& r : p.rules) info.enabled_rules += r.enabled;
     std::vector<LoadMessage> cm;
     info.valid = compile_pack(p, cm).valid;

@@ -18,9 +18,9 @@
 namespace perfsage::engine {
 
 struct Selection {
-  bool builtin = true;                           // <kb root>/builtin, then <kb root>/community
-  std::vector<std::filesystem::path> paths;      // user/project paths, searched after those
-  std::vector<std::string> only;                 // pack names (--kb); empty = all
+  bool builtin = true;                       // <kb root>/builtin, then <kb root>/community
+  std::vector<std::filesystem::path> paths;  // user/project paths, searched after those
+  std::vector<std::string> only;             // pack names (--kb); empty = all
   // Applied last, enable before disable. Entries: a glob over pack names or "pack.rule"
   // ids, or "tag:<tag>" matching rule tags.
   std::vector<std::string> enable, disable;

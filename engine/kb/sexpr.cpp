@@ -83,9 +83,12 @@ std::vector<Node> parse(const std::string& text) {
 
 std::string variable_of(const std::string& atom) {
   size_t start = 0;
-  if (atom.rfind("$?", 0) == 0) start = 2;
-  else if (atom.rfind("?", 0) == 0) start = 1;
-  else return "";
+  if (atom.rfind("$?", 0) == 0)
+    start = 2;
+  else if (atom.rfind("?", 0) == 0)
+    start = 1;
+  else
+    return "";
   size_t end = atom.find_first_of("&|~:=", start);
   return atom.substr(start, end == std::string::npos ? std::string::npos : end - start);
 }

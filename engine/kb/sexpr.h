@@ -19,7 +19,8 @@ struct Node {
 
 struct SyntaxError : std::runtime_error {
   int line, column;
-  SyntaxError(const std::string& what, int l, int c) : std::runtime_error(what), line(l), column(c) {}
+  SyntaxError(const std::string& what, int l, int c)
+      : std::runtime_error(what), line(l), column(c) {}
 };
 
 // Parses a sequence of forms; throws SyntaxError on unbalanced parentheses or strings.

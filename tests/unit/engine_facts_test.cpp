@@ -1,0 +1,201 @@
+// Fact registry: declarations, deftemplates, docs and the queries over a populated store.
+#include <catch2/catch.hpp>
+
+#include "engine/clips/environment.h"
+#include "engine/facts/registry.h"
+#include "store/database.h"
+#include "store/run_writer.h"
+
+using namespace perfsage;
+using engine::facts::SlotValues;
+
+namespace {
+
+const engine::clips::Value& slot(const SlotValues& f, const std::string& name) {
+  for (const auto& [k, v] : f)
+    if (k == name) return v;
+  FAIL("no slot " << name);
+  static engine::clips::Value none;
+  return none;
+}
+
+std::vector<SlotValues> facts_of(store::Database& db, int64_t run, const char* type) {
+  return engine::facts::query_facts(db, run, *engine::facts::find_fact_type(type));
+}
+
+store::DeviceEvent dev(const char* kind, const char* name, int64_t start_us, int64_t dur_ns) {
+  store::DeviceEvent e;
+  e.kind = kind;
+  e.name = name;
+  e.start_ns = start_us * 1000;
+  e.dur_ns = dur_ns;
+  return e;
+}
+
+store::HostEvent host(const char* kind, const char* name, int64_t start_us, int64_t dur_ns,
+                      std::optional<int64_t> corr = {}) {
+  store::HostEvent e;
+  e.kind = kind;
+  e.name = name;
+  e.start_ns = start_us * 1000;
+  e.dur_ns = dur_ns;
+  e.correlation = corr;
+  return e;
+}
+
+}  // namespace
+
+TEST_CASE("every fact type compiles to a deftemplate CLIPS accepts and is documented") {
+  engine::clips::Environment env;
+  std::string md = engine::facts::facts_markdown();
+  for (const char* name : {"run", "op", "op_type", "kernel", "api", "memcpy", "step", "launch"}) {
+    INFO(name);
+    const auto* t = engine::facts::find_fact_type(name);
+    REQUIRE(t);
+    CHECK(env.load(engine::facts::deftemplate(*t)).empty());
+    CHECK(md.find(std::string("## `") + name + "`") != std::string::npos);
+    for (const auto& s : t->slots) CHECK(md.find("| `" + s.name + "` |") != std::string::npos);
+  }
+  CHECK_FALSE(engine::facts::find_fact_type("nope"));
+}
+
+TEST_CASE("op facts come from op_stats rows; op_type falls back to op_tasks") {
+  store::Database db(":memory:");
+  store::RunWriter w(db, {"job", {"/x"}, "fp", "2026-01-01T00:00:00Z"});
+  for (int i = 0; i < 5; ++i) {
+    store::OpTask t;
+    t.name = "trans_Cast_5";
+    t.type = "Cast";
+    t.core_type = "AI_CPU";
+    t.start_ns = 1000000 + i * 500000;
+    t.dur_ns = 100000 + i * 10000;
+    t.output_dtypes = "UINT64";
+    w.add(t);
+  }
+  w.commit();
+  int64_t run = w.run_id();
+  db.prepare(
+        "INSERT INTO op_stats(run_id, name, type, core_type, count, total_us, avg_us, min_us, "
+        "max_us, share, output_dtypes) VALUES(?1,'trans_Cast_5','Cast','AI_CPU',5,600,120,100,"
+        "140,0.25,'UINT64')")
+      .bind(1, run)
+      .run();
+  auto ops = facts_of(db, run, "op");
+  REQUIRE(ops.size() == 1);
+  CHECK(slot(ops[0], "name").text == "trans_Cast_5");
+  CHECK(slot(ops[0], "core_type").type == engine::clips::ValueType::Symbol);
+  CHECK(slot(ops[0], "core_type").text == "AI_CPU");
+  CHECK(slot(ops[0], "count").integer == 5);
+  CHECK(slot(ops[0], "max_us").real == Approx(140));
+  CHECK(slot(ops[0], "share").real == Approx(0.25));
+  CHECK(slot(ops[0], "output_dtypes").text == "UINT64");
+  CHECK(slot(ops[0], "block_dim").integer == 0);  // NULL -> default
+
+  auto types = facts_of(db, run, "op_type");  // no op_type_stats rows: aggregated from op_tasks
+  REQUIRE(types.size() == 1);
+  CHECK(slot(types[0], "count").integer == 5);
+  CHECK(slot(types[0], "total_us").real == Approx(600));
+  CHECK(slot(types[0], "share").real == Approx(1.0));
+
+  auto runs = facts_of(db, run, "run");
+  REQUIRE(runs.size() == 1);
+  CHECK(slot(runs[0], "device").text == "ascend");
+  CHECK(slot(runs[0], "has_device").text == "yes");
+  CHECK(slot(runs[0], "device_time_us").real == Approx(600));
+  CHECK(slot(runs[0], "wall_us").real == Approx(2000 + 140));
+}
+
+TEST_CASE("GPU facts: kernels, API categories, copies with direction and issuing API, launch") {
+  store::Database db(":memory:");
+  store::RunWriter w(db, {"job", {"/x"}, "fp", "2026-01-01T00:00:00Z"});
+  for (int i = 0; i < 8; ++i) w.add(dev("kernel", "tiny_kernel", 100 + i * 10, 4000));
+  w.add(dev("kernel", "gemm", 300, 50000));
+  w.add(dev("kernel", "gemm", 400, 70000));
+  auto copy = dev("memcpy", "Memcpy HtoD (Pageable -> Device)", 500, 20000);
+  copy.correlation = 7;
+  copy.bytes = 4096;
+  w.add(copy);
+  w.add(dev("memset", "Memset (Device)", 600, 1000));
+  w.add(host("runtime", "cudaMemcpyAsync", 490, 30000, 7));
+  w.add(host("runtime", "cudaStreamSynchronize", 700, 100000));
+  w.add(host("runtime", "cudaStreamSynchronize", 900, 50000));
+  w.add(host("runtime", "cudaLaunchKernel", 95, 5000));
+  w.add(host("cpu_op", "aten::mm", 0, 1000000));
+  store::Step s;
+  s.step = 1;
+  s.start_ns = 0;
+  s.dur_ns = 1000000;
+  w.add(s);
+  w.commit();
+  int64_t run = w.run_id();
+
+  auto kernels = facts_of(db, run, "kernel");
+  REQUIRE(kernels.size() == 2);
+  CHECK(slot(kernels[0], "name").text == "gemm");  // longest total first
+  CHECK(slot(kernels[0], "count").integer == 2);
+  CHECK(slot(kernels[1], "tiny").integer == 8);
+  CHECK(slot(kernels[0], "share").real == Approx(120.0 / 152.0));
+
+  auto apis = facts_of(db, run, "api");
+  std::map<std::string, SlotValues> by_name;
+  for (auto& a : apis) by_name[slot(a, "name").text] = a;
+  REQUIRE(by_name.size() == 3);  // cpu_op is not an API call
+  CHECK(slot(by_name["cudaStreamSynchronize"], "category").text == "sync");
+  CHECK(slot(by_name["cudaStreamSynchronize"], "count").integer == 2);
+  CHECK(slot(by_name["cudaStreamSynchronize"], "share").real == Approx(0.15));  // of the 1 ms step
+  CHECK(slot(by_name["cudaMemcpyAsync"], "category").text == "memcpy");
+  CHECK(slot(by_name["cudaLaunchKernel"], "category").text == "launch");
+
+  auto copies = facts_of(db, run, "memcpy");
+  REQUIRE(copies.size() == 2);
+  const auto& htod = slot(copies[0], "direction").text == "HtoD" ? copies[0] : copies[1];
+  CHECK(slot(htod, "pageable").text == "yes");
+  CHECK(slot(htod, "api").text == "cudaMemcpyAsync");
+  CHECK(slot(htod, "async").text == "yes");
+  CHECK(slot(htod, "bytes").integer == 4096);
+  const auto& set = &htod == &copies[0] ? copies[1] : copies[0];
+  CHECK(slot(set, "direction").text == "memset");
+  CHECK(slot(set, "async").text == "unknown");
+
+  auto launch = facts_of(db, run, "launch");
+  REQUIRE(launch.size() == 1);
+  CHECK(slot(launch[0], "kernels").integer == 10);
+  CHECK(slot(launch[0], "tiny_kernels").integer == 8);
+  CHECK(slot(launch[0], "tiny_share").real == Approx(0.8));
+  CHECK(slot(launch[0], "median_kernel_us").real == Approx(4.0));
+  CHECK(slot(launch[0], "gpu_busy_us").real == Approx(32 + 120 + 20 + 1));
+
+  auto runs = facts_of(db, run, "run");
+  CHECK(slot(runs[0], "device").text == "cuda");
+  CHECK(slot(runs[0], "steps").integer == 1);
+  CHECK(slot(runs[0], "ref_time_us").real == Approx(1000));
+}
+
+TEST_CASE("a CPU-only run: has_device no, no launch fact, no division by zero") {
+  store::Database db(":memory:");
+  store::RunWriter w(db, {"job", {"/x"}, "fp", "2026-01-01T00:00:00Z"});
+  w.add(host("user_annotation", "gloo:all_reduce", 0, 300000000));
+  w.add(host("cpu_op", "aten::empty", 10, 1000));
+  w.commit();
+  db.prepare("UPDATE runs SET device = 'cpu' WHERE id = ?1").bind(1, w.run_id()).run();
+  auto runs = facts_of(db, w.run_id(), "run");
+  REQUIRE(runs.size() == 1);
+  CHECK(slot(runs[0], "device").text == "cpu");
+  CHECK(slot(runs[0], "has_device").text == "no");
+  CHECK(slot(runs[0], "device_time_us").real == 0.0);
+  CHECK(slot(runs[0], "wall_us").real == Approx(300000));
+  CHECK(facts_of(db, w.run_id(), "launch").empty());
+  CHECK(facts_of(db, w.run_id(), "kernel").empty());
+  CHECK(facts_of(db, w.run_id(), "api").empty());
+}
+
+TEST_CASE("coerce converts user values to slot types and refuses what does not fit") {
+  using engine::facts::coerce;
+  const auto* op = engine::facts::find_fact_type("op");
+  CHECK(coerce(*op->slot("total_us"), engine::clips::Value::of_int(5)).type ==
+        engine::clips::ValueType::Float);
+  CHECK(coerce(*op->slot("core_type"), engine::clips::Value::of_string("AI_CPU")).type ==
+        engine::clips::ValueType::Symbol);
+  CHECK_THROWS(coerce(*op->slot("count"), engine::clips::Value::of_string("many")));
+  CHECK_THROWS(coerce(*op->slot("core_type"), engine::clips::Value::of_string("AI CPU")));
+}

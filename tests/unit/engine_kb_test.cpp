@@ -1,0 +1,276 @@
+// Pack reader and compiler: load results with codes and file:line:column, sandbox at load.
+#include <catch2/catch.hpp>
+
+#include "engine/kb/compiler.h"
+#include "engine/kb/reader.h"
+#include "engine/kb/selection.h"
+#include "test_support.h"
+
+using namespace perfsage::engine;
+
+namespace {
+
+const char* kHeader = R"(name: demo
+version: 1.2.3
+engine: ">=0.1"
+uses: [op]
+params:
+  min_us: 20
+rules:
+)";
+
+struct Compiled {
+  std::vector<LoadMessage> msgs;
+  CompiledPack pack;
+};
+
+Compiled compile_text(const std::string& rules) {
+  Compiled c;
+  auto p = read_pack_text(std::string(kHeader) + rules, "demo/pack.yaml", c.msgs);
+  if (p) c.pack = compile_pack(*p, c.msgs);
+  return c;
+}
+
+const LoadMessage* first_error(const std::vector<LoadMessage>& msgs) {
+  for (const auto& m : msgs)
+    if (m.error()) return &m;
+  return nullptr;
+}
+
+}  // namespace
+
+TEST_CASE("a valid rule compiles to a defrule asserting a recommendation") {
+  auto c = compile_text(R"(  - id: slow
+    when: |
+      (op (name ?n) (max_us ?m&:(>= ?m ${min_us})))
+    message: "{?n} took {?m:us}"
+    subjects: [n]
+    evidence: {max_us: "?m"}
+    gain: (* ?m 0.5)
+)");
+  INFO((c.msgs.empty() ? "" : c.msgs[0].str()));
+  REQUIRE(c.pack.valid);
+  CHECK(c.pack.constructs.find("(defrule slow") != std::string::npos);
+  CHECK(c.pack.constructs.find(">= ?m 20") != std::string::npos);  // param substituted
+  REQUIRE(c.pack.rules.size() == 1);
+  CHECK(c.pack.rules[0].vars == std::vector<std::string>{"n", "m"});
+  CHECK(c.pack.rules[0].fact_types == std::vector<std::string>{"op"});
+}
+
+TEST_CASE("a pack calling system is rejected at load with a clear message and position") {
+  auto c = compile_text(R"(  - id: evil
+    when: |
+      (op (name ?n))
+      (test (system "rm -rf /"))
+    message: "x"
+)");
+  CHECK_FALSE(c.pack.valid);
+  const auto* e = first_error(c.msgs);
+  REQUIRE(e);
+  CHECK(e->code == LoadCode::err_compile_condition);
+  CHECK(e->text.find("'system' is not allowed") != std::string::npos);
+  CHECK(e->text.find("operating system") != std::string::npos);
+  CHECK(e->line == 11);  // the (test ...) line in YAML
+  CHECK(e->column == 14);
+  CHECK(e->str().rfind("demo/pack.yaml:11:14: error LOAD_ERR_COMPILE_CONDITION", 0) == 0);
+}
+
+TEST_CASE("compile errors name the YAML line and column") {
+  SECTION("unknown slot") {
+    auto c = compile_text(
+        "  - id: r\n    when: |\n      (op (name ?n))\n      (op (bogus ?b))\n    message: m\n");
+    const auto* e = first_error(c.msgs);
+    REQUIRE(e);
+    CHECK(e->text.find("no slot 'bogus'") != std::string::npos);
+    CHECK(e->line == 11);
+    CHECK(e->column == 12);
+  }
+  SECTION("fact type not listed in uses") {
+    auto c = compile_text("  - id: r\n    when: (kernel (name ?n))\n    message: m\n");
+    const auto* e = first_error(c.msgs);
+    REQUIRE(e);
+    CHECK(e->text.find("not listed in 'uses'") != std::string::npos);
+    CHECK(e->line == 9);
+    CHECK(e->column == 12);
+  }
+  SECTION("unbalanced parentheses") {
+    auto c = compile_text("  - id: r\n    when: |\n      (op (name ?n)\n    message: m\n");
+    const auto* e = first_error(c.msgs);
+    REQUIRE(e);
+    CHECK(e->text.find("unbalanced") != std::string::npos);
+    CHECK(e->line == 10);
+  }
+  SECTION("escaping the defrule with => is refused") {
+    auto c = compile_text("  - id: r\n    when: (op (name ?n)) => (assert (x))\n    message: m\n");
+    REQUIRE(first_error(c.msgs));
+    CHECK(first_error(c.msgs)->text.find("'=>'") != std::string::npos);
+  }
+  SECTION("CLIPS's own errors map back to the when line") {
+    // A constraint CLIPS rejects (type mismatch with the slot) is only caught by CLIPS.
+    auto c = compile_text(
+        "  - id: r\n    when: |\n      (op (name ?n))\n      (op (count abc))\n    message: m\n");
+    const auto* e = first_error(c.msgs);
+    REQUIRE(e);
+    CHECK(e->text.find("CLIPS:") != std::string::npos);
+    CHECK(e->line == 11);
+  }
+  SECTION("message variable not bound") {
+    auto c = compile_text("  - id: r\n    when: (op (name ?n))\n    message: \"{?zzz}\"\n");
+    const auto* e = first_error(c.msgs);
+    REQUIRE(e);
+    CHECK(e->code == LoadCode::err_compile_output);
+    CHECK(e->text.find("{?zzz}") != std::string::npos);
+    CHECK(e->line == 10);
+  }
+  SECTION("unknown ${name}") {
+    auto c =
+        compile_text("  - id: r\n    when: (op (max_us ?m&:(> ?m ${nope})))\n    message: m\n");
+    REQUIRE(first_error(c.msgs));
+    CHECK(first_error(c.msgs)->text.find("${nope}") != std::string::npos);
+  }
+  SECTION("gain with a forbidden function") {
+    auto c = compile_text(
+        "  - id: r\n    when: (op (max_us ?m))\n    message: m\n    gain: (eval \"(+ 1 2)\")\n");
+    REQUIRE(first_error(c.msgs));
+    CHECK(first_error(c.msgs)->code == LoadCode::err_compile_output);
+    CHECK(first_error(c.msgs)->line == 11);
+  }
+}
+
+TEST_CASE("header validation, unknown keys and YAML syntax errors") {
+  std::vector<LoadMessage> msgs;
+  auto p = read_pack_text("name: x\nversion: 1.0\nrules: []\n", "x.yaml", msgs);
+  CHECK_FALSE(p);
+  REQUIRE(first_error(msgs));
+  CHECK(first_error(msgs)->code == LoadCode::err_validate);
+  CHECK(first_error(msgs)->line == 2);
+
+  msgs.clear();
+  p = read_pack_text(
+      "name: x\nversion: 1.0.0\ncolour: blue\nrules:\n  - id: a\n    when: (op)\n    messag: m\n",
+      "x.yaml", msgs);
+  REQUIRE(p);
+  int unknown = 0;
+  for (const auto& m : msgs) unknown += m.code == LoadCode::unknown_key;
+  CHECK(unknown == 2);
+
+  msgs.clear();
+  p = read_pack_text("name: x\nversion: [1\n", "x.yaml", msgs);
+  CHECK_FALSE(p);
+  REQUIRE(first_error(msgs));
+  CHECK(first_error(msgs)->code == LoadCode::err_yaml_parse);
+  CHECK(first_error(msgs)->line >= 2);
+
+  msgs.clear();
+  p = read_pack_text("name: x\nversion: 1.0.0\nengine: \">=9\"\nrules: []\n", "x.yaml", msgs);
+  REQUIRE(p);
+  auto c = compile_pack(*p, msgs);
+  CHECK_FALSE(c.valid);
+  CHECK(c.error.find("requires engine >=9") != std::string::npos);
+}
+
+TEST_CASE("engine version ranges") {
+  std::string why;
+  CHECK(version_satisfies("0.1.0", ">=0.1", why));
+  CHECK(version_satisfies("0.1.0", ">=0.1, <2", why));
+  CHECK_FALSE(version_satisfies("0.1.0", ">0.1.0", why));
+  CHECK(version_satisfies("1.4.0", "^1.2", why));
+  CHECK_FALSE(version_satisfies("2.0.0", "^1.2", why));
+  CHECK_FALSE(version_satisfies("1.0.0", "soon", why));
+  CHECK(why.find("cannot parse") != std::string::npos);
+}
+
+TEST_CASE("unused params warn and config overrides replace param values") {
+  std::vector<LoadMessage> msgs;
+  auto p =
+      read_pack_text(std::string(kHeader) + "  - id: r\n    when: (op (name ?n))\n    message: m\n",
+                     "demo.yaml", msgs);
+  REQUIRE(p);
+  auto c = compile_pack(*p, msgs, {{"min_us", "50"}, {"other", "1"}});
+  CHECK(c.valid);
+  bool unused = false, unknown_override = false;
+  for (const auto& m : msgs) {
+    unused |= m.code == LoadCode::unused_param;
+    unknown_override |= m.code == LoadCode::unknown_param_override;
+  }
+  CHECK(unused);
+  CHECK(unknown_override);
+  CHECK(c.pack.params[0].value.clips == "50");
+}
+
+TEST_CASE("selection: search paths, override replace/append, enable/disable, config file") {
+  perfsage::test::TempDir dir;
+  dir.write("a/demo/pack.yaml",
+            std::string(kHeader) +
+                "  - id: r1\n    tags: [noisy]\n    when: (op (name ?n))\n    message: m1\n"
+                "  - id: r2\n    when: (op (name ?n))\n    message: m2\n");
+  dir.write("b/demo/pack.yaml",
+            "name: demo\nversion: 1.2.4\nrules:\n"
+            "  - id: r2\n    override: replace\n    message: replaced\n"
+            "  - id: r1\n    override: append\n    when: (op (count ?c&:(> ?c 1)))\n");
+  Selection sel;
+  sel.builtin = false;
+  sel.paths = {dir.path() / "a", dir.path() / "b"};
+  auto loaded = load_pack_set(sel);
+  REQUIRE(loaded.set.packs.size() == 1);
+  const auto& pack = loaded.set.packs[0];
+  INFO(pack.error);
+  REQUIRE(pack.valid);
+  CHECK(pack.pack.rule("r2")->message.text == "replaced");
+  CHECK(pack.pack.rule("r1")->when.text.find("count") != std::string::npos);
+
+  sel.disable = {"tag:noisy"};
+  loaded = load_pack_set(sel);
+  CHECK(loaded.set.packs[0].rules.size() == 1);
+  sel.disable = {"dem*"};
+  CHECK(load_pack_set(sel).set.packs.empty());
+
+  dir.write("c/demo/pack.yaml",
+            "name: demo\nversion: 1.2.5\nrules:\n  - id: r2\n    message: again\n");
+  sel.disable.clear();
+  sel.paths.push_back(dir.path() / "c");
+  loaded = load_pack_set(sel);
+  CHECK(has_errors(loaded.messages));  // redefinition without override
+
+  auto cfg = dir.write(
+      "perfsage.yaml",
+      "kb:\n  paths: [a]\n  disable: [demo.r2]\n  params: {demo: {min_us: 99}}\n  colour: x\n");
+  std::vector<LoadMessage> msgs;
+  auto from_file = read_config(cfg, msgs);
+  REQUIRE(from_file.paths.size() == 1);
+  CHECK(from_file.paths[0] == dir.path() / "a");
+  CHECK(from_file.params["demo"]["min_us"] == "99");
+  CHECK(msgs.size() == 1);  // the unknown key
+  from_file.builtin = false;
+  loaded = load_pack_set(from_file);
+  REQUIRE(loaded.set.packs.size() == 1);
+  CHECK(loaded.set.packs[0].rules.size() == 1);
+  CHECK(loaded.set.packs[0].constructs.find("99") == std::string::npos);  // min_us unused in rules
+  CHECK(loaded.set.packs[0].pack.params[0].value.clips == "99");
+}
+
+TEST_CASE("built-in packs are found, list and load without errors") {
+  Selection sel;
+  auto loaded = load_pack_set(sel);
+  for (const auto& m : loaded.messages) INFO(m.str());
+  CHECK_FALSE(has_errors(loaded.messages));
+  std::set<std::string> names;
+  for (const auto& p : loaded.set.packs) {
+    INFO(p.error);
+    CHECK(p.valid);
+    names.insert(p.pack.name);
+  }
+  CHECK(names.count("aicpu"));
+  CHECK(names.count("gpu_runtime"));
+  auto infos = list_packs(sel);
+  CHECK(infos.size() >= 2);
+  sel.only = {"aicpu"};
+  CHECK(load_pack_set(sel).set.packs.size() == 1);
+}
+
+TEST_CASE("glob matching") {
+  CHECK(glob_match("a*", "aicpu"));
+  CHECK(glob_match("*.r?", "demo.r1"));
+  CHECK_FALSE(glob_match("gpu*", "aicpu"));
+  CHECK(glob_match("*", ""));
+}
