@@ -55,12 +55,17 @@ store::RunSummary summarize_run(store::Database& db, int64_t run_id, const RunId
       FROM steps WHERE run_id=?1 AND computing_us IS NOT NULL)sql",
                                 run_id);
   }
-  s.device_time_us =
-      query_real(db, "SELECT sum(dur_ns)/1000.0 FROM op_tasks WHERE run_id=?1", run_id) +
-      query_real(db,
-                 "SELECT sum(dur_ns)/1000.0 FROM device_events WHERE run_id=?1 AND kind IN "
-                 "('kernel','memcpy','memset')",
-                 run_id);
+  // Device time per rank: the op tables when the rank has them, else the timeline's device
+  // activities. An Ascend folder holds both kernel_details.csv and trace_view.json for the same
+  // tasks; adding both would count every task twice.
+  s.device_time_us = query_real(db, R"sql(
+    WITH ops AS (SELECT rank, sum(dur_ns) AS ns FROM op_tasks WHERE run_id=?1 GROUP BY rank),
+    dev AS (SELECT rank, sum(dur_ns) AS ns FROM device_events
+            WHERE run_id=?1 AND kind IN ('kernel','memcpy','memset') GROUP BY rank),
+    ranks AS (SELECT rank FROM ops UNION SELECT rank FROM dev)
+    SELECT sum(coalesce(ops.ns, dev.ns, 0))/1000.0 FROM ranks
+    LEFT JOIN ops ON ops.rank=ranks.rank LEFT JOIN dev ON dev.rank=ranks.rank)sql",
+                                run_id);
   store::update_run_summary(db, s);
   return s;
 }

@@ -105,3 +105,21 @@ TEST_CASE("a run without any device activity reports an unknown device and zero 
   CHECK(s.device_time_us == 0);
   CHECK(s.step_time_us == 0);
 }
+
+TEST_CASE("device time counts a rank's tasks once when both op tables and a timeline exist") {
+  store::Database db(":memory:");
+  store::RunWriter w(db, {"j", {}, "fp", "now"});
+  int64_t run = w.run_id();
+  w.add(task("Conv2D1", "Conv2D", "AI_CORE", 400'000));
+  store::DeviceEvent same;  // the same task seen on the Ascend Hardware timeline
+  same.kind = "kernel";
+  same.name = "Conv2D1";
+  same.dur_ns = 400'000;
+  w.add(same);
+  store::DeviceEvent other_rank = same;  // a rank with only a timeline
+  other_rank.rank = 1;
+  w.add(other_rank);
+  w.commit();
+  auto s = analyzers::analyze_run(db, run, {"pytorch-npu", "ascend", ""});
+  CHECK(s.device_time_us == Approx(800));
+}

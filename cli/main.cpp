@@ -1,0 +1,41 @@
+// perfsage: one-shot analysis, ingest, and knowledge-base tooling.
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "cli/commands.h"
+
+namespace {
+void usage(std::ostream& os) {
+  os << "usage: perfsage <command> [options]\n\n"
+        "commands:\n"
+        "  analyze PATH...   collect profiling dumps and graphs, analyse, print recommendations\n"
+        "  ingest PATH...    collect into a store without analysing (--store FILE)\n"
+        "  kb list           list the knowledge-base packs\n"
+        "  kb test [PACK]    run pack tests\n"
+        "  kb facts          print the fact types packs can use (Markdown)\n"
+        "  version           print the version\n\n"
+        "Run 'perfsage <command> --help' for a command's options.\n";
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
+    usage(args.empty() ? std::cerr : std::cout);
+    return args.empty() ? perfsage::cli::kExitUsage : 0;
+  }
+  std::string cmd = args[0];
+  args.erase(args.begin());
+  using namespace perfsage::cli;
+  if (cmd == "analyze") return run_analyze(args, std::cout, std::cerr);
+  if (cmd == "ingest") return run_ingest(args, std::cout, std::cerr);
+  if (cmd == "kb") return run_kb(args, std::cout, std::cerr);
+  if (cmd == "version" || cmd == "--version") {
+    std::cout << "perfsage " << PERFSAGE_VERSION << "\n";
+    return 0;
+  }
+  std::cerr << "perfsage: unknown command '" << cmd << "'\n";
+  usage(std::cerr);
+  return kExitUsage;
+}
