@@ -1,10 +1,13 @@
 // Fact registry: declarations, deftemplates, docs and the queries over a populated store.
 #include <catch2/catch.hpp>
+#include <fstream>
+#include <sstream>
 
 #include "engine/clips/environment.h"
 #include "engine/facts/registry.h"
 #include "store/database.h"
 #include "store/run_writer.h"
+#include "test_support.h"
 
 using namespace perfsage;
 using engine::facts::SlotValues;
@@ -198,4 +201,12 @@ TEST_CASE("coerce converts user values to slot types and refuses what does not f
         engine::clips::ValueType::Symbol);
   CHECK_THROWS(coerce(*op->slot("count"), engine::clips::Value::of_string("many")));
   CHECK_THROWS(coerce(*op->slot("core_type"), engine::clips::Value::of_string("AI CPU")));
+}
+
+TEST_CASE("docs/facts.md matches the registry") {
+  std::ifstream in(perfsage::test::source_dir() / "docs" / "facts.md");
+  REQUIRE(in);
+  std::stringstream text;
+  text << in.rdbuf();
+  CHECK(text.str() == engine::facts::facts_markdown());
 }
