@@ -132,6 +132,40 @@ CREATE TABLE graph_op_matches(
   match TEXT NOT NULL);
 CREATE INDEX graph_op_matches_run ON graph_op_matches(run_id, node);
 )sql",
+    // 3: iteration analyzers: per-rank step breakdown sums, device activity, host schedule.
+    R"sql(
+CREATE TABLE iteration_ranks(
+  run_id INTEGER NOT NULL, rank INTEGER NOT NULL, source TEXT NOT NULL, steps INTEGER NOT NULL,
+  dur_us REAL, computing_us REAL, comm_us REAL, comm_not_overlapped_us REAL, overlapped_us REAL,
+  free_us REAL, dataloader_us REAL, optimizer_us REAL);
+CREATE INDEX iteration_ranks_run ON iteration_ranks(run_id);
+
+CREATE TABLE device_activity(
+  run_id INTEGER NOT NULL, rank INTEGER NOT NULL, device INTEGER, activities INTEGER NOT NULL,
+  window_us REAL, busy_us REAL, utilisation REAL, gap_threshold_us REAL, gaps INTEGER,
+  gap_total_us REAL, longest_gap_us REAL, chunks INTEGER, low_chunks INTEGER,
+  low_chunk_threshold REAL);
+
+CREATE TABLE iteration_schedule(
+  run_id INTEGER NOT NULL, rank INTEGER NOT NULL, compile_execute_calls INTEGER,
+  compile_execute_us REAL, op_compile_calls INTEGER, op_compile_us REAL, sync_calls INTEGER,
+  sync_us REAL, launch_calls INTEGER, sync_after_launch INTEGER, memory_calls INTEGER,
+  memory_us REAL);
+)sql",
+    // 4: graph patterns: fusion candidates and TransData chains (analyzers/patterns).
+    R"sql(
+CREATE TABLE fusion_candidates(
+  run_id INTEGER NOT NULL, pattern TEXT NOT NULL, kind TEXT NOT NULL, pass TEXT, fix TEXT,
+  source TEXT NOT NULL, graph TEXT, nodes TEXT NOT NULL, types TEXT NOT NULL, ops TEXT,
+  fused INTEGER NOT NULL, count INTEGER, total_us REAL, share REAL);
+CREATE INDEX fusion_candidates_run ON fusion_candidates(run_id);
+
+CREATE TABLE transdata_chains(
+  run_id INTEGER NOT NULL, kind TEXT NOT NULL, source TEXT NOT NULL, graph TEXT,
+  nodes TEXT NOT NULL, transdata TEXT NOT NULL, formats TEXT, culprit TEXT, count INTEGER,
+  total_us REAL, share REAL);
+CREATE INDEX transdata_chains_run ON transdata_chains(run_id);
+)sql",
 };
 
 }  // namespace

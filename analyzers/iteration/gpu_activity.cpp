@@ -1,0 +1,109 @@
+// Device activity per (rank, device): the union of kernel, memcpy and memset intervals over
+// the window from the first activity's start to the last one's end. Re-expresses Nsight
+// Systems' gpu_gaps (gaps >= 500 ms) and gpu_time_util (30 equal chunks, < 50 % in use) and
+// HTA's idle time on Kineto and Ascend timelines.
+#include <algorithm>
+#include <map>
+
+#include "analyzers/iteration/iteration.h"
+#include "store/database.h"
+
+namespace perfsage::analyzers::iteration {
+
+std::vector<Interval> merge_intervals(std::vector<Interval> v) {
+  std::sort(v.begin(), v.end(), [](const Interval& a, const Interval& b) {
+    return a.start < b.start || (a.start == b.start && a.end < b.end);
+  });
+  std::vector<Interval> out;
+  for (const auto& i : v) {
+    if (i.end <= i.start) continue;  // zero-length activity adds no busy time
+    if (!out.empty() && i.start <= out.back().end)
+      out.back().end = std::max(out.back().end, i.end);
+    else
+      out.push_back(i);
+  }
+  return out;
+}
+
+namespace {
+
+struct Stats {
+  int64_t window_ns = 0, busy_ns = 0, gaps = 0, gap_total_ns = 0, longest_gap_ns = 0;
+  int low_chunks = 0;
+};
+
+Stats stats_of(const std::vector<Interval>& merged, const GpuActivityOptions& opt) {
+  Stats s;
+  if (merged.empty()) return s;
+  int64_t first = merged.front().start, last = merged.back().end;
+  s.window_ns = last - first;
+  for (size_t i = 0; i < merged.size(); ++i) {
+    s.busy_ns += merged[i].end - merged[i].start;
+    if (i == 0) continue;
+    int64_t gap = merged[i].start - merged[i - 1].end;
+    s.longest_gap_ns = std::max(s.longest_gap_ns, gap);
+    if (gap >= opt.gap_threshold_ns) {
+      ++s.gaps;
+      s.gap_total_ns += gap;
+    }
+  }
+  // Busy time per equal chunk of the window; intervals are disjoint, so one sweep suffices.
+  if (opt.chunks > 0 && s.window_ns > 0) {
+    size_t k = 0;
+    for (int c = 0; c < opt.chunks; ++c) {
+      int64_t cs = first + s.window_ns * c / opt.chunks;
+      int64_t ce = first + s.window_ns * (c + 1) / opt.chunks;
+      while (k < merged.size() && merged[k].end <= cs) ++k;
+      int64_t busy = 0;
+      for (size_t j = k; j < merged.size() && merged[j].start < ce; ++j)
+        busy += std::min(ce, merged[j].end) - std::max(cs, merged[j].start);
+      if (ce > cs &&
+          static_cast<double>(busy) / static_cast<double>(ce - cs) < opt.low_chunk_utilisation)
+        ++s.low_chunks;
+    }
+  }
+  return s;
+}
+
+}  // namespace
+
+void compute_gpu_activity(store::Database& db, int64_t run_id, const GpuActivityOptions& opt) {
+  db.prepare("DELETE FROM device_activity WHERE run_id=?1").bind(1, run_id).run();
+  std::map<std::pair<int64_t, int64_t>, std::vector<Interval>> by_device;
+  auto q = db.prepare(
+      "SELECT rank, coalesce(device, -1), start_ns, dur_ns FROM device_events "
+      "WHERE run_id=?1 AND kind IN ('kernel','memcpy','memset') AND dur_ns >= 0");
+  q.bind(1, run_id);
+  while (q.step()) {
+    int64_t start = q.int64(2);
+    by_device[{q.int64(0), q.int64(1)}].push_back({start, start + q.int64(3)});
+  }
+  auto ins = db.prepare(
+      "INSERT INTO device_activity(run_id, rank, device, activities, window_us, busy_us, "
+      "utilisation, gap_threshold_us, gaps, gap_total_us, longest_gap_us, chunks, low_chunks, "
+      "low_chunk_threshold) VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14)");
+  for (auto& [key, intervals] : by_device) {
+    int64_t n = static_cast<int64_t>(intervals.size());
+    Stats s = stats_of(merge_intervals(std::move(intervals)), opt);
+    ins.reset();
+    ins.bind(1, run_id).bind(2, key.first);
+    if (key.second >= 0)
+      ins.bind(3, key.second);
+    else
+      ins.bind_null(3);
+    ins.bind(4, n)
+        .bind(5, s.window_ns / 1000.0)
+        .bind(6, s.busy_ns / 1000.0)
+        .bind(7, s.window_ns > 0 ? static_cast<double>(s.busy_ns) / s.window_ns : 0.0)
+        .bind(8, opt.gap_threshold_ns / 1000.0)
+        .bind(9, s.gaps)
+        .bind(10, s.gap_total_ns / 1000.0)
+        .bind(11, s.longest_gap_ns / 1000.0)
+        .bind(12, opt.chunks)
+        .bind(13, s.low_chunks)
+        .bind(14, opt.low_chunk_utilisation);
+    ins.run();
+  }
+}
+
+}  // namespace perfsage::analyzers::iteration

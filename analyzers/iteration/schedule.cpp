@@ -1,0 +1,89 @@
+// Host-side schedule statistics per rank from AscendCL/CANN API spans (msprof-analyze's
+// schedule checkers): on-line compilation (aclopCompileAndExecute, opCompile), stream
+// synchronisation and how often it directly follows a Node@launch (the launch-blocking
+// co-occurrence ratio), and memory-management API time.
+#include <map>
+#include <string_view>
+
+#include "analyzers/iteration/iteration.h"
+#include "store/database.h"
+
+namespace perfsage::analyzers::iteration {
+namespace {
+
+struct RankSchedule {
+  int64_t compile_execute_calls = 0, op_compile_calls = 0, sync_calls = 0, launch_calls = 0;
+  int64_t sync_after_launch = 0, memory_calls = 0;
+  double compile_execute_us = 0, op_compile_us = 0, sync_us = 0, memory_us = 0;
+  bool last_was_launch = false;  // previous sync-or-launch event in time order was a launch
+  bool any = false;
+};
+
+bool contains(std::string_view s, std::string_view part) {
+  return s.find(part) != std::string_view::npos;
+}
+
+void add(RankSchedule& r, std::string_view name, double us) {
+  if (contains(name, "aclopCompileAndExecute")) {
+    ++r.compile_execute_calls;
+    r.compile_execute_us += us;
+    r.any = true;
+  } else if (contains(name, "opCompile")) {
+    ++r.op_compile_calls;
+    r.op_compile_us += us;
+    r.any = true;
+  } else if (name.rfind("AscendCL@aclrtSynchronizeStream", 0) == 0) {
+    // Prefix match, as msprof-analyze: ...SynchronizeStreamWithTimeout counts too.
+    ++r.sync_calls;
+    r.sync_us += us;
+    if (r.last_was_launch) ++r.sync_after_launch;
+    r.last_was_launch = false;
+    r.any = true;
+  } else if (name == "Node@launch") {
+    ++r.launch_calls;
+    r.last_was_launch = true;
+    r.any = true;
+  } else if (name.rfind("AscendCL@", 0) == 0 &&
+             (contains(name, "Malloc") || contains(name, "aclrtFree"))) {
+    ++r.memory_calls;
+    r.memory_us += us;
+    r.any = true;
+  }
+}
+
+}  // namespace
+
+void compute_schedule(store::Database& db, int64_t run_id) {
+  db.prepare("DELETE FROM iteration_schedule WHERE run_id=?1").bind(1, run_id).run();
+  std::map<int64_t, RankSchedule> ranks;
+  auto q = db.prepare(
+      "SELECT rank, name, dur_ns FROM host_events WHERE run_id=?1 "
+      "AND kind IN ('api','runtime','driver') ORDER BY rank, start_ns");
+  q.bind(1, run_id);
+  while (q.step()) {
+    std::string name = q.text(1);
+    add(ranks[q.int64(0)], name, static_cast<double>(q.int64(2)) / 1000.0);
+  }
+  auto ins = db.prepare(
+      "INSERT INTO iteration_schedule(run_id, rank, compile_execute_calls, compile_execute_us, "
+      "op_compile_calls, op_compile_us, sync_calls, sync_us, launch_calls, sync_after_launch, "
+      "memory_calls, memory_us) VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12)");
+  for (const auto& [rank, r] : ranks) {
+    if (!r.any) continue;
+    ins.bind(1, run_id)
+        .bind(2, rank)
+        .bind(3, r.compile_execute_calls)
+        .bind(4, r.compile_execute_us)
+        .bind(5, r.op_compile_calls)
+        .bind(6, r.op_compile_us)
+        .bind(7, r.sync_calls)
+        .bind(8, r.sync_us)
+        .bind(9, r.launch_calls)
+        .bind(10, r.sync_after_launch)
+        .bind(11, r.memory_calls)
+        .bind(12, r.memory_us);
+    ins.run();
+  }
+}
+
+}  // namespace perfsage::analyzers::iteration
