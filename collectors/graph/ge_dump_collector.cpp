@@ -1,15 +1,15 @@
 #include "collectors/graph/ge_dump_collector.h"
 
 #include <google/protobuf/arena.h>
-#include <google/protobuf/io/tokenizer.h>
-#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
-#include <google/protobuf/text_format.h>
 
+#include <algorithm>
 #include <cctype>
+#include <thread>
 
-#include "collectors/common/file_reader.h"
 #include "collectors/graph/ge_model_records.h"
 #include "collectors/graph/ge_text_blocks.h"
+#include "collectors/graph/ge_text_parse.h"
+#include "collectors/graph/mapped_file.h"
 #include "ge/ge_ir.pb.h"
 
 namespace perfsage::collectors::graph {
@@ -55,55 +55,9 @@ bool looks_like_model_text(std::string_view head) {
   return head.find("op {") != std::string_view::npos || head.find("op{") != std::string_view::npos;
 }
 
-// Collects parser messages with 1-based line:column; unknown fields arrive as warnings.
-class Errors : public pb::io::ErrorCollector {
- public:
-  explicit Errors(int line_offset) : line_offset_(line_offset) {}
-  void AddError(int line, pb::io::ColumnNumber column, const std::string& message) override {
-    if (error_.empty()) error_ = where(line, column) + ": " + message;
-  }
-  void AddWarning(int line, pb::io::ColumnNumber column, const std::string& message) override {
-    if (warnings_++ == 0) first_warning_ = where(line, column) + ": " + message;
-  }
-  const std::string& error() const { return error_; }
-  int warnings() const { return warnings_; }
-  const std::string& first_warning() const { return first_warning_; }
-
- private:
-  std::string where(int line, int column) const {
-    return std::to_string(line + line_offset_ + 1) + ":" + std::to_string(column + 1);
-  }
-  int line_offset_;
-  std::string error_, first_warning_;
-  int warnings_ = 0;
-};
-
-struct ParseResult {
-  bool ok = false;
-  std::string error;  // "line:col: message"
-  int unknown_fields = 0;
-  std::string first_unknown;
-};
-
-ParseResult parse_text(std::string_view text, int line_offset, ge::proto::ModelDef* model) {
-  Errors errors(line_offset);
-  pb::TextFormat::Parser parser;
-  parser.RecordErrorsTo(&errors);
-  parser.AllowUnknownField(true);
-  parser.AllowUnknownExtension(true);
-  pb::io::ArrayInputStream in(text.data(), static_cast<int>(text.size()));
-  ParseResult r;
-  r.ok = parser.Parse(&in, model);
-  r.error = errors.error();
-  if (!r.ok && r.error.empty()) r.error = std::to_string(line_offset + 1) + ":1: parse failed";
-  r.unknown_fields = errors.warnings();
-  r.first_unknown = errors.first_warning();
-  return r;
-}
-
 constexpr const char* kExpected = "expected protobuf text of a GE ge.proto.ModelDef";
 
-void note_unknown_fields(const ParseResult& r, CollectContext& ctx) {
+void note_unknown_fields(const TextParse& r, CollectContext& ctx) {
   if (r.unknown_fields > 0) {
     ctx.warn(std::to_string(r.unknown_fields) +
              " field(s) not in perfsage's GE schema ignored (first at " + r.first_unknown + ")");
@@ -111,25 +65,32 @@ void note_unknown_fields(const ParseResult& r, CollectContext& ctx) {
 }
 
 // Lenient recovery: parse each top-level block on its own, keep those that parse.
-void parse_blocks(std::string_view text, ge::proto::ModelDef* model, CollectContext& ctx) {
+void parse_blocks(std::string_view text, pb::Arena& arena,
+                  std::vector<const ge::proto::ModelDef*>& parts, CollectContext& ctx) {
   for (const auto& b : split_top_level(text)) {
-    ge::proto::ModelDef part;
-    auto r = parse_text(text.substr(b.begin, b.end - b.begin), b.line, &part);
+    auto* part = pb::Arena::CreateMessage<ge::proto::ModelDef>(&arena);
+    auto r = parse_model_text(text.substr(b.begin, b.end - b.begin), b.line, part);
     if (!r.ok) {
-      auto colon = r.error.find(": ");
       ctx.skip(b.closed ? "unparsable top-level block of a GE graph dump"
                         : "truncated top-level block of a GE graph dump",
-               r.error.substr(0, colon) + " (" + r.error.substr(colon + 2) + ")");
+               r.where + " (" + r.message + ")");
       continue;
     }
     note_unknown_fields(r, ctx);
-    model->MergeFrom(part);
+    parts.push_back(part);
   }
 }
 
+// Threads for parsing: one per 4 MB of text, up to the cores there are (at most 8).
+unsigned parse_threads(size_t bytes) {
+  unsigned hw = std::max(1u, std::min(8u, std::thread::hardware_concurrency()));
+  return static_cast<unsigned>(std::clamp<size_t>(bytes / (4u << 20), 1, hw));
+}
+
 // The chip a graph was compiled for, from the GE option ge.socVersion.
-std::string soc_version(const ge::proto::ModelDef& model) {
-  for (const auto& g : model.graph()) {
+std::string soc_version(const std::vector<const ge::proto::ModelDef*>& parts) {
+  if (parts.empty()) return {};
+  for (const auto& g : parts.front()->graph()) {
     for (const auto& [key, v] : g.attr()) {
       if (v.value_case() != ge::proto::AttrDef::kFunc) continue;
       auto it = v.func().attr().find("ge.socVersion");
@@ -166,38 +127,37 @@ int GeDumpCollector::detect(const FileProbe& probe) const {
 }
 
 void GeDumpCollector::collect(const FileProbe& probe, CollectContext& ctx) const {
-  std::string text = read_file(probe.path);
-  if (text.size() > static_cast<size_t>(INT32_MAX)) {
-    ctx.fail("byte 0", "GE graph dump larger than 2 GiB; protobuf's text parser cannot read it");
-  }
-  if (text.find_first_not_of(" \t\r\n") == std::string::npos) {
+  FileText file(probe.path);
+  std::string_view text = file.view();
+  if (text.find_first_not_of(" \t\r\n") == std::string_view::npos) {
     ctx.skip("empty GE graph dump", "1:1 (" + std::string(kExpected) + ")");
     return;
   }
   pb::Arena arena;
-  auto* model = pb::Arena::CreateMessage<ge::proto::ModelDef>(&arena);
-  auto r = parse_text(text, 0, model);
+  std::vector<const ge::proto::ModelDef*> parts;
+  auto r = parse_model_parallel(text, parse_threads(text.size()), arena, parts);
   if (r.ok) {
     note_unknown_fields(r, ctx);
   } else if (ctx.mode() == Mode::strict) {
-    auto colon = r.error.find(": ");
-    ctx.fail(r.error.substr(0, colon), r.error.substr(colon + 2) + " (" + kExpected + ")");
+    ctx.fail(r.where, r.message + " (" + kExpected + ")");
   } else {
-    model->Clear();
-    parse_blocks(text, model, ctx);
+    parts.clear();
+    parse_blocks(text, arena, parts, ctx);
   }
-  std::string().swap(text);  // the records are built from the parsed model only
-  if (model->graph_size() == 0) {
+  file.release();  // the records are built from the parsed model only
+  size_t graphs = 0;
+  for (const auto* p : parts) graphs += static_cast<size_t>(p->graph_size());
+  if (graphs == 0) {
     ctx.skip("no graph in GE graph dump", std::string("1:1 (") + kExpected + ")");
     return;
   }
   std::string stage = ge_dump_stage(probe.path.filename().string());
-  emit_ge_model(*model, stage.empty() ? "ge" : "ge:" + stage, ctx);
+  emit_ge_model(parts, stage.empty() ? "ge" : "ge:" + stage, ctx);
 
   auto& hints = ctx.hints();
   if (hints.framework.empty()) hints.framework = "ge";
   if (hints.device.empty()) hints.device = "ascend";
-  if (hints.chip.empty()) hints.chip = soc_version(*model);
+  if (hints.chip.empty()) hints.chip = soc_version(parts);
 }
 
 }  // namespace perfsage::collectors::graph

@@ -187,14 +187,19 @@ bool name_says_unknown(const std::string& graph) {
 }
 }  // namespace
 
-void emit_ge_model(const ge::proto::ModelDef& model, const std::string& source,
+void emit_ge_model(const std::vector<const ge::proto::ModelDef*>& parts, const std::string& source,
                    CollectContext& ctx) {
+  std::vector<const GraphDef*> graphs;
+  for (const auto* part : parts) {
+    for (const auto& g : part->graph()) graphs.push_back(&g);
+  }
   std::unordered_set<std::string> graph_names;
-  for (const auto& g : model.graph()) graph_names.insert(g.name());
+  for (const auto* g : graphs) graph_names.insert(g->name());
 
   // Resolve subgraph references: which op owns which graph, and whether it runs unknown-shape.
   std::unordered_map<std::string, Owner> owner;
-  for (const auto& g : model.graph()) {
+  for (const auto* gp : graphs) {
+    const GraphDef& g = *gp;
     for (const auto& op : g.op()) {
       for (const auto& sub : op.subgraph_name()) {
         if (sub.empty()) continue;
@@ -209,8 +214,8 @@ void emit_ge_model(const ge::proto::ModelDef& model, const std::string& source,
     }
   }
 
-  for (int gi = 0; gi < model.graph_size(); ++gi) {
-    const GraphDef& g = model.graph(gi);
+  for (size_t gi = 0; gi < graphs.size(); ++gi) {
+    const GraphDef& g = *graphs[gi];
     const std::string& graph = g.name();
     auto own = owner.find(graph);
     bool graph_unknown =
@@ -261,8 +266,10 @@ void emit_ge_model(const ge::proto::ModelDef& model, const std::string& source,
       emit_tensors(graph, op, ctx);
     }
   }
-  if (!model.name().empty()) add_attr(ctx, "", "model", "name", model.name());
-  emit_graph_attrs("", model.attr(), "model", ctx);
+  for (const auto* part : parts) {
+    if (!part->name().empty()) add_attr(ctx, "", "model", "name", part->name());
+    emit_graph_attrs("", part->attr(), "model", ctx);
+  }
 }
 
 }  // namespace perfsage::collectors::graph

@@ -1,5 +1,7 @@
 // GE graph dumps: the two real samples and synthetic dumps written into a TempDir.
+#include "collectors/common/file_reader.h"
 #include "collectors/graph/ge_dump_collector.h"
+#include "collectors/graph/ge_text_parse.h"
 #include "graph_test_util.h"
 
 using namespace perfsage;
@@ -239,4 +241,35 @@ TEST_CASE("malformed input references: strict names the op, lenient counts them"
   test::ingest_into(lenient, {p}, collectors::Mode::lenient);
   CHECK(lenient.result.files[0].skipped == 2);
   CHECK(count(lenient.db, "SELECT count(*) FROM graph_edges") == 1);
+}
+
+TEST_CASE("parallel chunked parsing gives the same model and the same errors as one parse") {
+  PERFSAGE_REQUIRE_SAMPLES();
+  std::string full = collectors::read_file(sample("ge_proto_00000001_Build.txt"));
+  google::protobuf::Arena arena;
+  std::vector<const ge::proto::ModelDef*> parts;
+  auto r = collectors::graph::parse_model_parallel(full, 3, arena, parts);
+  REQUIRE(r.ok);
+  CHECK(parts.size() >= 2);
+  CHECK(parts.size() <= 3);
+  std::vector<std::string> names;
+  for (const auto* p : parts) {
+    for (const auto& g : p->graph()) names.push_back(g.name());
+  }
+  ge::proto::ModelDef whole;
+  REQUIRE(collectors::graph::parse_model_text(full, 0, &whole).ok);
+  REQUIRE(names.size() == static_cast<size_t>(whole.graph_size()));
+  for (int i = 0; i < whole.graph_size(); ++i) CHECK(names[i] == whole.graph(i).name());
+  CHECK(parts.back()->attr().count("target_type") == 1);
+
+  // Damage in the middle: the reported position is the sequential parser's.
+  size_t at = full.find("type: \"Unique\"");
+  std::string bad = full.substr(0, at) + "type: Unique\"" + full.substr(at + 14);
+  ge::proto::ModelDef seq;
+  auto expected = collectors::graph::parse_model_text(bad, 0, &seq);
+  REQUIRE_FALSE(expected.ok);
+  auto got = collectors::graph::parse_model_parallel(bad, 4, arena, parts);
+  CHECK_FALSE(got.ok);
+  CHECK(got.where == expected.where);
+  CHECK(got.message == expected.message);
 }
