@@ -1,0 +1,247 @@
+// Iteration, cluster and schedule fact types: iteration, rank, comm, device_activity,
+// schedule, host_op (from the iteration analyzers' tables, comm_ops and host_events).
+#include "engine/facts/registry.h"
+
+namespace perfsage::engine::facts {
+namespace {
+
+using T = SlotType;
+
+FactType iteration_type() {
+  return FactType{
+      "iteration",
+      "The mean training step of a run: breakdown per step and rank from the most detailed step "
+      "source with a breakdown (step_trace_time.csv, trace_view Overlap Analysis, the GPU "
+      "breakdown, cluster_step_trace_time.csv). Absent when no step has a breakdown.",
+      "one per run with a step breakdown",
+      {
+          {"source", T::Symbol, "", "step source used (step_trace_time, ProfilerStep, ...)", ""},
+          {"ranks", T::Integer, "count", "ranks with a breakdown", "1"},
+          {"steps", T::Integer, "count", "steps per rank (mean)", ""},
+          {"step_us", T::Float, "us",
+           "mean step time (recorded duration, else computing + exposed comm + free)", ""},
+          {"computing_us", T::Float, "us", "mean device computing time per step", ""},
+          {"comm_us", T::Float, "us", "mean communication time per step", ""},
+          {"comm_not_overlapped_us", T::Float, "us",
+           "mean communication not hidden by compute per step", ""},
+          {"free_us", T::Float, "us", "mean device idle (free) time per step", ""},
+          {"dataloader_us", T::Float, "us", "mean data-loader time per step", ""},
+          {"optimizer_us", T::Float, "us", "mean optimizer-step time per step", ""},
+          {"computing_share", T::Float, "ratio", "computing_us / step_us", ""},
+          {"comm_exposed_share", T::Float, "ratio", "comm_not_overlapped_us / step_us", ""},
+          {"overlap_ratio", T::Float, "ratio",
+           "share of communication hidden by compute (1 - exposed / comm); 0 without comm", ""},
+          {"free_share", T::Float, "ratio", "free_us / step_us", ""},
+          {"dataloader_share", T::Float, "ratio", "dataloader_us / step_us", ""},
+          {"optimizer_share", T::Float, "ratio", "optimizer_us / step_us", ""},
+          {"device_busy_share", T::Float, "ratio",
+           "(computing_us + comm_not_overlapped_us) / step_us", ""},
+      },
+      R"sql(WITH r AS (SELECT * FROM iteration_ranks WHERE run_id = ?1),
+a AS (SELECT count(*) AS ranks, min(source) AS source, sum(steps) AS steps,
+        sum(CASE WHEN dur_us > 0 THEN dur_us
+                 ELSE computing_us + comm_not_overlapped_us + free_us END) AS dur,
+        sum(computing_us) AS comp, sum(comm_us) AS comm, sum(comm_not_overlapped_us) AS exposed,
+        sum(free_us) AS free, sum(dataloader_us) AS dl, sum(optimizer_us) AS opt FROM r)
+SELECT source, ranks, steps / ranks AS steps, dur / steps AS step_us, comp / steps AS computing_us,
+  comm / steps AS comm_us, exposed / steps AS comm_not_overlapped_us, free / steps AS free_us,
+  dl / steps AS dataloader_us, opt / steps AS optimizer_us, comp / dur AS computing_share,
+  exposed / dur AS comm_exposed_share,
+  CASE WHEN comm > 0 THEN max(0.0, 1.0 - exposed / comm) ELSE 0.0 END AS overlap_ratio,
+  free / dur AS free_share, dl / dur AS dataloader_share, opt / dur AS optimizer_share,
+  (comp + exposed) / dur AS device_busy_share
+FROM a WHERE ranks > 0 AND steps > 0 AND dur > 0)sql"};
+}
+
+FactType rank_type() {
+  return FactType{
+      "rank",
+      "One rank of a multi-rank run with its step breakdown summed over steps, and the spread "
+      "of each metric between ranks (msprof-analyze slow-rank method: (max - min) / mean "
+      "per-rank total of computing + exposed communication + free). Absent for single-rank runs.",
+      "one per rank (runs with at least 2 ranks)",
+      {
+          {"rank", T::Integer, "", "rank id", ""},
+          {"label", T::String, "", "\"rank N\", for subjects and messages", ""},
+          {"ranks", T::Integer, "count", "ranks compared", ""},
+          {"steps", T::Integer, "count", "steps summed", ""},
+          {"computing_us", T::Float, "us", "computing time summed over steps", ""},
+          {"comm_not_overlapped_us", T::Float, "us", "exposed communication summed over steps", ""},
+          {"free_us", T::Float, "us", "free time summed over steps", ""},
+          {"total_us", T::Float, "us", "computing + exposed communication + free", ""},
+          {"mean_total_us", T::Float, "us", "mean of total_us over ranks (the denominator)", ""},
+          {"computing_spread_us", T::Float, "us", "max - min computing over ranks", ""},
+          {"comm_spread_us", T::Float, "us", "max - min exposed communication over ranks", ""},
+          {"free_spread_us", T::Float, "us", "max - min free over ranks", ""},
+          {"computing_gap_us", T::Float, "us", "this rank's computing - the minimum", ""},
+          {"comm_gap_us", T::Float, "us", "this rank's exposed communication - the minimum", ""},
+          {"free_gap_us", T::Float, "us", "this rank's free - the minimum", ""},
+      },
+      R"sql(WITH r AS (SELECT rank, steps, computing_us AS c, comm_not_overlapped_us AS x, free_us AS f,
+                  computing_us + comm_not_overlapped_us + free_us AS t
+           FROM iteration_ranks WHERE run_id = ?1),
+s AS (SELECT count(*) AS n, avg(t) AS mt, min(c) AS cmin, max(c) AS cmax, min(x) AS xmin,
+        max(x) AS xmax, min(f) AS fmin, max(f) AS fmax FROM r)
+SELECT rank, 'rank ' || rank AS label, s.n AS ranks, steps, c AS computing_us,
+  x AS comm_not_overlapped_us, f AS free_us, t AS total_us, s.mt AS mean_total_us,
+  s.cmax - s.cmin AS computing_spread_us, s.xmax - s.xmin AS comm_spread_us,
+  s.fmax - s.fmin AS free_spread_us, c - s.cmin AS computing_gap_us, x - s.xmin AS comm_gap_us,
+  f - s.fmin AS free_gap_us
+FROM r, s WHERE s.n >= 2 ORDER BY rank)sql"};
+}
+
+FactType comm_type() {
+  return FactType{
+      "comm",
+      "Communication per transport (HCCS, RDMA, PCIE, SDMA, SIO) from communication.json link "
+      "rows: volume, achieved bandwidth against the transport's reference (msadvisor HCCL "
+      "model: HCCS 18, PCIE 20, RDMA 12.5 GB/s; msprof-analyze: SDMA 18 GB/s), small packets "
+      "(SDMA-class < 16 MiB, RDMA < 1 MiB per op) and the per-rank bandwidth spread.",
+      "one per transport",
+      {
+          {"transport", T::Symbol, "", "HCCS, RDMA, PCIE, SDMA, SIO, ...", ""},
+          {"ops", T::Integer, "count", "op transfers over this transport", ""},
+          {"ranks", T::Integer, "count", "ranks that used it", ""},
+          {"transit_us", T::Float, "us", "summed transit time", ""},
+          {"bytes", T::Float, "bytes", "summed transit size", ""},
+          {"bandwidth_gbps", T::Float, "GB/s", "bytes / transit time", ""},
+          {"ref_bandwidth_gbps", T::Float, "GB/s", "reference bandwidth; 0 when none is known", ""},
+          {"bandwidth_ratio", T::Float, "ratio", "bandwidth / reference; 0 when unknown", ""},
+          {"small_threshold_bytes", T::Float, "bytes",
+           "size below which a transfer counts as a small packet; 0 when not judged", ""},
+          {"small_ops", T::Integer, "count", "transfers below the small-packet size", ""},
+          {"small_share", T::Float, "ratio", "small_ops / ops", ""},
+          {"max_transit_us", T::Float, "us", "longest single transfer", ""},
+          {"min_rank", T::Integer, "", "rank with the lowest bandwidth", ""},
+          {"max_rank", T::Integer, "", "rank with the highest bandwidth", ""},
+          {"min_rank_gbps", T::Float, "GB/s", "lowest per-rank bandwidth", ""},
+          {"max_rank_gbps", T::Float, "GB/s", "highest per-rank bandwidth", ""},
+          {"rank_spread", T::Float, "ratio",
+           "(max - min) / mean of per-rank bandwidth; 0 with one rank", ""},
+      },
+      R"sql(WITH l AS (SELECT rank, upper(transport) AS transport, bytes, transit_us
+           FROM comm_ops WHERE run_id = ?1 AND transport IS NOT NULL AND transit_us > 0),
+pr AS (SELECT transport, rank, sum(bytes) / sum(transit_us) / 1000.0 AS gbps FROM l
+       GROUP BY transport, rank),
+prs AS (SELECT transport, count(*) AS n, avg(gbps) AS mean, min(gbps) AS lo, max(gbps) AS hi
+        FROM pr GROUP BY transport),
+ref AS (SELECT column1 AS transport, column2 AS gbps, column3 AS small FROM (VALUES
+        ('HCCS', 18.0, 16777216.0), ('PCIE', 20.0, 16777216.0), ('SDMA', 18.0, 16777216.0),
+        ('RDMA', 12.5, 1048576.0))),
+agg AS (SELECT l.transport, count(*) AS ops, count(DISTINCT rank) AS ranks,
+          sum(transit_us) AS transit_us, coalesce(sum(bytes), 0) AS bytes,
+          coalesce(sum(bytes), 0) / sum(transit_us) / 1000.0 AS gbps,
+          sum(CASE WHEN ref.small > 0 AND bytes < ref.small THEN 1 ELSE 0 END) AS small_ops,
+          max(transit_us) AS max_transit_us
+        FROM l LEFT JOIN ref ON ref.transport = l.transport GROUP BY l.transport)
+SELECT agg.transport, ops, agg.ranks, transit_us, bytes, gbps AS bandwidth_gbps,
+  coalesce(ref.gbps, 0.0) AS ref_bandwidth_gbps,
+  CASE WHEN ref.gbps > 0 THEN gbps / ref.gbps ELSE 0.0 END AS bandwidth_ratio,
+  coalesce(ref.small, 0.0) AS small_threshold_bytes, small_ops,
+  CAST(small_ops AS REAL) / ops AS small_share, max_transit_us,
+  (SELECT rank FROM pr WHERE pr.transport = agg.transport ORDER BY gbps, rank LIMIT 1) AS min_rank,
+  (SELECT rank FROM pr WHERE pr.transport = agg.transport ORDER BY gbps DESC, rank LIMIT 1) AS max_rank,
+  prs.lo AS min_rank_gbps, prs.hi AS max_rank_gbps,
+  CASE WHEN prs.n > 1 AND prs.mean > 0 THEN (prs.hi - prs.lo) / prs.mean ELSE 0.0 END AS rank_spread
+FROM agg LEFT JOIN ref ON ref.transport = agg.transport
+LEFT JOIN prs ON prs.transport = agg.transport ORDER BY agg.transport)sql"};
+}
+
+FactType device_activity_type() {
+  return FactType{
+      "device_activity",
+      "Device activity per rank and device: the union of kernels, copies and sets over the "
+      "window from the first to the last activity, idle gaps (Nsight Systems gpu_gaps, "
+      "500 ms) and low-utilisation chunks (gpu_time_util: 30 chunks below 50 %).",
+      "one per (rank, device) with device activity",
+      {
+          {"rank", T::Integer, "", "rank", ""},
+          {"device", T::Integer, "", "device id, -1 when unknown", "-1"},
+          {"activities", T::Integer, "count", "kernels, copies and sets", ""},
+          {"window_us", T::Float, "us", "first activity start to last activity end", ""},
+          {"busy_us", T::Float, "us", "time with at least one activity running", ""},
+          {"utilisation", T::Float, "ratio", "busy_us / window_us", ""},
+          {"gap_threshold_us", T::Float, "us", "gap length counted in gaps", ""},
+          {"gaps", T::Integer, "count", "idle gaps at least gap_threshold_us long", ""},
+          {"gap_total_us", T::Float, "us", "summed length of those gaps", ""},
+          {"longest_gap_us", T::Float, "us", "longest idle gap of any length", ""},
+          {"chunks", T::Integer, "count", "equal chunks the window was split into", ""},
+          {"low_chunks", T::Integer, "count", "chunks below the utilisation threshold", ""},
+      },
+      R"sql(SELECT rank, coalesce(device, -1) AS device, activities, window_us, busy_us, utilisation,
+  gap_threshold_us, gaps, gap_total_us, longest_gap_us, chunks, low_chunks
+FROM device_activity WHERE run_id = ?1 ORDER BY rank, device LIMIT 10000)sql"};
+}
+
+FactType schedule_type() {
+  return FactType{
+      "schedule",
+      "Host-side AscendCL schedule per rank: on-line compilation (aclopCompileAndExecute, "
+      "opCompile), stream synchronisation and its co-occurrence with Node@launch, memory APIs; "
+      "shares of the rank's total step time (else the run's reference time).",
+      "one per rank with AscendCL schedule events",
+      {
+          {"rank", T::Integer, "", "rank", ""},
+          {"step_us", T::Float, "us", "total step time of the rank (the share denominator)", ""},
+          {"compile_execute_calls", T::Integer, "count", "aclopCompileAndExecute calls", ""},
+          {"compile_execute_us", T::Float, "us", "their summed time", ""},
+          {"compile_share", T::Float, "ratio", "compile_execute_us / step_us", ""},
+          {"op_compile_calls", T::Integer, "count", "opCompile calls", ""},
+          {"op_compile_us", T::Float, "us", "their summed time", ""},
+          {"sync_calls", T::Integer, "count", "aclrtSynchronizeStream* calls", ""},
+          {"sync_us", T::Float, "us", "their summed time", ""},
+          {"sync_share", T::Float, "ratio", "sync_us / step_us", ""},
+          {"launch_calls", T::Integer, "count", "Node@launch events", ""},
+          {"co_occurrence", T::Float, "ratio",
+           "syncs directly after a Node@launch / Node@launch events; 0 without launches", ""},
+          {"memory_calls", T::Integer, "count", "AscendCL malloc/free calls", ""},
+          {"memory_us", T::Float, "us", "their summed time", ""},
+      },
+      R"sql(WITH {common}
+SELECT s.rank, coalesce(nullif(r.dur_us, 0), (SELECT us FROM reftime)) AS step_us,
+  s.compile_execute_calls, s.compile_execute_us,
+  s.compile_execute_us / nullif(coalesce(nullif(r.dur_us, 0), (SELECT us FROM reftime)), 0) AS compile_share,
+  s.op_compile_calls, s.op_compile_us, s.sync_calls, s.sync_us,
+  s.sync_us / nullif(coalesce(nullif(r.dur_us, 0), (SELECT us FROM reftime)), 0) AS sync_share,
+  s.launch_calls,
+  CASE WHEN s.launch_calls > 0 THEN CAST(s.sync_after_launch AS REAL) / s.launch_calls ELSE 0.0 END AS co_occurrence,
+  s.memory_calls, s.memory_us
+FROM iteration_schedule s LEFT JOIN iteration_ranks r ON r.run_id = s.run_id AND r.rank = s.rank
+WHERE s.run_id = ?1 ORDER BY s.rank)sql"};
+}
+
+FactType host_op_type() {
+  return FactType{
+      "host_op",
+      "Host-side framework ops and annotations aggregated by name and kind (cpu_op, "
+      "user_annotation, gc, queue): optimizer steps, data loading, SyncBatchNorm, garbage "
+      "collection.",
+      "one per (name, kind), at most 20000, longest total first",
+      {
+          {"name", T::String, "", "op or annotation name (Optimizer.step#Adam.step, ...)", ""},
+          {"kind", T::Symbol, "", "cpu_op, user_annotation, gc or queue", ""},
+          {"count", T::Integer, "count", "calls", ""},
+          {"total_us", T::Float, "us", "summed duration", ""},
+          {"max_us", T::Float, "us", "longest call", ""},
+          {"share", T::Float, "ratio", "total_us / run ref_time_us", ""},
+      },
+      R"sql(WITH {common}
+SELECT name, kind, count(*) AS count, sum(dur_ns) / 1000.0 AS total_us,
+  max(dur_ns) / 1000.0 AS max_us,
+  sum(dur_ns) / 1000.0 / nullif((SELECT us FROM reftime), 0) AS share
+FROM host_events WHERE run_id = ?1 AND kind IN ('cpu_op', 'user_annotation', 'gc', 'queue')
+GROUP BY name, kind ORDER BY total_us DESC LIMIT 20000)sql"};
+}
+
+}  // namespace
+
+void declare_iteration_types(std::vector<FactType>& out) {
+  out.push_back(iteration_type());
+  out.push_back(rank_type());
+  out.push_back(comm_type());
+  out.push_back(device_activity_type());
+  out.push_back(schedule_type());
+  out.push_back(host_op_type());
+}
+
+}  // namespace perfsage::engine::facts

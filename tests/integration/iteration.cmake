@@ -1,0 +1,2 @@
+set(PERFSAGE_TEST_LIBS perfsage_cli)
+perfsage_test(iteration_samples_test integration/iteration_samples_test.cpp)

@@ -1,0 +1,122 @@
+// The iteration, cluster, schedule and GPU-iteration packs on the real samples (read in place):
+// what the samples README says a good analyzer finds, and nothing noisy.
+#include "cli_support.h"
+
+using namespace perfsage::test;
+
+namespace {
+std::string sample(const std::string& rel) {
+  return (samples_dir() / rel).string();
+}
+
+double evidence_number(const perfsage::v1::Recommendation& r, const std::string& key) {
+  const auto& f = r.evidence().fields();
+  auto it = f.find(key);
+  REQUIRE(it != f.end());
+  return it->second.number_value();
+}
+std::string evidence_text(const perfsage::v1::Recommendation& r, const std::string& key) {
+  const auto& f = r.evidence().fields();
+  auto it = f.find(key);
+  REQUIRE(it != f.end());
+  return it->second.string_value();
+}
+}  // namespace
+
+TEST_CASE("trace_view: on-line compilation is a high finding; no launch-blocking, loader, GC") {
+  PERFSAGE_REQUIRE_SAMPLES();
+  auto report = analyze_json({sample("ascend/mstt/trace_view.json"), "--kb", "ascend_schedule",
+                              "--kb", "training_iteration"});
+  auto compile = findings(report, "ascend_schedule", "online_compile");
+  REQUIRE(compile.size() == 1);
+  CHECK(compile[0]->severity() == "high");
+  CHECK(evidence_number(*compile[0], "calls") == 11);
+  CHECK(evidence_number(*compile[0], "total_us") == Approx(6637).epsilon(0.01));
+  CHECK(evidence_number(*compile[0], "share") == Approx(0.47).epsilon(0.02));
+  CHECK(evidence_number(*compile[0], "op_compile_calls") == 11);
+  CHECK(compile[0]->message().find("jit_compile=False") != std::string::npos);
+
+  auto fused = findings(report, "ascend_schedule", "fused_optimizer");
+  REQUIRE(fused.size() == 1);
+  CHECK(has_subject(*fused[0], "Optimizer.step#Adam.step"));
+  CHECK(fused[0]->message().find("NpuFusedAdam") != std::string::npos);
+
+  // Syncs exist but no Node@launch; loader calls are 1.3 ms; no SyncBatchNorm, no GC; 73 us of
+  // memory APIs.
+  CHECK(findings(report, "ascend_schedule", "launch_blocking").empty());
+  CHECK(findings(report, "ascend_schedule", "slow_dataloader").empty());
+  CHECK(findings(report, "ascend_schedule", "syncbatchnorm").empty());
+  CHECK(findings(report, "ascend_schedule", "slow_gc").empty());
+  CHECK(findings(report, "ascend_schedule", "memory_api").empty());
+
+  // Device busy about 13 % of the 14,092 us step: host-bound.
+  auto host = findings(report, "training_iteration", "host_bound");
+  REQUIRE(host.size() == 1);
+  CHECK(host[0]->severity() == "high");
+  CHECK(evidence_number(*host[0], "step_us") == Approx(14092).epsilon(0.01));
+  CHECK(evidence_number(*host[0], "device_busy_share") == Approx(0.127).epsilon(0.05));
+  CHECK(findings(report, "training_iteration", "free_time").empty());
+  CHECK(findings(report, "training_iteration", "exposed_communication").empty());
+  // The Adam step is fusable: ascend_schedule owns it, training_iteration stays silent.
+  CHECK(findings(report, "training_iteration", "optimizer_share").empty());
+  CHECK(findings(report, "training_iteration", "dataloader_share").empty());
+}
+
+TEST_CASE("cluster_step_trace_time: exposed-communication and free spreads, not computing") {
+  PERFSAGE_REQUIRE_SAMPLES();
+  auto report =
+      analyze_json({sample("ascend/mstt/cluster_step_trace_time.csv"), "--kb", "cluster"});
+  CHECK(findings(report, "cluster", "slow_rank_computing").empty());
+  auto comm = findings(report, "cluster", "slow_rank_communication");
+  REQUIRE(comm.size() == 1);
+  CHECK(evidence_text(*comm[0], "most_exposed_rank") == "rank 5");
+  CHECK(evidence_text(*comm[0], "least_exposed_rank") == "rank 1");
+  CHECK(evidence_number(*comm[0], "spread_us") == Approx(622989).epsilon(0.001));
+  CHECK(evidence_number(*comm[0], "spread_share") == Approx(0.36).epsilon(0.03));
+  CHECK(evidence_number(*comm[0], "mean_total_us") == Approx(1713736).epsilon(0.001));
+  auto free = findings(report, "cluster", "slow_rank_free");
+  REQUIRE(free.size() == 1);
+  CHECK(has_subject(*free[0], "rank 1"));
+  CHECK(evidence_number(*free[0], "spread_us") == Approx(595773).epsilon(0.001));
+  CHECK(evidence_number(*free[0], "spread_share") == Approx(0.35).epsilon(0.03));
+  // No communication.json: no link, packet or bandwidth finding.
+  CHECK(findings(report, "cluster", "slow_link").empty());
+  CHECK(findings(report, "cluster", "low_bandwidth").empty());
+  CHECK(findings(report, "cluster", "small_packets").empty());
+}
+
+TEST_CASE("AlexNet Kineto trace: GPU gaps and low utilisation") {
+  PERFSAGE_REQUIRE_SAMPLES();
+  auto report = analyze_json(
+      {sample(
+           "kineto/hta__critical_path__alexnet__benchmark_result_2869224_1695835535_trace.json.gz"),
+       "--kb", "gpu_iteration"});
+  auto gaps = findings(report, "gpu_iteration", "gpu_gaps");
+  REQUIRE(gaps.size() == 1);
+  CHECK(evidence_number(*gaps[0], "gaps") == 4);
+  CHECK(evidence_number(*gaps[0], "window_us") == Approx(12.9e6).epsilon(0.03));
+  CHECK(gaps[0]->severity() == "high");
+  auto util = findings(report, "gpu_iteration", "low_utilisation");
+  REQUIRE(util.size() == 1);
+  CHECK(evidence_number(*util[0], "utilisation") < 0.01);
+  // No steps with a breakdown: no step-based finding.
+  CHECK(findings(report, "gpu_iteration", "dataloader_share").empty());
+  CHECK(findings(report, "gpu_iteration", "exposed_communication").empty());
+}
+
+TEST_CASE("CPU-only trace and Ascend op tables: GPU and cluster packs stay silent") {
+  PERFSAGE_REQUIRE_SAMPLES();
+  auto cpu =
+      analyze_json({sample("kineto/hta__cpu_only__rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz"),
+                    "--kb", "gpu_iteration", "--kb", "cluster", "--kb", "training_iteration",
+                    "--kb", "ascend_schedule"});
+  CHECK(findings(cpu, "gpu_iteration").empty());
+  CHECK(findings(cpu, "cluster").empty());
+  CHECK(findings(cpu, "training_iteration").empty());
+  CHECK(findings(cpu, "ascend_schedule").empty());
+  auto ops = analyze_json({sample("ascend/mstt/kernel_details_arith_util.csv"), "--kb", "cluster",
+                           "--kb", "training_iteration", "--kb", "ascend_schedule"});
+  CHECK(findings(ops, "cluster").empty());
+  CHECK(findings(ops, "training_iteration").empty());
+  CHECK(findings(ops, "ascend_schedule").empty());
+}

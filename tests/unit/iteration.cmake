@@ -1,0 +1,2 @@
+set(PERFSAGE_TEST_LIBS perfsage_analyzers perfsage_engine)
+perfsage_test(iteration_test unit/iteration_test.cpp)
