@@ -8,7 +8,7 @@
 namespace perfsage::engine {
 
 struct Budget {
-  std::chrono::milliseconds time{2000};           // asserting facts + running rules
+  std::chrono::milliseconds time{10000};          // asserting facts + running rules
   std::size_t memory_bytes = 512u * 1024 * 1024;  // as reported by EnvMemUsed
   int64_t max_firings = 100000;                   // EnvRun limit
 };

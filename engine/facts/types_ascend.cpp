@@ -34,16 +34,22 @@ void declare_ascend_types(std::vector<FactType>& out) {
           {"vec_ratio", T::Float, "ratio", "vector pipe busy ratio", ""},
           {"mte2_ratio", T::Float, "ratio", "MTE2 (GM to local) pipe busy ratio", ""},
       },
-      R"sql(WITH stats AS (
+      R"sql(WITH nranks AS (SELECT count(DISTINCT rank) AS n FROM op_stats WHERE run_id = ?1),
+single AS (  -- one rank: op_stats rows are already one per op, no grouping needed
+  SELECT name, type, core_type, count, total_us, avg_us, min_us, max_us, share, block_dim,
+    input_dtypes, output_dtypes, input_formats, output_formats, input_shapes, op_state, cube_fops,
+    vector_fops, mac_ratio, vec_ratio, mte2_ratio
+  FROM op_stats WHERE run_id = ?1 AND (SELECT n FROM nranks) = 1),
+stats AS (
   SELECT name, type, core_type, sum(count) AS count, sum(total_us) AS total_us,
     sum(total_us) / max(sum(count), 1) AS avg_us, min(min_us) AS min_us, max(max_us) AS max_us,
-    sum(share) / count(DISTINCT rank) AS share, max(block_dim) AS block_dim,
+    sum(share) / (SELECT n FROM nranks) AS share, max(block_dim) AS block_dim,
     max(input_dtypes) AS input_dtypes, max(output_dtypes) AS output_dtypes,
     max(input_formats) AS input_formats, max(output_formats) AS output_formats,
     max(input_shapes) AS input_shapes, max(op_state) AS op_state, sum(cube_fops) AS cube_fops,
     sum(vector_fops) AS vector_fops, avg(mac_ratio) AS mac_ratio, avg(vec_ratio) AS vec_ratio,
     avg(mte2_ratio) AS mte2_ratio
-  FROM op_stats WHERE run_id = ?1 GROUP BY name, type, core_type),
+  FROM op_stats WHERE run_id = ?1 AND (SELECT n FROM nranks) > 1 GROUP BY name, type, core_type),
 raw AS (
   SELECT name, type, core_type, count(*) AS count, sum(dur_ns) / 1000.0 AS total_us,
     avg(dur_ns) / 1000.0 AS avg_us, min(dur_ns) / 1000.0 AS min_us, max(dur_ns) / 1000.0 AS max_us,
@@ -55,7 +61,8 @@ raw AS (
     avg(mac_ratio) AS mac_ratio, avg(vec_ratio) AS vec_ratio, avg(mte2_ratio) AS mte2_ratio
   FROM op_tasks WHERE run_id = ?1 AND NOT EXISTS (SELECT 1 FROM op_stats WHERE run_id = ?1)
   GROUP BY name, type, core_type)
-SELECT * FROM stats UNION ALL SELECT * FROM raw ORDER BY total_us DESC LIMIT 100000)sql"});
+SELECT * FROM single UNION ALL SELECT * FROM stats UNION ALL SELECT * FROM raw
+ORDER BY total_us DESC LIMIT 100000)sql"});
 
   out.push_back(FactType{
       "op_type",
