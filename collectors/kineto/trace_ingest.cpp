@@ -7,12 +7,12 @@
 #include <string>
 #include <vector>
 
-#include "collectors/common/file_reader.h"
 #include "collectors/kineto/event_mapper.h"
 #include "collectors/kineto/json_scan.h"
 #include "collectors/kineto/kineto_collector.h"
 #include "collectors/kineto/record_sink.h"
 #include "collectors/kineto/repair.h"
+#include "collectors/kineto/trace_buffer.h"
 #include "collectors/kineto/trace_event.h"
 #include "collectors/kineto/trace_metadata.h"
 
@@ -27,8 +27,8 @@ std::string at(size_t byte) {
 
 class TraceIngest {
  public:
-  TraceIngest(std::string& text, CollectContext& ctx, const KinetoOptions& options)
-      : text_(text), ctx_(ctx), options_(options) {}
+  TraceIngest(TraceBuffer& buffer, CollectContext& ctx, const KinetoOptions& options)
+      : buffer_(buffer), text_(buffer.view()), ctx_(ctx), options_(options) {}
 
   void run();
 
@@ -39,7 +39,8 @@ class TraceIngest {
   void parse_one(Span span, Batch& batch);
   void finish_hints(const TraceMetadata& md, const MapCounters& c);
 
-  std::string& text_;
+  TraceBuffer& buffer_;
+  std::string_view text_;
   CollectContext& ctx_;
   KinetoOptions options_;
   od::parser parser_;
@@ -164,26 +165,44 @@ void TraceIngest::write_metadata(const TraceMetadata& md, int64_t rank, const ch
   }
 }
 
-// Parses a chunk as one array document, in place: the bytes just before and after the chunk
-// are a separator or bracket, temporarily replaced by '[' and ']'.
+// Parses a chunk as one array document. In place when possible: the bytes just before and
+// after the chunk are a separator or bracket, temporarily replaced by '[' and ']'; near the end
+// of the buffer (no room for simdjson's padding) the chunk is copied instead.
 bool TraceIngest::parse_chunk_fast(Span chunk, Batch& batch, int64_t& elements) {
-  if (chunk.begin == 0 || chunk.end >= text_.size()) return false;
-  char before = text_[chunk.begin - 1], after = text_[chunk.end];
-  text_[chunk.begin - 1] = '[';
-  text_[chunk.end] = ']';
+  const char* start;
+  size_t len = chunk.size() + 2, capacity;
+  char* data = buffer_.data();
+  bool in_place =
+      chunk.begin > 0 && chunk.end + 1 + simdjson::SIMDJSON_PADDING <= buffer_.readable();
+  char before = 0, after = 0;
+  if (in_place) {
+    before = data[chunk.begin - 1];
+    after = data[chunk.end];
+    data[chunk.begin - 1] = '[';
+    data[chunk.end] = ']';
+    start = data + chunk.begin - 1;
+    capacity = buffer_.readable() - (chunk.begin - 1);
+  } else {
+    buf_.clear();
+    buf_.reserve(len + simdjson::SIMDJSON_PADDING);
+    buf_.push_back('[');
+    buf_.append(text_.substr(chunk.begin, chunk.size()));
+    buf_.push_back(']');
+    start = buf_.data();
+    capacity = buf_.capacity();
+  }
   struct Restore {
-    std::string& t;
+    char* data;
     Span c;
+    bool active;
     char b, a;
     ~Restore() {
-      t[c.begin - 1] = b;
-      t[c.end] = a;
+      if (!active) return;
+      data[c.begin - 1] = b;
+      data[c.end] = a;
     }
-  } restore{text_, chunk, before, after};
+  } restore{data, chunk, in_place, before, after};
 
-  const char* start = text_.data() + chunk.begin - 1;
-  size_t len = chunk.size() + 2;
-  size_t capacity = text_.capacity() - (chunk.begin - 1);
   od::document doc;
   if (parser_.iterate(start, len, capacity).get(doc)) return false;
   od::array arr;
@@ -270,8 +289,8 @@ void TraceIngest::finish_hints(const TraceMetadata& md, const MapCounters& c) {
 }  // namespace
 
 void KinetoCollector::collect(const FileProbe& probe, CollectContext& ctx) const {
-  std::string text = read_file(probe.path, simdjson::SIMDJSON_PADDING);
-  TraceIngest(text, ctx, options_).run();
+  TraceBuffer buffer(probe.path);
+  TraceIngest(buffer, ctx, options_).run();
 }
 
 }  // namespace perfsage::collectors::kineto

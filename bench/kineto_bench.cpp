@@ -1,0 +1,59 @@
+// Kineto ingest benchmark: file -> parsed -> stored -> committed into a fresh on-disk store.
+// Prints MB/s (of uncompressed JSON), records/s and peak RSS. One configuration per process so
+// the RSS figure belongs to it. Usage: kineto_bench TRACE STORE.db [threads=1|2]
+#include <sys/resource.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <string>
+
+#include "collectors/common/file_reader.h"
+#include "collectors/ingest.h"
+#include "collectors/kineto/kineto_collector.h"
+#include "store/database.h"
+#include "store/run_writer.h"
+
+using namespace perfsage;
+
+int main(int argc, char** argv) {
+  if (argc < 3) {
+    std::fprintf(stderr, "usage: %s TRACE STORE.db [threads=1|2]\n", argv[0]);
+    return 2;
+  }
+  std::filesystem::path trace = argv[1], db_path = argv[2];
+  int threads = argc > 3 ? std::stoi(argv[3]) : 2;
+  for (const char* suffix : {"", "-wal", "-shm"}) {
+    std::filesystem::remove(db_path.string() + suffix);
+  }
+  double json_mb = 0;
+  if (collectors::is_gzip_file(trace)) {
+    json_mb = static_cast<double>(collectors::read_file(trace).size()) / 1e6;
+  } else {
+    json_mb = static_cast<double>(std::filesystem::file_size(trace)) / 1e6;
+  }
+  auto t0 = std::chrono::steady_clock::now();
+  store::Database db(db_path.string());
+  collectors::RunHints hints;
+  int64_t records = 0;
+  {
+    store::RunWriter w(db,
+                       store::RunHeader{"bench", {trace.string()}, "fp", "2024-01-01T00:00:00Z"});
+    collectors::CollectContext ctx(w, collectors::Mode::lenient, trace.string(), hints);
+    collectors::kineto::KinetoOptions opt;
+    opt.threaded = threads > 1;
+    collectors::kineto::KinetoCollector(opt).collect(collectors::probe_file(trace), ctx);
+    w.commit();
+    records = ctx.records();
+  }
+  double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  rusage ru{};
+  getrusage(RUSAGE_SELF, &ru);
+  double rss_mb = static_cast<double>(ru.ru_maxrss) / 1024.0;
+  std::printf(
+      "perfsage threads=%d  %.1f MB JSON  %.2f s  %.0f MB/s  %.2f M records/s  peak RSS %.0f MB "
+      "(%.2fx JSON)\n",
+      threads, json_mb, s, json_mb / s, static_cast<double>(records) / s / 1e6, rss_mb,
+      rss_mb / json_mb);
+  return 0;
+}
