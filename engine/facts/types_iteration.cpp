@@ -233,6 +233,62 @@ FROM host_events WHERE run_id = ?1 AND kind IN ('cpu_op', 'user_annotation', 'gc
 GROUP BY name, kind ORDER BY total_us DESC LIMIT 20000)sql"};
 }
 
+FactType block_dim_type() {
+  return FactType{
+      "block_dim",
+      "Block dims of AI Core and AI Vector Core tasks against the core count "
+      "(msprof-analyze BlockDimChecker): a block dim that is not a multiple of the cores leaves "
+      "cores idle in the last wave. Core counts come from info.json (hardware table); without "
+      "it AI Core = the largest AI_CORE block dim and vector cores = 2 x AI Core (910B-class "
+      "ratio), marked inferred. Absent for dynamic-shape runs (msprof-analyze skips them).",
+      "one per core type (AI_CORE, AI_VECTOR_CORE) with block dims",
+      {
+          {"core_type", T::Symbol, "", "AI_CORE or AI_VECTOR_CORE", ""},
+          {"cores", T::Integer, "count", "core count the block dims are judged against", ""},
+          {"cores_source", T::Symbol, "", "run (info.json), inferred, or unknown", ""},
+          {"tasks", T::Integer, "count", "tasks with a block dim", ""},
+          {"total_us", T::Float, "us", "their summed duration", ""},
+          {"misaligned_tasks", T::Integer, "count", "tasks whose block dim % cores != 0", ""},
+          {"misaligned_ops", T::Integer, "count", "distinct op names among them", ""},
+          {"misaligned_us", T::Float, "us", "their summed duration", ""},
+          {"idle_core_us", T::Float, "us",
+           "estimated time lost to idle cores in the last wave: dur x (1 - bd / (waves x cores))",
+           ""},
+          {"top_ops", T::String, "", "up to 5 misaligned op names, longest first, ';'-separated",
+           ""},
+      },
+      R"sql(WITH hw AS (SELECT max(ai_core_num) AS aic, max(aiv_num) AS aiv FROM hardware WHERE run_id = ?1),
+inf AS (SELECT max(block_dim) AS aic FROM op_tasks
+        WHERE run_id = ?1 AND core_type = 'AI_CORE' AND block_dim > 0),
+c AS (SELECT 'AI_CORE' AS core_type,
+        CASE WHEN (SELECT aic FROM hw) > 0 THEN (SELECT aic FROM hw) ELSE (SELECT aic FROM inf) END AS cores,
+        CASE WHEN (SELECT aic FROM hw) > 0 THEN 'run' WHEN (SELECT aic FROM inf) > 0 THEN 'inferred'
+             ELSE 'unknown' END AS src
+      UNION ALL
+      SELECT 'AI_VECTOR_CORE',
+        CASE WHEN (SELECT aiv FROM hw) > 0 THEN (SELECT aiv FROM hw)
+             WHEN (SELECT aic FROM hw) > 0 THEN (SELECT aic FROM hw)
+             ELSE 2 * (SELECT aic FROM inf) END,
+        CASE WHEN (SELECT aiv FROM hw) > 0 OR (SELECT aic FROM hw) > 0 THEN 'run'
+             WHEN (SELECT aic FROM inf) > 0 THEN 'inferred' ELSE 'unknown' END),
+t AS (SELECT o.core_type, o.name, o.dur_ns, o.block_dim, c.cores, c.src,
+        CASE WHEN c.cores > 0 AND o.block_dim % c.cores != 0 THEN 1 ELSE 0 END AS bad
+      FROM op_tasks o JOIN c ON c.core_type = o.core_type
+      WHERE o.run_id = ?1 AND o.block_dim > 0),
+top AS (SELECT core_type, name, sum(dur_ns) AS d FROM t WHERE bad = 1
+        GROUP BY core_type, name ORDER BY d DESC)
+SELECT t.core_type, max(t.cores) AS cores, max(t.src) AS cores_source, count(*) AS tasks,
+  sum(t.dur_ns) / 1000.0 AS total_us, sum(t.bad) AS misaligned_tasks,
+  count(DISTINCT CASE WHEN t.bad = 1 THEN t.name END) AS misaligned_ops,
+  sum(CASE WHEN t.bad = 1 THEN t.dur_ns ELSE 0 END) / 1000.0 AS misaligned_us,
+  sum(CASE WHEN t.bad = 1 THEN t.dur_ns * (1.0 - CAST(t.block_dim AS REAL) /
+        (((t.block_dim + t.cores - 1) / t.cores) * t.cores)) ELSE 0 END) / 1000.0 AS idle_core_us,
+  (SELECT group_concat(name, ';') FROM (SELECT name FROM top WHERE top.core_type = t.core_type LIMIT 5)) AS top_ops
+FROM t
+WHERE NOT EXISTS (SELECT 1 FROM op_tasks WHERE run_id = ?1 AND lower(op_state) = 'dynamic')
+GROUP BY t.core_type ORDER BY t.core_type)sql"};
+}
+
 }  // namespace
 
 void declare_iteration_types(std::vector<FactType>& out) {
@@ -242,6 +298,7 @@ void declare_iteration_types(std::vector<FactType>& out) {
   out.push_back(device_activity_type());
   out.push_back(schedule_type());
   out.push_back(host_op_type());
+  out.push_back(block_dim_type());
 }
 
 }  // namespace perfsage::engine::facts

@@ -104,7 +104,7 @@ TEST_CASE("AlexNet Kineto trace: GPU gaps and low utilisation") {
   CHECK(findings(report, "gpu_iteration", "exposed_communication").empty());
 }
 
-TEST_CASE("CPU-only trace and Ascend op tables: GPU and cluster packs stay silent") {
+TEST_CASE("CPU-only trace and Ascend op tables: only the block-dim check fires") {
   PERFSAGE_REQUIRE_SAMPLES();
   auto cpu =
       analyze_json({sample("kineto/hta__cpu_only__rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz"),
@@ -118,5 +118,14 @@ TEST_CASE("CPU-only trace and Ascend op tables: GPU and cluster packs stay silen
                            "--kb", "training_iteration", "--kb", "ascend_schedule"});
   CHECK(findings(ops, "cluster").empty());
   CHECK(findings(ops, "training_iteration").empty());
-  CHECK(findings(ops, "ascend_schedule").empty());
+  // Block dims: 24 cube / 48 vector cores inferred (no info.json); AI_CORE ops use 24 (fine),
+  // most vector ops are not multiples of 48.
+  auto bd = findings(ops, "ascend_schedule", "block_dim");
+  REQUIRE(bd.size() == 1);
+  CHECK(has_subject(*bd[0], "AI_VECTOR_CORE"));
+  CHECK(bd[0]->severity() == "low");
+  CHECK(evidence_number(*bd[0], "cores") == 48);
+  CHECK(evidence_text(*bd[0], "cores_source") == "inferred");
+  CHECK(evidence_number(*bd[0], "misaligned_tasks") == 343);
+  CHECK(findings(ops, "ascend_schedule").size() == 1);
 }
