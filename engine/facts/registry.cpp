@@ -29,6 +29,7 @@ std::vector<FactType> build() {
   declare_run_types(out);
   declare_ascend_types(out);
   declare_cuda_types(out);
+  declare_graph_types(out);
   declare_iteration_types(out);
   for (auto& t : out) {
     auto pos = t.query.find("{common}");

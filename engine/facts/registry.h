@@ -72,6 +72,7 @@ clips::Value slot_default(const Slot& slot);
 void declare_run_types(std::vector<FactType>& out);
 void declare_ascend_types(std::vector<FactType>& out);
 void declare_cuda_types(std::vector<FactType>& out);
+void declare_graph_types(std::vector<FactType>& out);
 void declare_iteration_types(std::vector<FactType>& out);
 
 }  // namespace perfsage::engine::facts

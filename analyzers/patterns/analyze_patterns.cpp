@@ -1,0 +1,116 @@
+#include "analyzers/patterns/analyze_patterns.h"
+
+#include <algorithm>
+#include <set>
+
+#include "analyzers/graph/match_ops.h"
+#include "analyzers/patterns/matcher.h"
+#include "analyzers/patterns/op_graph.h"
+#include "analyzers/patterns/transdata.h"
+#include "store/bind.h"
+
+namespace perfsage::analyzers {
+namespace {
+
+using patterns::OpGraph;
+
+std::string join(const std::vector<std::string>& items) {
+  std::string out;
+  for (const auto& s : items) out += (out.empty() ? "" : ";") + s;
+  return out;
+}
+
+// Profiled cost of a set of nodes: each op name counted once; count = fewest executions of
+// a member that ran (how often the whole group executed).
+struct Cost {
+  double total_us = 0;
+  int64_t count = 0;
+  std::vector<std::string> ops;
+};
+
+Cost cost_of(const OpGraph& g, const std::vector<size_t>& nodes, const patterns::OpTimes& times) {
+  Cost c;
+  std::set<std::string> seen;
+  for (size_t n : nodes)
+    for (const auto& op : g.nodes[n].ops) {
+      if (!seen.insert(op).second) continue;
+      auto it = times.find(op);
+      if (it == times.end()) continue;
+      c.ops.push_back(op);
+      c.total_us += it->second.total_us;
+      c.count = c.count == 0 ? it->second.count : std::min(c.count, it->second.count);
+    }
+  return c;
+}
+
+}  // namespace
+
+PatternSummary analyze_patterns(store::Database& db, int64_t run_id) {
+  std::vector<patterns::Pattern> all;
+  for (const auto& dir : patterns::pattern_dirs()) {
+    auto ps = patterns::load_patterns(dir);
+    all.insert(all.end(), ps.begin(), ps.end());
+  }
+  return analyze_patterns(db, run_id, all);
+}
+
+PatternSummary analyze_patterns(store::Database& db, int64_t run_id,
+                                const std::vector<patterns::Pattern>& pats) {
+  // Graph nodes are tied to profiled ops by the graph analyzer; fill its table if needed.
+  auto has = [&](const char* sql) {
+    auto st = db.prepare(sql);
+    st.bind(1, run_id);
+    return st.step();
+  };
+  if (has("SELECT 1 FROM graph_nodes WHERE run_id=?1 LIMIT 1") &&
+      !has("SELECT 1 FROM graph_op_matches WHERE run_id=?1 LIMIT 1"))
+    match_graph_to_ops(db, run_id);
+
+  PatternSummary summary;
+  std::vector<OpGraph> views = patterns::graphs_from_store(db, run_id);
+  if (views.empty()) {
+    auto seq = patterns::sequence_from_store(db, run_id);
+    if (!seq.nodes.empty()) views.push_back(std::move(seq));
+  }
+  if (!views.empty()) summary.source = views.front().source;
+  auto times = patterns::load_op_times(db, run_id);
+  double device_us = 0;
+  for (const auto& [name, t] : times) device_us += t.total_us;
+
+  store::Transaction txn(db);
+  for (const char* table : {"fusion_candidates", "transdata_chains"})
+    db.prepare(std::string("DELETE FROM ") + table + " WHERE run_id=?1").bind(1, run_id).run();
+  auto add_candidate = db.prepare(
+      "INSERT INTO fusion_candidates VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14)");
+  auto add_chain =
+      db.prepare("INSERT INTO transdata_chains VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11)");
+  auto share = [&](double us) { return device_us > 0 ? us / device_us : 0.0; };
+
+  for (const auto& g : views) {
+    for (const auto& m : patterns::find_matches(g, pats)) {
+      std::vector<std::string> names, types;
+      for (size_t n : m.nodes) {
+        names.push_back(g.nodes[n].name);
+        types.push_back(g.nodes[n].type);
+      }
+      Cost c = cost_of(g, m.nodes, times);
+      store::insert(add_candidate, run_id, m.pattern->name, m.pattern->kind, m.pattern->pass,
+                    m.pattern->fix, g.source, g.graph, join(names), join(types), join(c.ops),
+                    int64_t{m.fused}, c.count, c.total_us, share(c.total_us));
+      ++summary.candidates;
+    }
+    for (const auto& chain : patterns::find_transdata_chains(g)) {
+      std::vector<std::string> names, tds;
+      for (size_t n : chain.nodes) names.push_back(g.nodes[n].name);
+      for (size_t n : chain.transdata) tds.push_back(g.nodes[n].name);
+      Cost c = cost_of(g, chain.transdata, times);
+      store::insert(add_chain, run_id, chain.kind, g.source, g.graph, join(names), join(tds),
+                    chain.formats, chain.culprit, c.count, c.total_us, share(c.total_us));
+      ++summary.chains;
+    }
+  }
+  txn.commit();
+  return summary;
+}
+
+}  // namespace perfsage::analyzers

@@ -1,0 +1,24 @@
+// Pattern analyzer: matches the data-declared fusion patterns and finds TransData chains in
+// the run's model graphs (or, without a graph, its device task sequence), joins the matched
+// nodes to profiled time and writes fusion_candidates and transdata_chains.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "analyzers/patterns/pattern_spec.h"
+#include "store/database.h"
+
+namespace perfsage::analyzers {
+
+struct PatternSummary {
+  size_t candidates = 0, chains = 0;
+  std::string source;  // graph | sequence | "" (nothing to match)
+};
+
+// Uses the patterns of pattern_dirs(); a broken pattern file throws PatternError.
+PatternSummary analyze_patterns(store::Database& db, int64_t run_id);
+PatternSummary analyze_patterns(store::Database& db, int64_t run_id,
+                                const std::vector<patterns::Pattern>& patterns);
+
+}  // namespace perfsage::analyzers

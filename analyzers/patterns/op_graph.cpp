@@ -1,0 +1,217 @@
+#include "analyzers/patterns/op_graph.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <tuple>
+
+#include "store/json_text.h"
+
+namespace perfsage::analyzers::patterns {
+namespace {
+
+std::string first_item(const std::string& list) {
+  auto end = list.find(';');
+  std::string f = list.substr(0, end);
+  f.erase(0, f.find_first_not_of(" \t"));
+  f.erase(f.find_last_not_of(" \t") + 1);
+  if (f.rfind("FORMAT_", 0) == 0) f = f.substr(7);
+  return f;
+}
+
+// Kahn's order; nodes on cycles (should not happen in a graph) keep their insertion order
+// after the sorted ones.
+void assign_topological_order(OpGraph& g) {
+  std::vector<size_t> indeg(g.nodes.size());
+  for (size_t i = 0; i < g.nodes.size(); ++i) indeg[i] = g.pred[i].size();
+  std::vector<size_t> ready;
+  for (size_t i = g.nodes.size(); i-- > 0;)
+    if (indeg[i] == 0) ready.push_back(i);
+  std::vector<bool> done(g.nodes.size());
+  size_t pos = 0;
+  while (!ready.empty()) {
+    size_t n = ready.back();
+    ready.pop_back();
+    done[n] = true;
+    g.nodes[n].order = pos++;
+    for (size_t s : g.succ[n])
+      if (--indeg[s] == 0) ready.push_back(s);
+  }
+  for (size_t i = 0; i < g.nodes.size(); ++i)
+    if (!done[i]) g.nodes[i].order = pos++;
+}
+
+// Runtime tasks that are not model ops and would break chains on a stream.
+bool runtime_task(const std::string& type) {
+  return type.rfind("atomic_memset", 0) == 0 || type == "MemSet" || type == "MEMCPY_ASYNC" ||
+         type == "EVENT_RECORD" || type == "EVENT_WAIT";
+}
+
+}  // namespace
+
+size_t OpGraph::add_node(OpNode n) {
+  size_t i = nodes.size();
+  by_type[n.type].push_back(i);
+  nodes.push_back(std::move(n));
+  succ.emplace_back();
+  pred.emplace_back();
+  return i;
+}
+
+void OpGraph::add_edge(size_t from, size_t to) {
+  if (from == to) return;
+  auto& s = succ[from];
+  if (std::find(s.begin(), s.end(), to) != s.end()) return;
+  s.push_back(to);
+  pred[to].push_back(from);
+}
+
+std::string format_family(const std::string& format) {
+  static const std::map<std::string, std::string> families = {
+      {"NCHW", "4D"},          {"NHWC", "4D"},      {"HWCN", "4D"},         {"CHWN", "4D"},
+      {"NC1HWC0", "5HD"},      {"NHWC1C0", "5HD"},  {"NDC1HWC0", "5HD"},    {"NC1HWC0_C04", "5HD"},
+      {"FRACTAL_NZ", "NZ"},    {"FRACTAL_Z", "NZ"}, {"FRACTAL_Z_3D", "NZ"}, {"FRACTAL_ZN", "NZ"},
+      {"FRACTAL_Z_C04", "NZ"}, {"ND", "ND"},        {"NCL", "ND"}};
+  auto it = families.find(format);
+  return it == families.end() ? "" : it->second;
+}
+
+OpTimes load_op_times(store::Database& db, int64_t run_id) {
+  OpTimes out;
+  auto st = db.prepare(
+      "SELECT name, sum(dur_ns) / 1000.0, count(*) FROM op_tasks WHERE run_id=?1 GROUP BY name");
+  st.bind(1, run_id);
+  while (st.step()) out[st.text(0)] = {st.real(1), st.int64(2)};
+  if (!out.empty()) return out;
+  auto stats = db.prepare(
+      "SELECT name, sum(total_us), sum(count) FROM op_stats WHERE run_id=?1 GROUP BY name");
+  stats.bind(1, run_id);
+  while (stats.step()) out[stats.text(0)] = {stats.real(1), stats.int64(2)};
+  return out;
+}
+
+std::vector<OpGraph> graphs_from_store(store::Database& db, int64_t run_id) {
+  std::map<std::string, OpGraph> graphs;
+  std::map<std::pair<std::string, std::string>, size_t> index;
+  // Dumps of several stages repeat nodes: the first (graph, name) wins, fusion marks merge.
+  auto nodes = db.prepare(
+      "SELECT graph, name, type, max(coalesce(pass_name, '')), group_concat(original_ops, "
+      "char(31)), max(coalesce(fusion_scope, -1)) FROM graph_nodes WHERE run_id=?1 "
+      "GROUP BY graph, name ORDER BY min(rowid)");
+  nodes.bind(1, run_id);
+  while (nodes.step()) {
+    OpNode n;
+    n.name = nodes.text(1);
+    n.type = nodes.text(2);
+    size_t originals = 0;
+    if (!nodes.is_null(4)) {
+      std::string all = nodes.text(4);
+      std::set<std::string> names;
+      size_t pos = 0;
+      while (pos <= all.size()) {
+        size_t end = all.find('\x1f', pos);
+        if (end == std::string::npos) end = all.size();
+        for (auto& o : store::parse_json_string_array(std::string_view(all).substr(pos, end - pos)))
+          names.insert(std::move(o));
+        pos = end + 1;
+      }
+      originals = names.size();
+    }
+    n.fused = !nodes.text(3).empty() || originals > 1 || nodes.int64(5) >= 0;
+    std::string graph = nodes.text(0);
+    auto& g = graphs[graph];
+    g.source = "graph";
+    g.graph = graph;
+    index[{graph, n.name}] = g.add_node(std::move(n));
+  }
+  if (graphs.empty()) return {};
+
+  auto edges = db.prepare(
+      "SELECT graph, src, dst FROM graph_edges WHERE run_id=?1 AND control=0 ORDER BY rowid");
+  edges.bind(1, run_id);
+  while (edges.step()) {
+    std::string graph = edges.text(0);
+    auto a = index.find({graph, edges.text(1)});
+    auto b = index.find({graph, edges.text(2)});
+    if (a == index.end() || b == index.end()) continue;
+    graphs[graph].add_edge(a->second, b->second);
+  }
+
+  // Formats: the node's first input and first output tensors.
+  auto tensors = db.prepare(
+      "SELECT graph, node, direction, format FROM tensors WHERE run_id=?1 AND format IS NOT NULL "
+      "ORDER BY idx DESC");
+  tensors.bind(1, run_id);
+  while (tensors.step()) {
+    auto it = index.find({tensors.text(0), tensors.text(1)});
+    if (it == index.end()) continue;
+    auto& n = graphs[tensors.text(0)].nodes[it->second];
+    (tensors.text(2) == "input" ? n.in_format : n.out_format) = first_item(tensors.text(3));
+  }
+
+  // Profiled ops: through graph_op_matches when the graph analyzer filled it, else by name.
+  OpTimes times = load_op_times(db, run_id);
+  auto matches = db.prepare(
+      "SELECT graph, node, op_name FROM graph_op_matches WHERE run_id=?1 ORDER BY rowid");
+  matches.bind(1, run_id);
+  bool any_match = false;
+  while (matches.step()) {
+    auto it = index.find({matches.text(0), matches.text(1)});
+    if (it == index.end()) continue;
+    graphs[matches.text(0)].nodes[it->second].ops.push_back(matches.text(2));
+    any_match = true;
+  }
+  if (!any_match)
+    for (auto& [name, g] : graphs)
+      for (auto& n : g.nodes)
+        if (times.count(n.name)) n.ops.push_back(n.name);
+
+  std::vector<OpGraph> out;
+  for (auto& [name, g] : graphs) {
+    assign_topological_order(g);
+    out.push_back(std::move(g));
+  }
+  return out;
+}
+
+OpGraph sequence_from_store(store::Database& db, int64_t run_id) {
+  OpGraph g;
+  g.source = "sequence";
+  std::unordered_map<std::string, size_t> index;
+  auto st = db.prepare(
+      "SELECT rank, coalesce(device_id, -1), coalesce(stream_id, -1), name, type, "
+      "coalesce(input_formats, ''), coalesce(output_formats, '') FROM op_tasks WHERE run_id=?1 "
+      "AND start_ns IS NOT NULL ORDER BY rank, coalesce(device_id, -1), coalesce(stream_id, -1), "
+      "start_ns, rowid");
+  st.bind(1, run_id);
+  std::tuple<int64_t, int64_t, int64_t> stream{-2, -2, -2};
+  size_t prev = SIZE_MAX;
+  while (st.step()) {
+    std::string type = st.text(4);
+    if (runtime_task(type)) continue;
+    std::tuple<int64_t, int64_t, int64_t> here{st.int64(0), st.int64(1), st.int64(2)};
+    if (here != stream) prev = SIZE_MAX;
+    stream = here;
+    std::string name = st.text(3);
+    auto it = index.find(name);
+    size_t node;
+    if (it == index.end()) {
+      OpNode n;
+      n.name = name;
+      n.type = type;
+      n.ops.push_back(name);
+      n.in_format = first_item(st.text(5));
+      n.out_format = first_item(st.text(6));
+      n.order = g.nodes.size();
+      node = g.add_node(std::move(n));
+      index.emplace(name, node);
+    } else {
+      node = it->second;
+    }
+    if (prev != SIZE_MAX) g.add_edge(prev, node);
+    prev = node;
+  }
+  return g;
+}
+
+}  // namespace perfsage::analyzers::patterns

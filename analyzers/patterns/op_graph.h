@@ -1,0 +1,52 @@
+// A uniform view for pattern matching: nodes with op types, profiled time and formats, and
+// directed edges. Built either from a model graph (graph_nodes / graph_edges of GE dumps and
+// ONNX models) or, without a graph, from the device task sequence of the op tables
+// (consecutive tasks on one stream, in start order, as msadvisor reads kernel_details).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "store/database.h"
+
+namespace perfsage::analyzers::patterns {
+
+struct OpNode {
+  std::string name, type;
+  bool fused = false;                 // produced by a fusion pass (pass name / original op names)
+  std::vector<std::string> ops;       // profiled op names of this node
+  std::string in_format, out_format;  // first input / output format, when recorded
+  size_t order = 0;                   // topological (graph) or first-start (sequence) position
+};
+
+struct OpGraph {
+  std::string source;  // "graph" or "sequence"
+  std::string graph;   // graph name ("" for sequences)
+  std::vector<OpNode> nodes;
+  std::vector<std::vector<size_t>> succ, pred;
+  std::unordered_map<std::string, std::vector<size_t>> by_type;
+
+  size_t add_node(OpNode n);
+  void add_edge(size_t from, size_t to);  // ignores self loops and duplicates
+};
+
+// Profiled time per op name of a run (summed task time, executions).
+struct OpTime {
+  double total_us = 0;
+  int64_t count = 0;
+};
+using OpTimes = std::unordered_map<std::string, OpTime>;
+OpTimes load_op_times(store::Database& db, int64_t run_id);
+
+// One view per graph of the run (subgraphs separately); none when the run has no graph.
+std::vector<OpGraph> graphs_from_store(store::Database& db, int64_t run_id);
+
+// One view of the run's task sequence (all streams and ranks); empty when no op tasks.
+OpGraph sequence_from_store(store::Database& db, int64_t run_id);
+
+// Format family of a device format: 4D, 5HD, NZ, ND, or "" when unknown.
+std::string format_family(const std::string& format);
+
+}  // namespace perfsage::analyzers::patterns

@@ -1,0 +1,142 @@
+// Graph-pattern fact types: fusion_candidate and transdata_chain from the pattern analyzer
+// (analyzers/patterns), fusion_stat from fusion_result.json, graph_node from model graphs.
+#include "engine/facts/registry.h"
+
+namespace perfsage::engine::facts {
+
+void declare_graph_types(std::vector<FactType>& out) {
+  using T = SlotType;
+  out.push_back(FactType{
+      "fusion_candidate",
+      "An occurrence of a fusion pattern (knowledge_bases/patterns/*.yaml) in the model graph, "
+      "or, without a graph, in the device task sequence (consecutive tasks on one stream). "
+      "`fused` is yes when a member was already produced by a fusion pass (pass name or "
+      "original op names recorded): such occurrences are not candidates.",
+      "one per occurrence (at most 5000, costliest first)",
+      {
+          {"pattern", T::String, "", "pattern name", ""},
+          {"kind", T::Symbol, "", "ub_fusion, graph_fusion, aipp, ... (from the pattern file)", ""},
+          {"pass", T::String, "", "fusion pass that fuses it, when known", ""},
+          {"fix", T::String, "", "what to do when no pass applies (from the pattern file)", ""},
+          {"source", T::Symbol, "", "graph or sequence", ""},
+          {"graph", T::String, "", "graph name (empty for sequences)", ""},
+          {"nodes", T::String, "", "matched node names, ';'-separated, in pattern order", ""},
+          {"first", T::String, "", "first matched node", ""},
+          {"last", T::String, "", "last matched node (the anchor of first-layer patterns)", ""},
+          {"types", T::String, "", "matched op types, ';'-separated", ""},
+          {"size", T::Integer, "count", "number of matched nodes", ""},
+          {"fused", T::Symbol, "", "yes when already fused, else no", "no"},
+          {"profiled", T::Symbol, "", "yes when the members were joined to profiled ops", "no"},
+          {"count", T::Integer, "count", "executions of the group (fewest of a member)", ""},
+          {"total_us", T::Float, "us", "summed task time of the members", ""},
+          {"share", T::Float, "ratio", "total_us / summed device task time", ""},
+          {"first_us", T::Float, "us", "task time of the first node (the cube op of UB patterns)",
+           ""},
+          {"last_us", T::Float, "us", "task time of the last node (the conv of AIPP patterns)", ""},
+      },
+      // first_us / last_us: time of the end nodes' ops (graph_op_matches, else same name).
+      R"sql(WITH c AS MATERIALIZED (
+  SELECT pattern, kind, pass, fix, source, graph, nodes,
+    CASE WHEN instr(nodes, ';') > 0 THEN substr(nodes, 1, instr(nodes, ';') - 1) ELSE nodes END AS first,
+    replace(nodes, rtrim(nodes, replace(nodes, ';', '')), '') AS last,
+    types, length(nodes) - length(replace(nodes, ';', '')) + 1 AS size,
+    CASE WHEN fused THEN 'yes' ELSE 'no' END AS fused,
+    CASE WHEN coalesce(ops, '') <> '' THEN 'yes' ELSE 'no' END AS profiled,
+    count, total_us, share
+  FROM fusion_candidates WHERE run_id = ?1 ORDER BY total_us DESC LIMIT 5000),
+t AS MATERIALIZED (
+  SELECT name, sum(dur_ns) / 1000.0 AS us FROM op_tasks
+  WHERE run_id = ?1 AND name IN (SELECT first FROM c UNION SELECT last FROM c UNION
+    SELECT op_name FROM graph_op_matches WHERE run_id = ?1)
+  GROUP BY name)
+SELECT c.*,
+  coalesce((SELECT sum(us) FROM t WHERE t.name IN (SELECT op_name FROM graph_op_matches m
+    WHERE m.run_id = ?1 AND m.graph = c.graph AND m.node = c.first UNION SELECT c.first)), 0) AS first_us,
+  coalesce((SELECT sum(us) FROM t WHERE t.name IN (SELECT op_name FROM graph_op_matches m
+    WHERE m.run_id = ?1 AND m.graph = c.graph AND m.node = c.last UNION SELECT c.last)), 0) AS last_us
+FROM c ORDER BY c.total_us DESC)sql"});
+
+  out.push_back(FactType{
+      "transdata_chain",
+      "TransData format conversions found along the graph or task sequence: redundant round "
+      "trips (X->Y then Y->X within a few ops), pairs interrupted by a Reshape-class op, "
+      "conversions between 5HD and NZ, single ND<->NZ and 4D<->5HD conversions, or TransData "
+      "without recorded formats (kind unknown).",
+      "one per chain (at most 5000, costliest first)",
+      {
+          {"kind", T::Symbol, "",
+           "round_trip, reshape_interrupt, 5hd_nz, nd_nz, 4d_5hd, other or unknown", ""},
+          {"source", T::Symbol, "", "graph or sequence", ""},
+          {"graph", T::String, "", "graph name (empty for sequences)", ""},
+          {"nodes", T::String, "", "node names along the chain, ';'-separated", ""},
+          {"transdata", T::String, "", "the TransData nodes of the chain, ';'-separated", ""},
+          {"first", T::String, "", "first TransData node", ""},
+          {"formats", T::String, "", "formats along the chain, e.g. NCHW>NC1HWC0>NCHW", ""},
+          {"culprit", T::String, "", "the interrupting op of a reshape_interrupt chain", ""},
+          {"count", T::Integer, "count", "executions (fewest of the TransData nodes)", ""},
+          {"total_us", T::Float, "us", "summed task time of the TransData nodes", ""},
+          {"share", T::Float, "ratio", "total_us / summed device task time", ""},
+      },
+      R"sql(SELECT kind, source, graph, nodes, transdata,
+  CASE WHEN instr(transdata, ';') > 0 THEN substr(transdata, 1, instr(transdata, ';') - 1)
+       ELSE transdata END AS first,
+  formats, culprit, count, total_us, share
+FROM transdata_chains WHERE run_id = ?1 ORDER BY total_us DESC LIMIT 5000)sql"});
+
+  out.push_back(FactType{
+      "fusion_stat",
+      "Fusion pass statistics from fusion_result.json, summed over graphs: how often a pass "
+      "found its pattern (match_times) and how often it rewrote the graph (effect_times).",
+      "one per (pass, kind)",
+      {
+          {"pass", T::String, "", "fusion pass name", ""},
+          {"kind", T::Symbol, "", "graph_fusion or ub_fusion", ""},
+          {"graphs", T::Integer, "count", "graphs (session_and_graph_id) reporting the pass", ""},
+          {"match_times", T::Integer, "count", "times the pattern matched", ""},
+          {"effect_times", T::Integer, "count", "times the rewrite took effect", ""},
+      },
+      R"sql(SELECT pass, kind, count(DISTINCT coalesce(graph, '')) AS graphs,
+  sum(coalesce(match_times, 0)) AS match_times, sum(coalesce(effect_times, 0)) AS effect_times
+FROM fusion_stats WHERE run_id = ?1 GROUP BY pass, kind)sql"});
+
+  out.push_back(FactType{
+      "graph_node",
+      "A model-graph node (GE dump or ONNX model) with its engine, fusion marks and the "
+      "profiled time of the ops matched to it (graph_op_matches).",
+      "one per (graph, node name) (at most 20000)",
+      {
+          {"graph", T::String, "", "graph name", ""},
+          {"name", T::String, "", "node name", ""},
+          {"type", T::Symbol, "", "op type", ""},
+          {"engine", T::String, "", "engine (AIcoreEngine, DNN_VM_AICPU, ...)", ""},
+          {"pass_name", T::String, "", "fusion pass that produced the node", ""},
+          {"fusion_scope", T::Integer, "", "fusion scope id; -1 = not fused", "-1"},
+          {"batch_split", T::Symbol, "", "yes when _is_n_batch_split is set (L2 fusion)", "no"},
+          {"out_bytes", T::Integer, "bytes", "summed output tensor bytes", ""},
+          {"in_bytes", T::Integer, "bytes", "summed input tensor bytes", ""},
+          {"total_us", T::Float, "us", "summed task time of the matched ops", ""},
+          {"mte2_ratio", T::Float, "ratio", "mean MTE2 busy ratio of the matched ops", ""},
+      },
+      R"sql(WITH n AS (
+  SELECT graph, name, max(type) AS type, max(engine) AS engine, max(pass_name) AS pass_name,
+    max(coalesce(fusion_scope, -1)) AS fusion_scope,
+    max(CASE WHEN attrs LIKE '%"_is_n_batch_split":true%' OR attrs LIKE '%"_is_n_batch_split": true%'
+             THEN 1 ELSE 0 END) AS split
+  FROM graph_nodes WHERE run_id = ?1 GROUP BY graph, name),
+t AS (
+  SELECT graph, node, sum(CASE WHEN direction = 'output' THEN bytes END) AS out_bytes,
+    sum(CASE WHEN direction = 'input' THEN bytes END) AS in_bytes
+  FROM tensors WHERE run_id = ?1 GROUP BY graph, node),
+m AS (
+  SELECT g.graph, g.node, sum(o.dur_ns) / 1000.0 AS total_us, avg(o.mte2_ratio) AS mte2_ratio
+  FROM graph_op_matches g JOIN op_tasks o ON o.run_id = g.run_id AND o.name = g.op_name
+  WHERE g.run_id = ?1 GROUP BY g.graph, g.node)
+SELECT n.graph, n.name, n.type, n.engine, n.pass_name, n.fusion_scope,
+  CASE WHEN n.split THEN 'yes' ELSE 'no' END AS batch_split, t.out_bytes, t.in_bytes,
+  m.total_us, m.mte2_ratio
+FROM n LEFT JOIN t ON t.graph = n.graph AND t.node = n.name
+  LEFT JOIN m ON m.graph = n.graph AND m.node = n.name
+ORDER BY coalesce(m.total_us, 0) DESC LIMIT 20000)sql"});
+}
+
+}  // namespace perfsage::engine::facts

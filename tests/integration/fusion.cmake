@@ -1,0 +1,2 @@
+set(PERFSAGE_TEST_LIBS perfsage_cli)
+perfsage_test(fusion_samples_test integration/fusion_samples_test.cpp)

@@ -1,0 +1,2 @@
+set(PERFSAGE_TEST_LIBS perfsage_analyzers perfsage_collectors)
+perfsage_test(patterns_test unit/patterns_test.cpp unit/patterns_graph_test.cpp)
