@@ -17,8 +17,9 @@ struct RunWriter::Statements {
         graph_node(db.prepare(
             "INSERT INTO graph_nodes VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13)")),
         graph_edge(db.prepare("INSERT INTO graph_edges VALUES(?1,?2,?3,?4,?5,?6,?7)")),
-        tensor(db.prepare("INSERT INTO tensors VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11)")) {}
-  Statement op_task, host, device, step, graph_node, graph_edge, tensor;
+        tensor(db.prepare("INSERT INTO tensors VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11)")),
+        graph_attr(db.prepare("INSERT INTO graph_attrs VALUES(?1,?2,?3,?4,?5)")) {}
+  Statement op_task, host, device, step, graph_node, graph_edge, tensor, graph_attr;
 };
 
 RunWriter::RunWriter(Database& db, const RunHeader& h) : db_(db), txn_(db) {
@@ -84,8 +85,7 @@ void RunWriter::add(const TensorDesc& r) {
 }
 
 void RunWriter::add(const GraphAttr& r) {
-  auto st = db_.prepare("INSERT INTO graph_attrs VALUES(?1,?2,?3,?4,?5)");
-  insert(st, run_id_, r.graph, r.scope, r.key, r.value);
+  insert(st_->graph_attr, run_id_, r.graph, r.scope, r.key, r.value);
 }
 
 void RunWriter::add(const CommOp& r) {
