@@ -166,6 +166,24 @@ CREATE TABLE transdata_chains(
   total_us REAL, share REAL);
 CREATE INDEX transdata_chains_run ON transdata_chains(run_id);
 )sql",
+    // 6: GPU analyzers (analyzers/gpu): per step and stream busy times, launch and sync stats.
+    R"sql(
+CREATE TABLE gpu_streams(
+  run_id INTEGER NOT NULL, rank INTEGER NOT NULL, step INTEGER NOT NULL, device INTEGER,
+  stream INTEGER, kernels INTEGER NOT NULL, compute_us REAL NOT NULL, comm_us REAL NOT NULL,
+  memcpy_us REAL NOT NULL, memset_us REAL NOT NULL, busy_us REAL NOT NULL, idle_us REAL NOT NULL);
+CREATE INDEX gpu_streams_run ON gpu_streams(run_id);
+
+CREATE TABLE gpu_launch_stats(
+  run_id INTEGER NOT NULL, rank INTEGER NOT NULL, launches INTEGER NOT NULL,
+  launch_cpu_us REAL NOT NULL, launch_avg_us REAL, slow_launches INTEGER NOT NULL,
+  linked INTEGER NOT NULL, delay_avg_us REAL, delay_max_us REAL, delayed INTEGER NOT NULL,
+  kernels INTEGER NOT NULL, short_kernels INTEGER NOT NULL, short_kernel_us REAL NOT NULL,
+  sync_calls INTEGER NOT NULL, sync_us REAL NOT NULL, device_sync_calls INTEGER NOT NULL,
+  stream_sync_calls INTEGER NOT NULL, event_sync_calls INTEGER NOT NULL,
+  wait_event_calls INTEGER NOT NULL, gpu_sync_events INTEGER NOT NULL,
+  gpu_sync_us REAL NOT NULL);
+)sql",
 };
 
 }  // namespace

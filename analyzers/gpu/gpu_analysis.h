@@ -1,0 +1,27 @@
+// GPU analyzers for one run (Kineto traces): per step and rank, how the GPU time splits into
+// computation, communication, their overlap and idle time (store::Step rows with source
+// "gpu_breakdown"); per step and stream busy times (gpu_streams); kernel launch and
+// synchronisation statistics (gpu_launch_stats).
+#pragma once
+
+#include <cstdint>
+
+#include "store/database.h"
+
+namespace perfsage::analyzers::gpu {
+
+struct GpuAnalysisOptions {
+  int64_t short_kernel_ns = 10'000;   // kernels shorter than this are launch-bound
+  int64_t slow_launch_ns = 50'000;    // launch API calls longer than this
+  int64_t launch_delay_ns = 100'000;  // GPU start later than this after the launch call ended
+};
+
+// Runs every GPU analyzer over `run_id` in its own transaction, replacing earlier results.
+// Ranks without GPU activity get no GPU numbers (NULL), never zeros.
+void analyze_gpu_run(store::Database& db, int64_t run_id, const GpuAnalysisOptions& opt = {});
+
+// The parts, each run inside the caller's transaction.
+void compute_gpu_breakdown(store::Database& db, int64_t run_id);
+void compute_launch_stats(store::Database& db, int64_t run_id, const GpuAnalysisOptions& opt);
+
+}  // namespace perfsage::analyzers::gpu

@@ -1,0 +1,216 @@
+// Step breakdown of GPU time (the tb_plugin / HTA "temporal breakdown"): per ProfilerStep (or
+// the whole trace when there is none) and rank, the union of computation kernels, of
+// communication kernels (NCCL/RCCL or kernels carrying collective args), their overlap, and the
+// time the GPU does nothing; plus the same per stream.
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "analyzers/gpu/gpu_analysis.h"
+#include "analyzers/gpu/intervals.h"
+#include "store/bind.h"
+#include "store/records.h"
+
+namespace perfsage::analyzers::gpu {
+namespace {
+
+enum class Class { compute, comm, copy, set };
+
+struct DeviceSpan {
+  int64_t start, end;
+  std::optional<int64_t> device, stream;
+  Class cls;
+};
+
+struct Window {
+  int64_t step, start, end;
+};
+
+bool is_comm_kernel(const std::string& name, const std::string& args) {
+  std::string lower(name);
+  std::transform(lower.begin(), lower.end(), lower.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return lower.find("nccl") != std::string::npos || lower.find("rccl") != std::string::npos ||
+         args.find("\"Collective name\"") != std::string::npos;
+}
+
+std::vector<DeviceSpan> load_device(store::Database& db, int64_t run, int64_t rank) {
+  auto st = db.prepare(
+      "SELECT kind, name, device, stream, start_ns, dur_ns, coalesce(args,'') FROM device_events "
+      "WHERE run_id=?1 AND rank=?2 AND kind IN ('kernel','memcpy','memset')");
+  st.bind(1, run).bind(2, rank);
+  std::vector<DeviceSpan> out;
+  while (st.step()) {
+    std::string kind = st.text(0);
+    DeviceSpan d;
+    d.start = st.int64(4);
+    d.end = d.start + st.int64(5);
+    if (!st.is_null(2)) d.device = st.int64(2);
+    if (!st.is_null(3)) d.stream = st.int64(3);
+    d.cls = kind == "memcpy"                         ? Class::copy
+            : kind == "memset"                       ? Class::set
+            : is_comm_kernel(st.text(1), st.text(6)) ? Class::comm
+                                                     : Class::compute;
+    out.push_back(d);
+  }
+  return out;
+}
+
+std::vector<Window> load_windows(store::Database& db, int64_t run, int64_t rank,
+                                 const std::vector<DeviceSpan>& dev) {
+  std::vector<Window> w;
+  auto st = db.prepare(
+      "SELECT step, start_ns, dur_ns FROM steps WHERE run_id=?1 AND rank=?2 AND "
+      "source='ProfilerStep' AND start_ns IS NOT NULL ORDER BY start_ns");
+  st.bind(1, run).bind(2, rank);
+  while (st.step()) w.push_back({st.int64(0), st.int64(1), st.int64(1) + st.int64(2)});
+  if (!w.empty() || dev.empty()) return w;
+  // No steps: the whole trace of this rank, host and device, is one window.
+  auto span = db.prepare(
+      "SELECT min(start_ns), max(start_ns + dur_ns) FROM host_events WHERE run_id=?1 AND rank=?2");
+  span.bind(1, run).bind(2, rank);
+  int64_t lo = dev.front().start, hi = dev.front().end;
+  for (const auto& d : dev) {
+    lo = std::min(lo, d.start);
+    hi = std::max(hi, d.end);
+  }
+  if (span.step() && !span.is_null(0)) {
+    lo = std::min(lo, span.int64(0));
+    hi = std::max(hi, span.int64(1));
+  }
+  w.push_back({0, lo, hi});
+  return w;
+}
+
+// Host annotation time inside a window, nested annotations counted once.
+double host_us(const std::vector<Interval>& spans, const Window& w) {
+  std::vector<Interval> clipped;
+  for (const auto& [s, e] : spans) {
+    int64_t cs = std::max(s, w.start), ce = std::min(e, w.end);
+    if (ce > cs) clipped.emplace_back(cs, ce);
+  }
+  merge(clipped);
+  return static_cast<double>(length(clipped)) / 1e3;
+}
+
+std::vector<Interval> load_host(store::Database& db, int64_t run, int64_t rank,
+                                const char* prefix) {
+  auto st = db.prepare(
+      "SELECT start_ns, dur_ns FROM host_events WHERE run_id=?1 AND rank=?2 AND "
+      "kind IN ('user_annotation','cpu_op') AND substr(name, 1, length(?3)) = ?3");
+  st.bind(1, run).bind(2, rank).bind(3, prefix);
+  std::vector<Interval> out;
+  while (st.step()) out.emplace_back(st.int64(0), st.int64(0) + st.int64(1));
+  return out;
+}
+
+struct Sets {
+  std::vector<Interval> compute, comm, copy, set;
+  int64_t kernels = 0;
+  void add(const DeviceSpan& d, int64_t s, int64_t e) {
+    switch (d.cls) {
+      case Class::compute:
+        compute.emplace_back(s, e);
+        ++kernels;
+        break;
+      case Class::comm:
+        comm.emplace_back(s, e);
+        ++kernels;
+        break;
+      case Class::copy:
+        copy.emplace_back(s, e);
+        break;
+      case Class::set:
+        set.emplace_back(s, e);
+        break;
+    }
+  }
+  // Busy time of everything together (merges every set).
+  int64_t busy() {
+    merge(compute);
+    merge(comm);
+    merge(copy);
+    merge(set);
+    std::vector<Interval> all;
+    for (auto* v : {&compute, &comm, &copy, &set}) all.insert(all.end(), v->begin(), v->end());
+    merge(all);
+    return length(all);
+  }
+};
+
+}  // namespace
+
+void compute_gpu_breakdown(store::Database& db, int64_t run) {
+  db.prepare("DELETE FROM steps WHERE run_id=?1 AND source='gpu_breakdown'").bind(1, run).run();
+  db.prepare("DELETE FROM gpu_streams WHERE run_id=?1").bind(1, run).run();
+  std::vector<int64_t> ranks;
+  {
+    auto st = db.prepare(
+        "SELECT rank FROM device_events WHERE run_id=?1 UNION SELECT rank FROM steps WHERE "
+        "run_id=?1 AND source='ProfilerStep'");
+    st.bind(1, run);
+    while (st.step()) ranks.push_back(st.int64(0));
+  }
+  auto insert_stream =
+      db.prepare("INSERT INTO gpu_streams VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12)");
+  auto insert_step =
+      db.prepare("INSERT INTO steps VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14)");
+  for (int64_t rank : ranks) {
+    auto dev = load_device(db, run, rank);
+    auto windows = load_windows(db, run, rank, dev);
+    auto loader = load_host(db, run, rank, "enumerate(DataLoader)");
+    auto optimizer = load_host(db, run, rank, "Optimizer.step");
+    for (const Window& w : windows) {
+      Sets total;
+      std::map<std::tuple<int64_t, int64_t, int64_t, int64_t>, Sets> streams;
+      for (const auto& d : dev) {
+        int64_t s = std::max(d.start, w.start), e = std::min(d.end, w.end);
+        if (e <= s) continue;
+        total.add(d, s, e);
+        streams[{d.device.has_value(), d.device.value_or(0), d.stream.has_value(),
+                 d.stream.value_or(0)}]
+            .add(d, s, e);
+      }
+      store::Step row;
+      row.rank = rank;
+      row.step = w.step;
+      row.source = "gpu_breakdown";
+      row.start_ns = w.start;
+      row.dur_ns = w.end - w.start;
+      if (!dev.empty()) {
+        int64_t busy = total.busy();
+        int64_t overlap = intersection(total.compute, total.comm);
+        int64_t comm = length(total.comm);
+        row.computing_us = static_cast<double>(length(total.compute)) / 1e3;
+        row.comm_us = static_cast<double>(comm) / 1e3;
+        row.overlapped_us = static_cast<double>(overlap) / 1e3;
+        row.comm_not_overlapped_us = static_cast<double>(comm - overlap) / 1e3;
+        row.free_us = static_cast<double>(w.end - w.start - busy) / 1e3;
+      }
+      if (!loader.empty()) row.dataloader_us = host_us(loader, w);
+      if (!optimizer.empty()) row.optimizer_us = host_us(optimizer, w);
+      store::insert(insert_step, run, row.rank, row.step, row.source, row.start_ns, row.dur_ns,
+                    row.computing_us, row.comm_us, row.comm_not_overlapped_us, row.overlapped_us,
+                    row.free_us, row.dataloader_us, row.optimizer_us, row.bubble_us);
+      for (auto& [key, sets] : streams) {
+        int64_t busy = sets.busy();
+        auto opt = [](bool has, int64_t v) {
+          return has ? std::optional<int64_t>(v) : std::nullopt;
+        };
+        store::insert(insert_stream, run, rank, w.step, opt(std::get<0>(key), std::get<1>(key)),
+                      opt(std::get<2>(key), std::get<3>(key)), sets.kernels,
+                      static_cast<double>(length(sets.compute)) / 1e3,
+                      static_cast<double>(length(sets.comm)) / 1e3,
+                      static_cast<double>(length(sets.copy)) / 1e3,
+                      static_cast<double>(length(sets.set)) / 1e3, static_cast<double>(busy) / 1e3,
+                      static_cast<double>(w.end - w.start - busy) / 1e3);
+      }
+    }
+  }
+}
+
+}  // namespace perfsage::analyzers::gpu

@@ -1,0 +1,111 @@
+// Kernel launch and synchronisation statistics per rank: launch API cost, the delay from the
+// end of a launch call to the start of its GPU activity (linked by correlation id), short
+// kernels, and host synchronisation calls next to GPU-side sync events.
+#include <algorithm>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analyzers/gpu/gpu_analysis.h"
+#include "store/bind.h"
+
+namespace perfsage::analyzers::gpu {
+namespace {
+
+bool is_launch(const std::string& n) {
+  return n.find("LaunchKernel") != std::string::npos ||
+         n.find("GraphLaunch") != std::string::npos ||
+         n.find("LaunchCooperativeKernel") != std::string::npos ||
+         n.find("ModuleLaunch") != std::string::npos;
+}
+
+}  // namespace
+
+void compute_launch_stats(store::Database& db, int64_t run, const GpuAnalysisOptions& opt) {
+  db.prepare("DELETE FROM gpu_launch_stats WHERE run_id=?1").bind(1, run).run();
+  std::vector<int64_t> ranks;
+  {
+    // Only ranks with GPU activity or GPU API calls: CPU-only ranks get no row at all.
+    auto st = db.prepare(
+        "SELECT rank FROM device_events WHERE run_id=?1 UNION SELECT rank FROM host_events "
+        "WHERE run_id=?1 AND kind IN ('runtime','driver')");
+    st.bind(1, run);
+    while (st.step()) ranks.push_back(st.int64(0));
+  }
+  auto insert = db.prepare(
+      "INSERT INTO gpu_launch_stats VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,"
+      "?16,?17,?18,?19,?20,?21)");
+  for (int64_t rank : ranks) {
+    int64_t launches = 0, launch_ns = 0, slow = 0, sync_calls = 0, sync_ns = 0;
+    int64_t device_sync = 0, stream_sync = 0, event_sync = 0, wait_event = 0;
+    auto host = db.prepare(
+        "SELECT name, dur_ns FROM host_events WHERE run_id=?1 AND rank=?2 AND "
+        "kind IN ('runtime','driver')");
+    host.bind(1, run).bind(2, rank);
+    while (host.step()) {
+      std::string name = host.text(0);
+      int64_t dur = host.int64(1);
+      if (is_launch(name)) {
+        ++launches;
+        launch_ns += dur;
+        if (dur > opt.slow_launch_ns) ++slow;
+      }
+      if (name.find("Synchronize") != std::string::npos) {
+        ++sync_calls;
+        sync_ns += dur;
+        if (name.find("DeviceSynchronize") != std::string::npos ||
+            name.find("CtxSynchronize") != std::string::npos)
+          ++device_sync;
+        else if (name.find("StreamSynchronize") != std::string::npos)
+          ++stream_sync;
+        else if (name.find("EventSynchronize") != std::string::npos)
+          ++event_sync;
+      }
+      if (name.find("StreamWaitEvent") != std::string::npos) ++wait_event;
+    }
+
+    // Launch call end -> GPU start, for every activity linked to its API call.
+    auto link = db.prepare(
+        "SELECT d.start_ns - (h.start_ns + h.dur_ns) FROM device_events d JOIN host_events h "
+        "ON h.run_id=d.run_id AND h.rank=d.rank AND h.correlation=d.correlation AND "
+        "h.kind IN ('runtime','driver') WHERE d.run_id=?1 AND d.rank=?2 AND "
+        "d.kind IN ('kernel','memcpy','memset') AND d.correlation IS NOT NULL");
+    link.bind(1, run).bind(2, rank);
+    int64_t linked = 0, delayed = 0, delay_sum = 0, delay_max = 0;
+    while (link.step()) {
+      int64_t delay = link.int64(0);
+      ++linked;
+      delay_sum += delay;
+      delay_max = linked == 1 ? delay : std::max(delay_max, delay);
+      if (delay > opt.launch_delay_ns) ++delayed;
+    }
+
+    auto dev = db.prepare(
+        "SELECT sum(kind='kernel'), sum(kind='kernel' AND dur_ns < ?3), "
+        "total(CASE WHEN kind='kernel' AND dur_ns < ?3 THEN dur_ns END), sum(kind='sync'), "
+        "total(CASE WHEN kind='sync' THEN dur_ns END) FROM device_events WHERE run_id=?1 AND "
+        "rank=?2");
+    dev.bind(1, run).bind(2, rank).bind(3, opt.short_kernel_ns);
+    dev.step();
+    auto us = [](double ns) { return ns / 1e3; };
+    std::optional<double> launch_avg, delay_avg, delay_max_us;
+    if (launches > 0) launch_avg = us(static_cast<double>(launch_ns) / launches);
+    if (linked > 0) {
+      delay_avg = us(static_cast<double>(delay_sum) / linked);
+      delay_max_us = us(static_cast<double>(delay_max));
+    }
+    store::insert(insert, run, rank, launches, us(static_cast<double>(launch_ns)), launch_avg, slow,
+                  linked, delay_avg, delay_max_us, delayed, dev.int64(0), dev.int64(1),
+                  us(dev.real(2)), sync_calls, us(static_cast<double>(sync_ns)), device_sync,
+                  stream_sync, event_sync, wait_event, dev.int64(3), us(dev.real(4)));
+  }
+}
+
+void analyze_gpu_run(store::Database& db, int64_t run_id, const GpuAnalysisOptions& opt) {
+  store::Transaction txn(db);
+  compute_gpu_breakdown(db, run_id);
+  compute_launch_stats(db, run_id, opt);
+  txn.commit();
+}
+
+}  // namespace perfsage::analyzers::gpu

@@ -1,0 +1,145 @@
+// GPU analyzers over Kineto traces: step breakdown, per-stream busy time, launch and sync stats.
+#include "analyzers/gpu/gpu_analysis.h"
+#include "analyzers/gpu/intervals.h"
+#include "kineto_test_util.h"
+
+using namespace perfsage;
+using namespace perfsage::test;
+using namespace perfsage::analyzers::gpu;
+
+TEST_CASE("Interval unions and intersections", "[gpu]") {
+  std::vector<Interval> a{{10, 20}, {0, 5}, {15, 30}, {30, 31}, {40, 40}};
+  merge(a);
+  CHECK(a == std::vector<Interval>{{0, 5}, {10, 31}});
+  CHECK(length(a) == 26);
+  std::vector<Interval> b{{3, 12}, {20, 50}};
+  CHECK(intersection(a, b) == 2 + 2 + 11);
+  CHECK(intersection(a, {}) == 0);
+}
+
+namespace {
+const char* kOverlap = R"J({"schemaVersion": 1, "distributedInfo": {"rank": 2},
+ "deviceProperties": [{"id": 0, "name": "NVIDIA A100", "numSms": 108}],
+ "traceEvents": [
+  {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#4", "pid": 1, "tid": 1, "ts": 0, "dur": 300},
+  {"ph": "X", "cat": "user_annotation", "name": "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", "pid": 1, "tid": 1, "ts": 0, "dur": 20},
+  {"ph": "X", "cat": "cpu_op", "name": "enumerate(DataLoader)#inner", "pid": 1, "tid": 1, "ts": 5, "dur": 5},
+  {"ph": "X", "cat": "user_annotation", "name": "Optimizer.step#SGD.step", "pid": 1, "tid": 1, "ts": 250, "dur": 30},
+  {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": -10, "dur": 60, "args": {"correlation": 1}},
+  {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 30, "dur": 5, "args": {"correlation": 2}},
+  {"ph": "X", "cat": "cuda_runtime", "name": "cudaMemcpyAsync", "pid": 1, "tid": 1, "ts": 60, "dur": 5, "args": {"correlation": 3}},
+  {"ph": "X", "cat": "cuda_runtime", "name": "cudaStreamSynchronize", "pid": 1, "tid": 1, "ts": 66, "dur": 150},
+  {"ph": "X", "cat": "cuda_runtime", "name": "cudaDeviceSynchronize", "pid": 1, "tid": 1, "ts": 290, "dur": 5},
+  {"ph": "X", "cat": "kernel", "name": "sm80_gemm", "pid": 0, "tid": 7, "ts": 0, "dur": 100, "args": {"correlation": 1, "device": 0, "stream": 7}},
+  {"ph": "X", "cat": "kernel", "name": "ncclDevKernel_AllReduce_Sum_f32", "pid": 0, "tid": 20, "ts": 50, "dur": 100, "args": {"correlation": 2, "device": 0, "stream": 20}},
+  {"ph": "X", "cat": "kernel", "name": "tiny", "pid": 0, "tid": 7, "ts": 220, "dur": 4, "args": {"device": 0, "stream": 7}},
+  {"ph": "X", "cat": "gpu_memcpy", "name": "Memcpy HtoD (Pinned -> Device)", "pid": 0, "tid": 7, "ts": 200, "dur": 10, "args": {"correlation": 3, "device": 0, "stream": 7}},
+  {"ph": "X", "cat": "cuda_sync", "name": "Stream Sync", "pid": 0, "tid": 7, "ts": 210, "dur": 6, "args": {"device": 0, "stream": 7}}
+ ]})J";
+
+struct Row {
+  double computing, comm, overlapped, not_overlapped, free, dataloader, optimizer;
+};
+}  // namespace
+
+TEST_CASE("Step breakdown: compute, communication, overlap, idle, dataloader, optimizer", "[gpu]") {
+  TempDir dir;
+  auto r = kineto_ingest(dir.write("t.json", kOverlap), collectors::Mode::strict);
+  analyze_gpu_run(*r.db, r.run);
+  auto st = r.db->prepare(
+      "SELECT step, rank, dur_ns, computing_us, comm_us, overlapped_us, comm_not_overlapped_us, "
+      "free_us, dataloader_us, optimizer_us FROM steps WHERE run_id=?1 AND "
+      "source='gpu_breakdown'");
+  st.bind(1, r.run);
+  REQUIRE(st.step());
+  CHECK(st.int64(0) == 4);
+  CHECK(st.int64(1) == 2);
+  CHECK(st.int64(2) == 300000);
+  CHECK(st.real(3) == Approx(104));  // gemm 100 + tiny 4
+  CHECK(st.real(4) == Approx(100));
+  CHECK(st.real(5) == Approx(50));
+  CHECK(st.real(6) == Approx(50));
+  CHECK(st.real(7) == Approx(300 - 150 - 10 - 4));
+  CHECK(st.real(8) == Approx(20));  // nested annotation counted once
+  CHECK(st.real(9) == Approx(30));
+  CHECK_FALSE(st.step());
+
+  CHECK(r.count("SELECT count(*) FROM gpu_streams WHERE run_id=?1") == 2);
+  CHECK(r.text("SELECT kernels || ':' || compute_us || ':' || memcpy_us || ':' || busy_us || ':' "
+               "|| idle_us FROM gpu_streams WHERE run_id=?1 AND stream=7") ==
+        "2:104.0:10.0:114.0:186.0");
+  CHECK(r.text("SELECT comm_us FROM gpu_streams WHERE run_id=?1 AND stream=20") == "100.0");
+
+  auto ls = r.db->prepare(
+      "SELECT launches, launch_cpu_us, slow_launches, linked, delay_max_us, delayed, kernels, "
+      "short_kernels, sync_calls, device_sync_calls, stream_sync_calls, gpu_sync_events, "
+      "gpu_sync_us FROM gpu_launch_stats WHERE run_id=?1");
+  ls.bind(1, r.run);
+  REQUIRE(ls.step());
+  CHECK(ls.int64(0) == 2);
+  CHECK(ls.real(1) == Approx(65));
+  CHECK(ls.int64(2) == 1);           // the 60 µs launch
+  CHECK(ls.int64(3) == 3);           // two kernels and the copy are linked by correlation
+  CHECK(ls.real(4) == Approx(135));  // copy: launch ends at 65, starts at 200
+  CHECK(ls.int64(5) == 1);
+  CHECK(ls.int64(6) == 3);
+  CHECK(ls.int64(7) == 1);
+  CHECK(ls.int64(8) == 2);
+  CHECK(ls.int64(9) == 1);
+  CHECK(ls.int64(10) == 1);
+  CHECK(ls.int64(11) == 1);
+  CHECK(ls.real(12) == Approx(6));
+
+  // Running again replaces the results.
+  analyze_gpu_run(*r.db, r.run);
+  CHECK(r.count("SELECT count(*) FROM steps WHERE run_id=?1 AND source='gpu_breakdown'") == 1);
+  CHECK(r.count("SELECT count(*) FROM gpu_launch_stats WHERE run_id=?1") == 1);
+}
+
+TEST_CASE("GPU analyzers on the AlexNet sample", "[gpu][samples]") {
+  PERFSAGE_REQUIRE_SAMPLES();
+  auto r = kineto_ingest(alexnet_sample(), collectors::Mode::strict);
+  analyze_gpu_run(*r.db, r.run);
+  // No ProfilerStep: the whole trace is one window.
+  auto st = r.db->prepare(
+      "SELECT step, computing_us, comm_us, free_us, dur_ns FROM steps WHERE run_id=?1 AND "
+      "source='gpu_breakdown'");
+  st.bind(1, r.run);
+  REQUIRE(st.step());
+  CHECK(st.int64(0) == 0);
+  CHECK(st.real(1) > 0);
+  CHECK(st.real(2) == 0);
+  // The GPU is busy for ~66 ms of a trace lasting tens of seconds.
+  CHECK(st.real(3) > 0.99 * static_cast<double>(st.int64(4)) / 1e3);
+  CHECK_FALSE(st.step());
+
+  auto ls = r.db->prepare(
+      "SELECT sync_calls, stream_sync_calls, device_sync_calls, linked, delayed, slow_launches "
+      "FROM gpu_launch_stats WHERE run_id=?1");
+  ls.bind(1, r.run);
+  REQUIRE(ls.step());
+  CHECK(ls.int64(0) == 21);
+  CHECK(ls.int64(1) == 16);
+  CHECK(ls.int64(2) == 5);
+  CHECK(ls.int64(3) == 98);  // 79 kernels + 16 copies + 3 memsets
+  CHECK(ls.int64(4) == 43);
+  CHECK(ls.int64(5) == 3);
+}
+
+TEST_CASE("GPU analyzers on a CPU-only run write no GPU numbers", "[gpu][samples]") {
+  PERFSAGE_REQUIRE_SAMPLES();
+  auto r = kineto_ingest(cpu_only_sample(), collectors::Mode::strict);
+  analyze_gpu_run(*r.db, r.run);
+  auto st = r.db->prepare(
+      "SELECT step, computing_us IS NULL, comm_us IS NULL, free_us IS NULL, dataloader_us IS "
+      "NULL FROM steps WHERE run_id=?1 AND source='gpu_breakdown'");
+  st.bind(1, r.run);
+  REQUIRE(st.step());
+  CHECK(st.int64(0) == 551);
+  CHECK(st.int64(1) == 1);
+  CHECK(st.int64(2) == 1);
+  CHECK(st.int64(3) == 1);
+  CHECK(st.int64(4) == 1);
+  CHECK(r.count("SELECT count(*) FROM gpu_launch_stats WHERE run_id=?1") == 0);
+  CHECK(r.count("SELECT count(*) FROM gpu_streams WHERE run_id=?1") == 0);
+}
