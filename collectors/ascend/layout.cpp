@@ -82,22 +82,25 @@ Location locate(const fs::path& file) {
   return loc;
 }
 
-std::optional<fs::path> superseding_op_table(const fs::path& file) {
-  if (base_name(file).rfind("op_summary", 0) != 0) return std::nullopt;
+namespace {
+// `preferred` (relative to the rank folder) when `file` starts with `prefix`, sits in a rank
+// folder, and that folder holds `preferred`.
+std::optional<fs::path> superseded_by(const fs::path& file, std::string_view prefix,
+                                      const fs::path& preferred) {
+  if (base_name(file).rfind(prefix, 0) != 0) return std::nullopt;
   Location loc = locate(file);
-  if (loc.rank_dir.empty()) return std::nullopt;
-  fs::path preferred = loc.rank_dir / "ASCEND_PROFILER_OUTPUT" / "kernel_details.csv";
-  if (exists_file(preferred)) return preferred;
-  return std::nullopt;
+  if (loc.rank_dir.empty() || !exists_file(loc.rank_dir / preferred)) return std::nullopt;
+  return loc.rank_dir / preferred;
+}
+}  // namespace
+
+std::optional<fs::path> superseding_op_table(const fs::path& file) {
+  return superseded_by(file, "op_summary",
+                       fs::path("ASCEND_PROFILER_OUTPUT") / "kernel_details.csv");
 }
 
 std::optional<fs::path> superseding_timeline(const fs::path& file) {
-  if (base_name(file).rfind("msprof_", 0) != 0) return std::nullopt;
-  Location loc = locate(file);
-  if (loc.rank_dir.empty()) return std::nullopt;
-  fs::path preferred = loc.rank_dir / "ASCEND_PROFILER_OUTPUT" / "trace_view.json";
-  if (exists_file(preferred)) return preferred;
-  return std::nullopt;
+  return superseded_by(file, "msprof_", fs::path("ASCEND_PROFILER_OUTPUT") / "trace_view.json");
 }
 
 }  // namespace perfsage::collectors::ascend

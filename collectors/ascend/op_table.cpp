@@ -197,50 +197,21 @@ class Parser {
   void bad(size_t col, const CsvReader& r) {
     ctx_.skip("bad number in column " + header_.names()[col], where(r));
   }
-  bool time(std::string_view v, std::optional<int64_t>& out, size_t col, const CsvReader& r) {
-    int64_t x;
-    switch (parse_us_to_ns(v, x)) {
-      case Cell::value:
-        out = x;
-        return true;
-      case Cell::null:
-        out.reset();
-        return true;
-      case Cell::bad:
-        bad(col, r);
-        return false;
-    }
+  template <class T, class Parse>
+  bool typed(std::string_view v, std::optional<T>& out, size_t col, const CsvReader& r,
+             Parse parse) {
+    if (parse_optional(v, out, parse)) return true;
+    bad(col, r);
     return false;
+  }
+  bool time(std::string_view v, std::optional<int64_t>& out, size_t col, const CsvReader& r) {
+    return typed(v, out, col, r, parse_us_to_ns);
   }
   bool integer(std::string_view v, std::optional<int64_t>& out, size_t col, const CsvReader& r) {
-    int64_t x;
-    switch (parse_int(v, x)) {
-      case Cell::value:
-        out = x;
-        return true;
-      case Cell::null:
-        out.reset();
-        return true;
-      case Cell::bad:
-        bad(col, r);
-        return false;
-    }
-    return false;
+    return typed(v, out, col, r, parse_int);
   }
   bool real(std::string_view v, std::optional<double>& out, size_t col, const CsvReader& r) {
-    double x;
-    switch (parse_real(v, x)) {
-      case Cell::value:
-        out = x;
-        return true;
-      case Cell::null:
-        out.reset();
-        return true;
-      case Cell::bad:
-        bad(col, r);
-        return false;
-    }
-    return false;
+    return typed(v, out, col, r, parse_real);
   }
   bool sum(std::string_view v, double& acc, bool& has, size_t col, const CsvReader& r) {
     std::optional<double> x;

@@ -31,44 +31,25 @@ class RowReader {
   RowReader(const CsvHeader& h, const CsvReader& r, CollectContext& ctx)
       : h_(h), r_(r), ctx_(ctx) {}
 
-  // The value of a µs column; false (after ctx.skip) on a bad number.
+  // The value of a column (absent column: null); false (after ctx.skip) on a bad number.
   bool real(std::string_view column, std::optional<double>& out) {
-    out.reset();
-    auto i = h_.find(column);
-    if (!i) return true;
-    double v;
-    switch (parse_real(r_[*i], v)) {
-      case Cell::value:
-        out = v;
-        return true;
-      case Cell::null:
-        return true;
-      case Cell::bad:
-        break;
-    }
-    ctx_.skip("bad number in column " + std::string(column), where());
-    return false;
+    return typed(column, out, parse_real);
   }
   bool integer(std::string_view column, std::optional<int64_t>& out) {
-    out.reset();
-    auto i = h_.find(column);
-    if (!i) return true;
-    int64_t v;
-    switch (parse_int(r_[*i], v)) {
-      case Cell::value:
-        out = v;
-        return true;
-      case Cell::null:
-        return true;
-      case Cell::bad:
-        break;
-    }
-    ctx_.skip("bad number in column " + std::string(column), where());
-    return false;
+    return typed(column, out, parse_int);
   }
   std::string where() const { return "line " + std::to_string(r_.line()); }
 
  private:
+  template <class T, class Parse>
+  bool typed(std::string_view column, std::optional<T>& out, Parse parse) {
+    out.reset();
+    auto i = h_.find(column);
+    if (!i || parse_optional(r_[*i], out, parse)) return true;
+    ctx_.skip("bad number in column " + std::string(column), where());
+    return false;
+  }
+
   const CsvHeader& h_;
   const CsvReader& r_;
   CollectContext& ctx_;

@@ -25,6 +25,19 @@ Cell parse_us_to_ns(std::string_view s, int64_t& out);
 // Milliseconds to nanoseconds, same rules.
 Cell parse_ms_to_ns(std::string_view s, int64_t& out);
 
+// Parses `s` with `parse` (one of the functions above) into `out`: a value is stored, a null
+// cell resets it; returns false only for a bad cell (then `out` is reset too).
+template <class T, class Parse>
+bool parse_optional(std::string_view s, std::optional<T>& out, Parse parse) {
+  T v{};
+  Cell c = parse(s, v);
+  if (c == Cell::value)
+    out = v;
+  else
+    out.reset();
+  return c != Cell::bad;
+}
+
 // Shortcuts returning nullopt for null and bad cells alike.
 std::optional<int64_t> opt_int(std::string_view s);
 std::optional<double> opt_real(std::string_view s);
