@@ -117,3 +117,25 @@ TEST_CASE("timeline: empty file, wrong top level and garbage are clear errors") 
   CHECK_THROWS_WITH(s.ingest({dir.write("c/trace_view.json", junk)}),
                     Catch::Contains("byte offset"));
 }
+
+TEST_CASE("timeline and op table cut at many points: a result or a ParseError, never a crash") {
+  PERFSAGE_REQUIRE_SAMPLES();
+  TempDir dir;
+  for (const char* name : {"mstt/trace_view.json", "mstt/kernel_details_arith_util.csv"}) {
+    std::string text = sample_text(name);
+    std::string file = std::string(name).find(".json") != std::string::npos ? "trace_view.json"
+                                                                            : "kernel_details.csv";
+    for (int i = 1; i <= 40; ++i) {
+      size_t cut = text.size() * static_cast<size_t>(i) / 41 + static_cast<size_t>(i * 7);
+      auto p = dir.write("cut" + std::to_string(i) + "/" + file, text.substr(0, cut));
+      for (Mode mode : {Mode::strict, Mode::lenient}) {
+        Store s;
+        try {
+          s.ingest({p}, mode);
+        } catch (const ParseError& e) {
+          CHECK_THAT(e.what(), Catch::Contains(file));
+        }
+      }
+    }
+  }
+}
