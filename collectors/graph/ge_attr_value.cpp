@@ -6,11 +6,6 @@ namespace perfsage::collectors::graph {
 namespace {
 using ge::proto::AttrDef;
 
-const AttrDef* find(const AttrMap& attrs, const std::string& key) {
-  auto it = attrs.find(key);
-  return it == attrs.end() ? nullptr : &it->second;
-}
-
 std::string json_str(std::string_view s) {
   std::string out;
   store::append_json_string(out, s);
@@ -47,26 +42,33 @@ std::optional<std::string> list_json(const AttrDef::ListValue& l, size_t max_ite
 }
 }  // namespace
 
+const AttrDef* find_attr(const AttrMap& attrs, std::string_view key) {
+  for (int i = attrs.size() - 1; i >= 0; --i) {
+    if (attrs.Get(i).key() == key) return &attrs.Get(i).value();
+  }
+  return nullptr;
+}
+
 std::optional<std::string> attr_s(const AttrMap& attrs, const std::string& key) {
-  const AttrDef* v = find(attrs, key);
+  const AttrDef* v = find_attr(attrs, key);
   if (!v || v->value_case() != AttrDef::kS) return std::nullopt;
   return v->s();
 }
 
 std::optional<int64_t> attr_i(const AttrMap& attrs, const std::string& key) {
-  const AttrDef* v = find(attrs, key);
+  const AttrDef* v = find_attr(attrs, key);
   if (!v || v->value_case() != AttrDef::kI) return std::nullopt;
   return v->i();
 }
 
 std::optional<bool> attr_b(const AttrMap& attrs, const std::string& key) {
-  const AttrDef* v = find(attrs, key);
+  const AttrDef* v = find_attr(attrs, key);
   if (!v || v->value_case() != AttrDef::kB) return std::nullopt;
   return v->b();
 }
 
 std::optional<std::vector<std::string>> attr_list_s(const AttrMap& attrs, const std::string& key) {
-  const AttrDef* v = find(attrs, key);
+  const AttrDef* v = find_attr(attrs, key);
   if (!v || v->value_case() != AttrDef::kList) return std::nullopt;
   return std::vector<std::string>(v->list().s().begin(), v->list().s().end());
 }

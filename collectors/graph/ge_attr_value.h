@@ -11,7 +11,11 @@
 
 namespace perfsage::collectors::graph {
 
-using AttrMap = google::protobuf::Map<std::string, ge::proto::AttrDef>;
+// Attributes as the dump lists them (see AttrEntry in proto/ge/ge_ir.proto).
+using AttrMap = google::protobuf::RepeatedPtrField<ge::proto::AttrEntry>;
+
+// The value of `key`, the last one if repeated (as a map would keep it); nullptr when absent.
+const ge::proto::AttrDef* find_attr(const AttrMap& attrs, std::string_view key);
 
 // Typed look-ups; nullopt when the key is absent or holds another kind of value.
 std::optional<std::string> attr_s(const AttrMap& attrs, const std::string& key);

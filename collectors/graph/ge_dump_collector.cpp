@@ -6,6 +6,7 @@
 #include <cctype>
 #include <thread>
 
+#include "collectors/graph/ge_attr_value.h"
 #include "collectors/graph/ge_model_records.h"
 #include "collectors/graph/ge_text_blocks.h"
 #include "collectors/graph/ge_text_parse.h"
@@ -91,10 +92,10 @@ unsigned parse_threads(size_t bytes) {
 std::string soc_version(const std::vector<const ge::proto::ModelDef*>& parts) {
   if (parts.empty()) return {};
   for (const auto& g : parts.front()->graph()) {
-    for (const auto& [key, v] : g.attr()) {
-      if (v.value_case() != ge::proto::AttrDef::kFunc) continue;
-      auto it = v.func().attr().find("ge.socVersion");
-      if (it != v.func().attr().end() && !it->second.s().empty()) return it->second.s();
+    for (const auto& e : g.attr()) {
+      if (e.value().value_case() != ge::proto::AttrDef::kFunc) continue;
+      const auto* soc = find_attr(e.value().func().attr(), "ge.socVersion");
+      if (soc && !soc->s().empty()) return soc->s();
     }
   }
   return {};

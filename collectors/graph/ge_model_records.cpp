@@ -60,15 +60,18 @@ std::string shape_json(const TensorDescriptor& td) {
 }
 
 std::string node_attrs_json(const OpDef& op) {
-  std::vector<const std::string*> keys;
-  keys.reserve(op.attr_size());
-  for (const auto& [k, v] : op.attr()) {
-    if (!excluded_attrs().count(k)) keys.push_back(&k);
+  std::vector<const ge::proto::AttrEntry*> entries;
+  entries.reserve(op.attr_size());
+  for (const auto& e : op.attr()) {
+    if (!excluded_attrs().count(e.key())) entries.push_back(&e);
   }
-  std::sort(keys.begin(), keys.end(), [](auto* a, auto* b) { return *a < *b; });
+  // Sorted and unique by key (the last entry wins, as in a map), whatever the dump's order.
+  std::stable_sort(entries.begin(), entries.end(),
+                   [](auto* a, auto* b) { return a->key() < b->key(); });
   JsonObject o;
-  for (const auto* k : keys) {
-    if (auto j = attr_json(op.attr().at(*k))) o.raw(*k, *j);
+  for (size_t i = 0; i < entries.size(); ++i) {
+    if (i + 1 < entries.size() && entries[i + 1]->key() == entries[i]->key()) continue;
+    if (auto j = attr_json(entries[i]->value())) o.raw(entries[i]->key(), *j);
   }
   if (op.id() != 0) o.num("id", op.id());
   if (op.stream_id() != 0) o.num("stream_id", op.stream_id());
@@ -153,26 +156,31 @@ void add_attr(CollectContext& ctx, const std::string& graph, const std::string& 
   ctx.record();
 }
 
-template <typename Map>
-std::vector<const std::string*> sorted_keys(const Map& m) {
-  std::vector<const std::string*> keys;
-  for (const auto& kv : m) keys.push_back(&kv.first);
-  std::sort(keys.begin(), keys.end(), [](auto* a, auto* b) { return *a < *b; });
-  return keys;
+// Entries sorted by key, the last of equal keys kept (map semantics), for stable output.
+std::vector<const ge::proto::AttrEntry*> sorted_entries(const AttrMap& attrs) {
+  std::vector<const ge::proto::AttrEntry*> out;
+  for (const auto& e : attrs) out.push_back(&e);
+  std::stable_sort(out.begin(), out.end(), [](auto* a, auto* b) { return a->key() < b->key(); });
+  std::vector<const ge::proto::AttrEntry*> unique;
+  for (size_t i = 0; i < out.size(); ++i) {
+    if (i + 1 < out.size() && out[i + 1]->key() == out[i]->key()) continue;
+    unique.push_back(out[i]);
+  }
+  return unique;
 }
 
 // Graph attributes: NamedAttrs values (GlobalOptions, SessionOptions, GraphOptions) are
 // flattened so each GE option is one row whose scope names the option set.
 void emit_graph_attrs(const std::string& graph, const AttrMap& attrs, const char* plain_scope,
                       CollectContext& ctx) {
-  for (const auto* key : sorted_keys(attrs)) {
-    const auto& v = attrs.at(*key);
+  for (const auto* e : sorted_entries(attrs)) {
+    const auto& v = e->value();
     if (v.value_case() == ge::proto::AttrDef::kFunc) {
-      for (const auto* inner : sorted_keys(v.func().attr())) {
-        add_attr(ctx, graph, *key, *inner, attr_text(v.func().attr().at(*inner)));
+      for (const auto* inner : sorted_entries(v.func().attr())) {
+        add_attr(ctx, graph, e->key(), inner->key(), attr_text(inner->value()));
       }
     } else {
-      add_attr(ctx, graph, plain_scope, *key, attr_text(v));
+      add_attr(ctx, graph, plain_scope, e->key(), attr_text(v));
     }
   }
 }
