@@ -122,7 +122,8 @@ std::vector<OpGraph> graphs_from_store(store::Database& db, int64_t run_id) {
     auto& g = graphs[graph];
     g.source = "graph";
     g.graph = graph;
-    index[{graph, n.name}] = g.add_node(std::move(n));
+    std::string name = n.name;  // add_node moves n; the assignment evaluates it first
+    index[{graph, name}] = g.add_node(std::move(n));
   }
   if (graphs.empty()) return {};
 
