@@ -1,0 +1,179 @@
+#include "analyzers/roofline/activation.h"
+
+#include <cctype>
+#include <map>
+
+namespace perfsage::analyzers::roofline {
+namespace {
+
+struct Op {
+  std::string type, name;
+  double us = 0;
+};
+
+struct Found {
+  int64_t instances = 0;
+  double total_us = 0;
+  std::string example;
+};
+
+// Ops that frameworks interleave without changing the data flow (allocation, views).
+bool helper(const std::string& t) {
+  return t == "empty" || t == "empty_like" || t == "resize_" || t == "as_strided" || t == "view" ||
+         t == "detach" || t == "contiguous" || t == "empty_strided" || t == "to" ||
+         t == "_to_copy" || t == "result_type" || t == "reshape" || t == "unsafe_view" ||
+         t == "expand";
+}
+
+void scan(const std::vector<Op>& seq, std::map<std::pair<std::string, std::string>, Found>& out,
+          const std::string& source) {
+  std::vector<std::string> types;
+  types.reserve(seq.size());
+  for (const auto& o : seq) types.push_back(o.type);
+  for (const auto& p : activation_patterns()) {
+    for (size_t start : find_chains(types, p)) {
+      Found& f = out[{p.name, source}];
+      ++f.instances;
+      for (size_t i = 0; i < p.chain.size(); ++i) f.total_us += seq[start + i].us;
+      if (f.example.empty()) {
+        for (size_t i = 0; i < p.chain.size(); ++i)
+          f.example += (i ? " -> " : "") + seq[start + i].name;
+      }
+    }
+  }
+}
+
+}  // namespace
+
+const std::vector<ActivationPattern>& activation_patterns() {
+  static const std::vector<ActivationPattern> p = {
+      {"mish", {"softplus", "tanh", "mul"}},
+      {"gelu_erf", {"div", "erf", "add", "mul", "mul"}},
+      {"silu", {"sigmoid", "mul"}},
+  };
+  return p;
+}
+
+std::string normalize_op_type(const std::string& type) {
+  std::string t;
+  for (char c : type) t += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (t.rfind("aten::", 0) == 0) t = t.substr(6);
+  // In-place and out variants: mul_ -> mul; versioned Ascend types: SoftplusV2 -> softplus.
+  while (!t.empty() && t.back() == '_') t.pop_back();
+  size_t digits = t.size();
+  while (digits > 0 && std::isdigit(static_cast<unsigned char>(t[digits - 1]))) --digits;
+  if (digits < t.size() && digits > 1 && t[digits - 1] == 'v') digits -= 1;  // SoftplusV2
+  t.resize(digits);
+  if (t == "muls" || t == "realdiv" || t == "divs") t = t == "muls" ? "mul" : "div";
+  if (t == "adds") t = "add";
+  return t;
+}
+
+std::vector<size_t> find_chains(const std::vector<std::string>& types, const ActivationPattern& p) {
+  std::vector<size_t> out;
+  if (p.chain.empty() || types.size() < p.chain.size()) return out;
+  for (size_t i = 0; i + p.chain.size() <= types.size();) {
+    size_t j = 0;
+    while (j < p.chain.size() && types[i + j] == p.chain[j]) ++j;
+    if (j == p.chain.size()) {
+      out.push_back(i);
+      i += j;
+    } else {
+      ++i;
+    }
+  }
+  return out;
+}
+
+void compute_activation_patterns(store::Database& db, int64_t run_id) {
+  db.prepare("DELETE FROM activation_patterns WHERE run_id = ?1").bind(1, run_id).run();
+  std::map<std::pair<std::string, std::string>, Found> found;
+
+  // Ascend device ops, per rank and stream in start order.
+  {
+    auto st = db.prepare(
+        "SELECT rank, coalesce(stream_id, -1), type, name, dur_ns FROM op_tasks WHERE run_id = ?1 "
+        "AND core_type NOT IN ('HCCL', 'COMMUNICATION') ORDER BY rank, 2, start_ns");
+    st.bind(1, run_id);
+    std::vector<Op> seq;
+    std::pair<int64_t, int64_t> key{-2, -2};
+    while (st.step()) {
+      std::pair<int64_t, int64_t> k{st.int64(0), st.int64(1)};
+      if (k != key) {
+        scan(seq, found, "ops");
+        seq.clear();
+        key = k;
+      }
+      seq.push_back({normalize_op_type(st.text(2)), st.text(3), st.int64(4) / 1000.0});
+    }
+    scan(seq, found, "ops");
+  }
+  // Kineto CPU ops per thread, with the GPU time of their kernels when linked.
+  {
+    auto st = db.prepare(R"sql(
+WITH kt AS (SELECT external_id, sum(dur_ns) AS ns FROM device_events
+            WHERE run_id = ?1 AND kind = 'kernel' AND external_id IS NOT NULL GROUP BY external_id)
+SELECT h.rank, coalesce(h.tid, 0), h.name, coalesce(kt.ns, h.dur_ns)
+FROM host_events h LEFT JOIN kt ON kt.external_id = h.external_id
+WHERE h.run_id = ?1 AND h.kind = 'cpu_op' ORDER BY h.rank, 2, h.start_ns)sql");
+    st.bind(1, run_id);
+    std::vector<Op> seq;
+    std::pair<int64_t, int64_t> key{-2, -2};
+    while (st.step()) {
+      std::pair<int64_t, int64_t> k{st.int64(0), st.int64(1)};
+      if (k != key) {
+        scan(seq, found, "cpu_ops");
+        seq.clear();
+        key = k;
+      }
+      std::string t = normalize_op_type(st.text(2));
+      if (helper(t)) continue;
+      // Nested calls (aten::mul inside aten::mul_) repeat the type; keep the outer one.
+      if (!seq.empty() && seq.back().type == t && st.int64(3) / 1000.0 <= seq.back().us) continue;
+      seq.push_back({t, st.text(2), st.int64(3) / 1000.0});
+    }
+    scan(seq, found, "cpu_ops");
+  }
+  // Model graphs: Softplus -> Tanh -> Mul edges (no timing).
+  {
+    auto st = db.prepare(R"sql(
+SELECT count(*), min(a.name || ' -> ' || b.name || ' -> ' || c.name)
+FROM graph_nodes a
+JOIN graph_edges e1 ON e1.run_id = a.run_id AND e1.graph = a.graph AND e1.src = a.name AND e1.control = 0
+JOIN graph_nodes b ON b.run_id = a.run_id AND b.graph = a.graph AND b.name = e1.dst AND b.type = 'Tanh'
+JOIN graph_edges e2 ON e2.run_id = a.run_id AND e2.graph = a.graph AND e2.src = b.name AND e2.control = 0
+JOIN graph_nodes c ON c.run_id = a.run_id AND c.graph = a.graph AND c.name = e2.dst AND c.type = 'Mul'
+WHERE a.run_id = ?1 AND a.type = 'Softplus')sql");
+    st.bind(1, run_id);
+    if (st.step() && st.int64(0) > 0) {
+      Found& f = found[{"mish", "graph"}];
+      f.instances = st.int64(0);
+      f.example = st.text(1);
+    }
+  }
+  double device_us = 0;
+  {
+    auto st = db.prepare(
+        "SELECT (SELECT coalesce(sum(dur_ns), 0) FROM op_tasks WHERE run_id = ?1) + "
+        "(SELECT coalesce(sum(dur_ns), 0) FROM device_events WHERE run_id = ?1 AND kind = "
+        "'kernel')");
+    st.bind(1, run_id);
+    if (st.step()) device_us = st.real(0) / 1000.0;
+  }
+  auto ins = db.prepare(
+      "INSERT INTO activation_patterns(run_id, pattern, source, instances, ops_per_instance, "
+      "total_us, share, example) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)");
+  for (const auto& [key, f] : found) {
+    size_t len = 0;
+    for (const auto& p : activation_patterns())
+      if (p.name == key.first) len = p.chain.size();
+    ins.reset();
+    ins.bind(1, run_id).bind(2, key.first).bind(3, key.second).bind(4, f.instances);
+    ins.bind(5, static_cast<int64_t>(len)).bind(6, f.total_us);
+    ins.bind(7, device_us > 0 && key.second != "graph" ? f.total_us / device_us : 0.0);
+    ins.bind(8, f.example);
+    ins.run();
+  }
+}
+
+}  // namespace perfsage::analyzers::roofline

@@ -1,0 +1,30 @@
+// Activation functions executed as chains of primitive ops (Mish = x * tanh(softplus(x)) as
+// Softplus -> Tanh -> Mul; SiLU as Sigmoid -> Mul; erf-GELU as Div -> Erf -> Add -> Mul -> Mul)
+// and costly native activation ops, found in the device op sequence (Ascend op tasks per
+// stream), the CPU-op sequence of Kineto traces (per thread) and model graphs. Writes
+// activation_patterns.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "store/database.h"
+
+namespace perfsage::analyzers::roofline {
+
+struct ActivationPattern {
+  std::string name;                // mish, silu, gelu_erf
+  std::vector<std::string> chain;  // normalised op types in execution order
+};
+const std::vector<ActivationPattern>& activation_patterns();
+
+// "aten::softplus" / "Softplus" / "SoftplusV2" -> "softplus"; "Mul23" names are not types.
+std::string normalize_op_type(const std::string& type);
+
+// Finds chains in a sequence of (normalised type) ops; returns start indices of matches.
+std::vector<size_t> find_chains(const std::vector<std::string>& types, const ActivationPattern& p);
+
+void compute_activation_patterns(store::Database& db, int64_t run_id);
+
+}  // namespace perfsage::analyzers::roofline

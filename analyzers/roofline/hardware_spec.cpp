@@ -1,0 +1,175 @@
+#include "analyzers/roofline/hardware_spec.h"
+
+#include <cmath>
+
+namespace perfsage::analyzers::roofline {
+namespace {
+
+// Ascend cube array: 16x16x16 FP16 MACs = 8192 FLOP per cycle per core (knowledge.md §10.2).
+constexpr double kCubeFlopPerCycle = 8192;
+constexpr double kVectorFlopPerCycle = 128;
+
+struct RunFacts {
+  RunDevice dev;
+  std::optional<int> aiv_num;
+  int compute_major = 0;
+  bool ascend_ops = false;
+  int max_cube_block_dim = 0;
+};
+
+RunFacts read_run(store::Database& db, int64_t run_id) {
+  RunFacts f;
+  auto st = db.prepare(
+      "SELECT coalesce(name, chip), ai_core_num, aiv_num, sm_count, freq_mhz, memory_bytes, "
+      "compute_capability FROM hardware WHERE run_id = ?1 "
+      "ORDER BY (coalesce(name, chip) IS NULL), rank, device_id LIMIT 1");
+  st.bind(1, run_id);
+  if (st.step()) {
+    if (!st.is_null(0)) f.dev.name = st.text(0);
+    if (!st.is_null(1) && st.int64(1) > 0) f.dev.cube_cores = static_cast<int>(st.int64(1));
+    if (!st.is_null(2) && st.int64(2) > 0) f.aiv_num = static_cast<int>(st.int64(2));
+    if (!st.is_null(3) && st.int64(3) > 0) f.dev.sm_count = static_cast<int>(st.int64(3));
+    if (!st.is_null(4) && st.real(4) > 0) f.dev.freq_mhz = st.real(4);
+    if (!st.is_null(5) && st.int64(5) > 0)
+      f.dev.memory_gib = static_cast<double>(st.int64(5)) / (1024.0 * 1024 * 1024);
+    if (!st.is_null(6)) f.compute_major = std::atoi(st.text(6).c_str());
+  }
+  if (f.dev.name.empty()) {
+    auto r = db.prepare("SELECT chip FROM runs WHERE id = ?1 AND chip IS NOT NULL AND chip != ''");
+    r.bind(1, run_id);
+    if (r.step()) f.dev.name = r.text(0);
+  }
+  auto ops = db.prepare(
+      "SELECT count(*), max(CASE WHEN core_type IN ('AI_CORE','MIX_AIC') THEN block_dim END) "
+      "FROM op_tasks WHERE run_id = ?1");
+  ops.bind(1, run_id);
+  if (ops.step()) {
+    f.ascend_ops = ops.int64(0) > 0;
+    if (!ops.is_null(1)) f.max_cube_block_dim = static_cast<int>(ops.int64(1));
+  }
+  return f;
+}
+
+std::string join_names(const std::vector<const Part*>& parts) {
+  std::string out;
+  for (const auto* p : parts) out += (out.empty() ? "" : ",") + p->name;
+  return out;
+}
+
+}  // namespace
+
+double HardwareSpec::peak_for(const std::string& precision) const {
+  auto it = peak.find(precision);
+  return it == peak.end() ? 0 : it->second;
+}
+
+HardwareSpec resolve_hardware(store::Database& db, int64_t run_id, const HardwareDb& hw) {
+  RunFacts f = read_run(db, run_id);
+  HardwareSpec s;
+  MatchResult m = hw.match(f.dev);
+  s.match = m.how;
+  const Part* part = m.part;
+  if (!part && f.ascend_ops && !f.dev.cube_cores && f.max_cube_block_dim > 0) {
+    auto cands = hw.by_cube_cores(f.max_cube_block_dim);
+    if (!cands.empty()) {
+      part = cands.front();
+      s.match = "block_dim";
+      if (cands.size() > 1) m.candidates = cands;
+    }
+    s.note = "no chip name or core count in the run; " + std::to_string(f.max_cube_block_dim) +
+             " cube cores inferred from the largest AI_CORE block dim";
+  }
+  if (m.candidates.size() > 1) s.candidates = join_names(m.candidates);
+  s.part = part ? part->name : "";
+  s.family = part ? part->family : f.ascend_ops ? "ascend" : f.dev.sm_count ? "cuda" : "unknown";
+  s.compute_major = f.compute_major;
+
+  // Core counts and clock: the run wins over the table.
+  double table_cores = part && part->cube_cores ? part->cube_cores->value : 0;
+  double table_sms = part && part->sm_count ? part->sm_count->value : 0;
+  double table_freq = part && part->freq_mhz ? part->freq_mhz->value : 0;
+  if (f.dev.cube_cores || f.dev.sm_count) {
+    s.cores_source = "run";
+    s.cube_cores = f.dev.cube_cores.value_or(0);
+    s.sm_count = f.dev.sm_count.value_or(0);
+    s.vector_cores = f.aiv_num                    ? *f.aiv_num
+                     : part && part->vector_cores ? part->vector_cores->value
+                                                  : 0;
+  } else if (part) {
+    s.cores_source = s.match == "block_dim" ? "inferred" : "table";
+    s.cube_cores = table_cores;
+    s.sm_count = table_sms;
+    s.vector_cores = part->vector_cores ? part->vector_cores->value : 0;
+  }
+  if (f.dev.freq_mhz) {
+    s.freq_mhz = *f.dev.freq_mhz;
+    s.freq_source = "run";
+  } else if (table_freq > 0) {
+    s.freq_mhz = table_freq;
+    s.freq_source = "table";
+  }
+  if (f.dev.memory_gib)
+    s.memory_gib = *f.dev.memory_gib;
+  else if (part && part->memory_gib)
+    s.memory_gib = part->memory_gib->value;
+  if (part && part->l2_mib) s.l2_mib = part->l2_mib->value;
+
+  // Peaks: the table's, rescaled when the run's cores or clock differ from the table's.
+  if (part) {
+    for (const auto& [k, v] : part->peak_tflops) s.peak[k] = v.value * 1e12;
+    if (!s.peak.empty()) s.peak_source = s.match == "block_dim" ? "inferred" : "table";
+  }
+  bool ascend = s.family == "ascend";
+  if (ascend && s.cube_cores > 0 && s.freq_mhz > 0 &&
+      (s.cores_source == "run" || s.freq_source == "run" || s.peak.empty())) {
+    double cube = s.cube_cores * kCubeFlopPerCycle * s.freq_mhz * 1e6;
+    bool changed = std::abs(cube - s.peak_for("fp16")) > 0.01 * cube;
+    if (changed || s.peak.empty()) {
+      s.peak["fp16"] = s.peak["bf16"] = cube;
+      s.peak["int8"] = 2 * cube;
+      if (s.vector_cores > 0)
+        s.peak["vector_fp16"] = s.vector_cores * kVectorFlopPerCycle * s.freq_mhz * 1e6;
+      s.peak_source = "run";
+    }
+  } else if (!ascend && part && s.cores_source == "run" && table_sms > 0 && s.sm_count > 0 &&
+             std::lround(s.sm_count) != std::lround(table_sms)) {
+    for (auto& [k, v] : s.peak) v *= s.sm_count / table_sms;  // e.g. a MIG slice
+    s.peak_source = "run";
+  }
+  if (part && part->bandwidth_gbs) {
+    s.bandwidth = part->bandwidth_gbs->value * 1e9;
+    s.bw_source = s.match == "block_dim" ? "inferred" : "table";
+  }
+  if (!part) {
+    if (!f.dev.name.empty())
+      s.note = "chip '" + f.dev.name + "' is not in the hardware database";
+    else if (s.note.empty())
+      s.note = "no chip name, core count or block dims in the run";
+  }
+  return s;
+}
+
+HardwareSpec compute_hardware_spec(store::Database& db, int64_t run_id, const HardwareDb& hw) {
+  HardwareSpec s = resolve_hardware(db, run_id, hw);
+  db.prepare("DELETE FROM hardware_specs WHERE run_id = ?1").bind(1, run_id).run();
+  auto st = db.prepare(
+      "INSERT INTO hardware_specs(run_id, part, match, candidates, family, cube_cores, "
+      "vector_cores, sm_count, freq_mhz, memory_gib, l2_mib, compute_major, peak_fp32, peak_tf32, "
+      "peak_fp16, peak_bf16, peak_int8, peak_vector, bandwidth, cores_source, freq_source, "
+      "peak_source, bw_source, note) VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,"
+      "?16,?17,?18,?19,?20,?21,?22,?23,?24)");
+  auto opt = [](double v) { return v > 0 ? std::optional<double>(v) : std::nullopt; };
+  st.bind(1, run_id).bind(2, s.part).bind(3, s.match).bind(4, s.candidates).bind(5, s.family);
+  st.bind(6, opt(s.cube_cores)).bind(7, opt(s.vector_cores)).bind(8, opt(s.sm_count));
+  st.bind(9, opt(s.freq_mhz)).bind(10, opt(s.memory_gib)).bind(11, opt(s.l2_mib));
+  st.bind(12, s.compute_major);
+  st.bind(13, opt(s.peak_for("fp32"))).bind(14, opt(s.peak_for("tf32")));
+  st.bind(15, opt(s.peak_for("fp16"))).bind(16, opt(s.peak_for("bf16")));
+  st.bind(17, opt(s.peak_for("int8"))).bind(18, opt(s.peak_for("vector_fp16")));
+  st.bind(19, opt(s.bandwidth)).bind(20, s.cores_source).bind(21, s.freq_source);
+  st.bind(22, s.peak_source).bind(23, s.bw_source).bind(24, s.note);
+  st.run();
+  return s;
+}
+
+}  // namespace perfsage::analyzers::roofline

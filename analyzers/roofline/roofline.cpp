@@ -1,0 +1,272 @@
+#include "analyzers/roofline/roofline.h"
+
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <tuple>
+
+#include "analyzers/roofline/activation.h"
+#include "analyzers/roofline/flop_model.h"
+
+namespace perfsage::analyzers::roofline {
+namespace {
+
+struct Row {
+  std::string scope, name, type, core_type, kernel, precision;
+  int64_t count = 0;
+  double total_us = 0, share = 0;
+  std::optional<double> flops, bytes;
+  std::string flops_source = "none", bytes_source = "none";
+  double peak_flops = 0, peak_bw = 0;
+  std::string dominant_pipe;
+  double pipe_ratio = -1;
+  std::string reason;  // why insufficient_data
+};
+
+bool tensor_core_kernel(const std::string& k) {
+  for (const char* s : {"tf32", "h884", "s884", "h1688", "s1688", "hmma", "i8816", "16816", "xmma",
+                        "c1688", "wgmma", "sm90", "cutlass", "tensorop"})
+    if (k.find(s) != std::string::npos) return true;
+  return false;
+}
+
+// The roof for an op: cube vs vector on Ascend; tensor cores vs CUDA cores on GPUs.
+double pick_peak(const HardwareSpec& hw, const std::string& cls, std::string& precision,
+                 bool vector_only, const std::string& kernel) {
+  if (hw.family == "ascend") {
+    if (vector_only) {
+      precision = "vector_fp16";
+      return hw.peak_for("vector_fp16");
+    }
+    if (precision == "int8") return hw.peak_for("int8");
+    if (precision == "bf16") return hw.peak_for("bf16");
+    precision = "fp16";  // the cube computes FP32 inputs through FP16/HF32 paths; FP16 is the roof
+    return hw.peak_for("fp16");
+  }
+  bool tc_class = cls == "matmul" || cls == "conv" || cls == "attention";
+  if (tc_class && (precision == "fp16" || precision == "bf16" || precision == "int8"))
+    return hw.peak_for(precision);
+  if (tc_class && precision == "fp32" && tensor_core_kernel(kernel)) {
+    precision = "tf32";
+    return hw.peak_for("tf32");
+  }
+  precision = "fp32";
+  return hw.peak_for("fp32");
+}
+
+void finish(Row& r, const HardwareSpec& hw) {
+  r.peak_bw = hw.bandwidth;
+  if (r.reason.empty() && (!r.flops || *r.flops <= 0)) r.reason = "no FLOP count";
+  if (r.reason.empty() && (!r.bytes || *r.bytes <= 0)) r.reason = "no byte count";
+  if (r.reason.empty() && r.peak_flops <= 0)
+    r.reason = "peak " + r.precision + " rate of " + (hw.part.empty() ? "the device" : hw.part) +
+               " unknown";
+  if (r.reason.empty() && r.peak_bw <= 0)
+    r.reason = "memory bandwidth of " + (hw.part.empty() ? "the device" : hw.part) + " unknown";
+  if (r.reason.empty() && r.total_us <= 0) r.reason = "zero duration";
+}
+
+void write_row(store::Statement& st, int64_t run_id, const Row& r) {
+  Verdict v;
+  std::string bound = "insufficient_data", cause;
+  if (r.reason.empty()) {
+    v = classify({*r.flops, *r.bytes, r.total_us * 1e-6, r.peak_flops, r.peak_bw});
+    bound = v.bound;
+    if (bound == "latency") {
+      if (r.pipe_ratio < 0)
+        cause = r.scope == "gpu_op" && r.total_us / std::max<int64_t>(r.count, 1) < 10 ? "launch"
+                                                                                       : "unknown";
+      else if (r.pipe_ratio < kPipeBound)
+        cause = "pipeline";
+      else
+        cause = r.dominant_pipe.rfind("mte", 0) == 0 ? "memory" : "compute";
+    } else {
+      cause = bound;
+    }
+  }
+  auto opt = [](double x) { return x > 0 ? std::optional<double>(x) : std::nullopt; };
+  st.reset();
+  st.bind(1, run_id).bind(2, r.scope).bind(3, r.name).bind(4, r.type).bind(5, r.core_type);
+  st.bind(6, r.count).bind(7, r.total_us).bind(8, r.share).bind(9, r.flops).bind(10, r.bytes);
+  st.bind(11, r.flops_source).bind(12, r.bytes_source).bind(13, r.precision);
+  st.bind(14, opt(r.peak_flops)).bind(15, opt(r.peak_bw));
+  bool ok = r.reason.empty();
+  st.bind(16, ok ? opt(v.ridge) : std::nullopt).bind(17, ok ? opt(v.intensity) : std::nullopt);
+  st.bind(18, ok ? opt(v.attainable) : std::nullopt).bind(19, ok ? opt(v.achieved) : std::nullopt);
+  st.bind(20, ok ? std::optional<double>(v.utilisation) : std::nullopt);
+  st.bind(21, ok ? std::optional<double>(*r.flops / v.attainable * 1e6) : std::nullopt);
+  st.bind(22, bound).bind(23, cause).bind(24, r.dominant_pipe);
+  st.bind(25, r.pipe_ratio >= 0 ? std::optional<double>(r.pipe_ratio) : std::nullopt);
+  st.bind(26, r.kernel).bind(27, r.reason);
+  st.run();
+}
+
+// Ascend ops on AI Core / AI Vector cores, aggregated per op name.
+std::vector<Row> ascend_rows(store::Database& db, int64_t run_id, const HardwareSpec& hw) {
+  std::vector<Row> rows;
+  auto have = db.prepare(
+      "SELECT count(cube_fops) + count(vector_fops), count(read_bytes) + count(write_bytes), "
+      "sum(dur_ns) FROM op_tasks WHERE run_id = ?1");
+  have.bind(1, run_id);
+  if (!have.step() || have.is_null(2)) return rows;
+  bool flop_counters = have.int64(0) > 0, byte_counters = have.int64(1) > 0;
+  double device_us = have.real(2) / 1000.0;
+  auto st = db.prepare(R"sql(
+SELECT name, type, core_type, count(*), sum(dur_ns) / 1000.0,
+  sum(cube_fops), sum(vector_fops), sum(coalesce(read_bytes, 0) + coalesce(write_bytes, 0)),
+  count(read_bytes) + count(write_bytes),
+  avg(mac_ratio), avg(vec_ratio), avg(scalar_ratio), avg(mte1_ratio), avg(mte2_ratio),
+  avg(mte3_ratio), avg(fixpipe_ratio),
+  max(input_shapes), max(input_dtypes), max(output_shapes), max(output_dtypes)
+FROM op_tasks WHERE run_id = ?1
+  AND core_type IN ('AI_CORE', 'AI_VECTOR_CORE', 'MIX_AIC', 'MIX_AIV', 'N/A', '')
+GROUP BY name, type, core_type ORDER BY sum(dur_ns) DESC LIMIT 100000)sql");
+  st.bind(1, run_id);
+  static const char* kPipes[] = {"mac", "vec", "scalar", "mte1", "mte2", "mte3", "fixpipe"};
+  while (st.step()) {
+    Row r;
+    r.scope = "op";
+    r.name = st.text(0);
+    r.type = st.text(1);
+    r.core_type = st.text(2);
+    r.count = st.int64(3);
+    r.total_us = st.real(4);
+    r.share = device_us > 0 ? r.total_us / device_us : 0;
+    double cube = st.is_null(5) ? 0 : st.real(5), vec = st.is_null(6) ? 0 : st.real(6);
+    for (int i = 0; i < 7; ++i) {
+      if (!st.is_null(9 + i) && st.real(9 + i) > r.pipe_ratio) {
+        r.pipe_ratio = st.real(9 + i);
+        r.dominant_pipe = kPipes[i];
+      }
+    }
+    auto in_dt = parse_dtypes(st.text(17));
+    r.precision = in_dt.empty() ? "unknown" : precision_of(in_dt.front());
+    std::string cls = op_class(r.type);
+    if (flop_counters) {
+      if (!st.is_null(5) || !st.is_null(6)) {
+        r.flops = cube + vec;
+        r.flops_source = "counter";
+      }
+      if (byte_counters && st.int64(8) > 0) {
+        r.bytes = st.real(7);
+        r.bytes_source = "counter";
+      } else if (!byte_counters) {
+        // Measured FLOPs over modelled bytes would mix sources; ask for the counters instead.
+        r.reason = "FLOP counters without byte counters (collect the Memory metric group)";
+      }
+    } else {
+      Estimate e = estimate(r.type, parse_shapes(st.text(16)), in_dt, parse_shapes(st.text(18)),
+                            parse_dtypes(st.text(19)));
+      if (e.ok) {
+        r.flops = e.flops * static_cast<double>(r.count);
+        r.bytes = e.bytes * static_cast<double>(r.count);
+        r.flops_source = r.bytes_source = "model";
+      } else {
+        r.reason = e.why;
+      }
+      vec = (cls == "matmul" || cls == "conv" || cls == "attention") ? 0 : 1;
+      cube = 1 - vec;
+    }
+    r.peak_flops = pick_peak(hw, cls, r.precision, vec > cube, "");
+    finish(r, hw);
+    rows.push_back(std::move(r));
+  }
+  return rows;
+}
+
+// GPU: kernels grouped by the launching CPU op instance (External id), then per
+// (op name, input dims, input types).
+std::vector<Row> gpu_rows(store::Database& db, int64_t run_id, const HardwareSpec& hw) {
+  std::vector<Row> rows;
+  auto st = db.prepare(R"sql(
+WITH k AS (SELECT external_id, name, dur_ns FROM device_events
+           WHERE run_id = ?1 AND kind = 'kernel' AND external_id IS NOT NULL),
+o AS (SELECT external_id, min(name) AS name, min(input_dims) AS dims, min(input_types) AS types
+      FROM host_events WHERE run_id = ?1 AND kind = 'cpu_op' AND external_id IS NOT NULL
+      GROUP BY external_id),
+inst AS (SELECT o.name AS name, coalesce(o.dims, '') AS dims, coalesce(o.types, '') AS types,
+           count(*) AS kernels, sum(k.dur_ns) AS dur_ns, max(k.dur_ns) AS longest,
+           (SELECT k2.name FROM k k2 WHERE k2.external_id = k.external_id ORDER BY k2.dur_ns DESC LIMIT 1) AS kernel
+         FROM k JOIN o ON o.external_id = k.external_id GROUP BY k.external_id)
+SELECT name, dims, types, count(*), sum(kernels), sum(dur_ns) / 1000.0, max(kernel),
+  (SELECT sum(dur_ns) FROM device_events WHERE run_id = ?1 AND kind = 'kernel') / 1000.0
+FROM inst GROUP BY name, dims, types ORDER BY sum(dur_ns) DESC LIMIT 100000)sql");
+  st.bind(1, run_id);
+  while (st.step()) {
+    Row r;
+    r.scope = "gpu_op";
+    r.name = st.text(0);
+    r.type = r.name;
+    r.core_type = "GPU";
+    r.count = st.int64(3);
+    r.total_us = st.real(5);
+    r.kernel = st.is_null(6) ? "" : st.text(6);
+    double kernel_us = st.is_null(7) ? 0 : st.real(7);
+    r.share = kernel_us > 0 ? r.total_us / kernel_us : 0;
+    auto dims = parse_shapes(st.text(1));
+    auto types = parse_dtypes(st.text(2));
+    std::string first;
+    for (const auto& t : types)
+      if (dtype_bytes(t) > 0) {
+        first = t;
+        break;
+      }
+    r.precision = precision_of(first);
+    std::string cls = op_class(r.type);
+    if (st.text(1).empty()) {
+      r.reason = "no input shapes recorded (profile with record_shapes=True)";
+    } else {
+      Estimate e = estimate(r.type, dims, types, {}, {});
+      if (e.ok) {
+        r.flops = e.flops * static_cast<double>(r.count);
+        r.bytes = e.bytes * static_cast<double>(r.count);
+        r.flops_source = r.bytes_source = "model";
+      } else {
+        r.reason = e.why;
+      }
+    }
+    r.peak_flops = pick_peak(hw, cls, r.precision, false, r.kernel);
+    finish(r, hw);
+    rows.push_back(std::move(r));
+  }
+  return rows;
+}
+
+}  // namespace
+
+Verdict classify(const Point& p) {
+  Verdict v;
+  v.intensity = p.flops / p.bytes;
+  v.ridge = p.peak_flops / p.peak_bw;
+  v.attainable = std::min(p.peak_flops, p.peak_bw * v.intensity);
+  v.achieved = p.flops / p.seconds;
+  v.utilisation = v.achieved / v.attainable;
+  if (v.utilisation >= kBoundUtilisation)
+    v.bound = v.intensity >= v.ridge ? "compute" : "memory";
+  else
+    v.bound = "latency";
+  return v;
+}
+
+int compute_roofline(store::Database& db, int64_t run_id, const HardwareSpec& hw) {
+  db.prepare("DELETE FROM roofline_ops WHERE run_id = ?1").bind(1, run_id).run();
+  auto rows = ascend_rows(db, run_id, hw);
+  auto gpu = gpu_rows(db, run_id, hw);
+  rows.insert(rows.end(), std::make_move_iterator(gpu.begin()), std::make_move_iterator(gpu.end()));
+  auto st = db.prepare(
+      "INSERT INTO roofline_ops(run_id, scope, name, type, core_type, count, total_us, share, "
+      "flops, bytes, flops_source, bytes_source, precision, peak_flops, peak_bw, ridge, "
+      "intensity, attainable, achieved, utilisation, roof_us, bound, cause, dominant_pipe, "
+      "pipe_ratio, kernel, reason) VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,"
+      "?16,?17,?18,?19,?20,?21,?22,?23,?24,?25,?26,?27)");
+  for (const auto& r : rows) write_row(st, run_id, r);
+  return static_cast<int>(rows.size());
+}
+
+void analyze_roofline(store::Database& db, int64_t run_id) {
+  HardwareSpec hw = compute_hardware_spec(db, run_id);
+  compute_roofline(db, run_id, hw);
+  compute_activation_patterns(db, run_id);
+}
+
+}  // namespace perfsage::analyzers::roofline

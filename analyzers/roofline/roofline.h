@@ -1,0 +1,36 @@
+// Roofline analysis per Ascend op (counters from op_tasks, or shapes) and per GPU-launching
+// CPU op (Kineto Input Dims joined to kernels through the External id). Writes roofline_ops.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "analyzers/roofline/hardware_spec.h"
+#include "store/database.h"
+
+namespace perfsage::analyzers::roofline {
+
+// msadvisor / msprof op: utilisation of the roof at or above 80 % is compute or memory bound,
+// below it latency bound; a pipeline ratio below 80 % makes the latency "pipeline caused".
+constexpr double kBoundUtilisation = 0.8;
+constexpr double kPipeBound = 0.8;
+
+struct Point {
+  double flops = 0, bytes = 0, seconds = 0;
+  double peak_flops = 0, peak_bw = 0;
+};
+
+struct Verdict {
+  double intensity = 0, ridge = 0, attainable = 0, achieved = 0, utilisation = 0;
+  std::string bound;  // compute | memory | latency
+};
+
+Verdict classify(const Point& p);
+
+// Rebuilds roofline_ops for the run from op_tasks and the GPU kernels; returns rows written.
+int compute_roofline(store::Database& db, int64_t run_id, const HardwareSpec& hw);
+
+// Hardware spec, then roofline: the analyzer family's entry point for analyze_run.
+void analyze_roofline(store::Database& db, int64_t run_id);
+
+}  // namespace perfsage::analyzers::roofline

@@ -1,0 +1,244 @@
+// Roofline family fact types: hardware_spec, roofline (per op), roofline_type,
+// roofline_coverage, gpu_kernel, tensor_core and activation (from analyzers/roofline).
+#include "engine/facts/registry.h"
+
+namespace perfsage::engine::facts {
+namespace {
+
+// Kernel-name substrings of Tensor-Core kernels: the tb_plugin list (knowledge.md §6.4)
+// extended with TF32, Hopper (sm90, wgmma) and CUTLASS names.
+constexpr const char* kTensorCoreKernel = R"sql((k.name LIKE '%h884%' OR k.name LIKE '%s884%'
+  OR k.name LIKE '%h1688%' OR k.name LIKE '%s1688%' OR k.name LIKE '%hmma%' OR k.name LIKE '%i8816%'
+  OR k.name LIKE '%16816%' OR k.name LIKE '%c1688%' OR k.name LIKE '%xmma%' OR k.name LIKE '%tf32%'
+  OR k.name LIKE '%wgmma%' OR k.name LIKE '%sm90%' OR k.name LIKE '%tensorop%'
+  OR k.name LIKE '%dgrad_1x1_stride_2x2%' OR k.name LIKE '%first_layer_wgrad_kernel%'
+  OR k.name LIKE '%conv1x1%' OR k.name LIKE '%conv2d_c1_k1%' OR k.name LIKE '%direct_group%'))sql";
+
+// CPU ops whose kernels could use Tensor Cores (autocast lists: convolutions, matmuls, RNNs).
+constexpr const char* kEligibleOp =
+    R"sql((o.name LIKE 'aten::conv%' OR o.name LIKE 'aten::cudnn_conv%'
+  OR o.name LIKE 'aten::_convolution%' OR o.name IN ('aten::addmm', 'aten::mm', 'aten::bmm',
+  'aten::matmul', 'aten::linear', 'aten::baddbmm', 'aten::addbmm', 'aten::_scaled_mm')
+  OR o.name LIKE 'aten::%lstm%' OR o.name LIKE 'aten::%gru%' OR o.name LIKE 'aten::_cudnn_rnn%'))sql";
+
+std::string kernels_with_ops() {
+  return R"sql(k AS (SELECT name, dur_ns, external_id, occupancy, blocks_per_sm, warps_per_sm
+        FROM device_events WHERE run_id = ?1 AND kind = 'kernel'),
+o AS (SELECT external_id, min(name) AS name, min(input_types) AS types FROM host_events
+      WHERE run_id = ?1 AND kind = 'cpu_op' AND external_id IS NOT NULL GROUP BY external_id),
+ko AS (SELECT k.*, o.name AS op, o.types AS types,
+         CASE WHEN )sql" +
+         std::string(kTensorCoreKernel) + R"sql( THEN 1 ELSE 0 END AS tc,
+         CASE WHEN o.name IS NOT NULL AND )sql" +
+         std::string(kEligibleOp) + R"sql( THEN 1 ELSE 0 END AS eligible
+       FROM k LEFT JOIN o ON o.external_id = k.external_id))sql";
+}
+
+}  // namespace
+
+void declare_roofline_types(std::vector<FactType>& out) {
+  using T = SlotType;
+  out.push_back(FactType{
+      "hardware_spec",
+      "The run's device resolved against the hardware database (`knowledge_bases/hardware/`): "
+      "peaks and bandwidth, and where each came from. The run's own facts (info.json core "
+      "count and clock, Kineto SM count and memory) override the table; without a chip name on "
+      "Ascend, cube cores are inferred from the largest AI_CORE block dim.",
+      "one per analysed run",
+      {
+          {"part", T::String, "", "matched hardware-database part, empty when none", ""},
+          {"match", T::Symbol, "",
+           "alias, pattern, generic (name + cores/clock), block_dim or none", "none"},
+          {"candidates", T::String, "", "parts that fit equally well (ambiguous inference)", ""},
+          {"family", T::Symbol, "", "ascend, cuda or unknown", ""},
+          {"cube_cores", T::Integer, "count", "Ascend AI (cube) cores", ""},
+          {"vector_cores", T::Integer, "count", "Ascend vector cores", ""},
+          {"sm_count", T::Integer, "count", "GPU streaming multiprocessors", ""},
+          {"freq_mhz", T::Float, "MHz", "core clock", ""},
+          {"compute_major", T::Integer, "", "CUDA compute capability major version (0 unknown)",
+           ""},
+          {"peak_fp32", T::Float, "FLOP/s", "FP32 peak (CUDA cores)", ""},
+          {"peak_tf32", T::Float, "FLOP/s", "TF32 Tensor-Core peak", ""},
+          {"peak_fp16", T::Float, "FLOP/s", "FP16 peak (cube / Tensor Cores)", ""},
+          {"peak_int8", T::Float, "OP/s", "INT8 peak", ""},
+          {"bandwidth", T::Float, "bytes/s", "device memory bandwidth", ""},
+          {"cores_source", T::Symbol, "", "run, table, inferred or unknown", ""},
+          {"peak_source", T::Symbol, "", "run, table, inferred or unknown", ""},
+          {"bw_source", T::Symbol, "", "run, table, inferred or unknown", ""},
+          {"note", T::String, "", "how the part was chosen, or why none was", ""},
+      },
+      R"sql(SELECT part, match, candidates, family, CAST(cube_cores AS INTEGER) AS cube_cores,
+  CAST(vector_cores AS INTEGER) AS vector_cores, CAST(sm_count AS INTEGER) AS sm_count, freq_mhz,
+  compute_major, peak_fp32, peak_tf32, peak_fp16, peak_int8, bandwidth, cores_source, peak_source,
+  bw_source, note FROM hardware_specs WHERE run_id = ?1)sql"});
+
+  out.push_back(FactType{
+      "roofline",
+      "One roofline point per Ascend op name (`scope` op: FLOPs and bytes from the op's "
+      "counters, or modelled from shapes when the run has no counters) or per GPU-launching "
+      "CPU op and input shapes (`scope` gpu_op: modelled from `Input Dims`, time = its "
+      "kernels). `bound` is compute or memory when the op reaches 80 % of the roof, latency "
+      "below it, insufficient_data when FLOPs, bytes or peaks are missing (`reason` says which).",
+      "one per (scope, op name, shapes), at most 20000, longest first",
+      {
+          {"scope", T::Symbol, "", "op (Ascend) or gpu_op (Kineto)", ""},
+          {"name", T::String, "", "op name (Ascend) or CPU op name (aten::addmm)", ""},
+          {"type", T::Symbol, "", "op type", ""},
+          {"core_type", T::Symbol, "", "AI_CORE, AI_VECTOR_CORE, MIX_*, GPU", ""},
+          {"count", T::Integer, "count", "executions", ""},
+          {"total_us", T::Float, "us", "summed device time", ""},
+          {"share", T::Float, "ratio", "share of summed device (task or kernel) time", ""},
+          {"flops", T::Float, "FLOP", "summed floating-point operations", ""},
+          {"bytes", T::Float, "bytes", "summed memory traffic", ""},
+          {"source", T::Symbol, "", "counter, model or none", "none"},
+          {"precision", T::Symbol, "", "roof used: fp32, tf32, fp16, bf16, int8, vector_fp16", ""},
+          {"intensity", T::Float, "FLOP/byte", "arithmetic intensity", ""},
+          {"ridge", T::Float, "FLOP/byte", "peak / bandwidth", ""},
+          {"attainable", T::Float, "FLOP/s", "min(peak, bandwidth x intensity)", ""},
+          {"achieved", T::Float, "FLOP/s", "flops / total time", ""},
+          {"utilisation", T::Float, "ratio", "achieved / attainable", ""},
+          {"roof_us", T::Float, "us", "time the op would take on the roof", ""},
+          {"bound", T::Symbol, "", "compute, memory, latency or insufficient_data", ""},
+          {"cause", T::Symbol, "", "latency cause: pipeline, compute, memory, launch, unknown", ""},
+          {"dominant_pipe", T::Symbol, "",
+           "busiest pipe (mac, vec, scalar, mte1, mte2, mte3, fixpipe)", "none"},
+          {"pipe_ratio", T::Float, "ratio", "busy ratio of the dominant pipe (-1 unknown)", "-1.0"},
+          {"kernel", T::String, "", "longest kernel launched (gpu_op)", ""},
+          {"reason", T::String, "", "why the point is insufficient_data", ""},
+      },
+      R"sql(SELECT scope, name, type, core_type, count, total_us, share, flops, bytes,
+  CASE WHEN flops_source = bytes_source THEN flops_source WHEN flops IS NULL THEN 'none'
+       ELSE flops_source END AS source, precision, intensity, ridge, attainable, achieved,
+  utilisation, roof_us, bound, cause, nullif(dominant_pipe, '') AS dominant_pipe,
+  coalesce(pipe_ratio, -1.0) AS pipe_ratio, kernel, reason
+FROM roofline_ops WHERE run_id = ?1 ORDER BY total_us DESC LIMIT 20000)sql"});
+
+  out.push_back(FactType{
+      "roofline_type",
+      "Roofline points aggregated per (scope, op type, bound): how much time each op type "
+      "spends in each bound class.",
+      "one per (scope, op type, bound)",
+      {
+          {"scope", T::Symbol, "", "op or gpu_op", ""},
+          {"type", T::Symbol, "", "op type", ""},
+          {"bound", T::Symbol, "", "compute, memory, latency or insufficient_data", ""},
+          {"ops", T::Integer, "count", "roofline points", ""},
+          {"total_us", T::Float, "us", "summed device time", ""},
+          {"share", T::Float, "ratio", "summed share of device time", ""},
+          {"roof_us", T::Float, "us", "summed time on the roof", ""},
+          {"utilisation", T::Float, "ratio", "time-weighted utilisation of the roof", ""},
+      },
+      R"sql(SELECT scope, type, bound, count(*) AS ops, sum(total_us) AS total_us, sum(share) AS share,
+  sum(roof_us) AS roof_us, sum(utilisation * total_us) / nullif(sum(CASE WHEN utilisation IS NOT NULL THEN total_us END), 0) AS utilisation
+FROM roofline_ops WHERE run_id = ?1 GROUP BY scope, type, bound ORDER BY total_us DESC LIMIT 20000)sql"});
+
+  out.push_back(FactType{
+      "roofline_coverage",
+      "Whether the run has what a roofline needs. `status` is ok when at least one point "
+      "could be classified, insufficient_data when ops exist but none could (`reason` gives "
+      "the most common cause). Absent when the run has no Ascend compute ops and no GPU kernels "
+      "linked to CPU ops.",
+      "one per run with roofline points",
+      {
+          {"status", T::Symbol, "", "ok or insufficient_data", ""},
+          {"points", T::Integer, "count", "roofline points", ""},
+          {"classified", T::Integer, "count", "points with a bound", ""},
+          {"insufficient", T::Integer, "count", "points without a bound", ""},
+          {"insufficient_us", T::Float, "us", "device time of those points", ""},
+          {"with_flops", T::Integer, "count", "points with a FLOP count", ""},
+          {"with_bytes", T::Integer, "count", "points with a byte count", ""},
+          {"reason", T::String, "", "most common reason for insufficient_data", ""},
+          {"part", T::String, "", "hardware part used for the roofs", ""},
+      },
+      R"sql(WITH r AS (SELECT * FROM roofline_ops WHERE run_id = ?1),
+why AS (SELECT reason FROM r WHERE bound = 'insufficient_data' GROUP BY reason
+        ORDER BY sum(total_us) DESC LIMIT 1)
+SELECT CASE WHEN sum(bound != 'insufficient_data') > 0 THEN 'ok' ELSE 'insufficient_data' END AS status,
+  count(*) AS points, sum(bound != 'insufficient_data') AS classified,
+  sum(bound = 'insufficient_data') AS insufficient,
+  coalesce(sum(CASE WHEN bound = 'insufficient_data' THEN total_us END), 0.0) AS insufficient_us,
+  count(flops) AS with_flops, count(bytes) AS with_bytes, (SELECT reason FROM why) AS reason,
+  (SELECT part FROM hardware_specs WHERE run_id = ?1) AS part
+FROM r HAVING count(*) > 0)sql"});
+
+  out.push_back(FactType{
+      "gpu_kernel",
+      "GPU kernels per (kernel name, launching CPU op) with duration-weighted estimated "
+      "achieved occupancy (`est. achieved occupancy %` of Kineto, 0..100 as recorded) and "
+      "Tensor-Core use by kernel name.",
+      "one per (kernel name, op), at most 20000, longest first",
+      {
+          {"name", T::String, "", "kernel name", ""},
+          {"op", T::String, "", "launching CPU op (aten::...), empty when not linked", ""},
+          {"count", T::Integer, "count", "launches", ""},
+          {"total_us", T::Float, "us", "summed duration", ""},
+          {"avg_us", T::Float, "us", "mean duration", ""},
+          {"share", T::Float, "ratio", "share of summed kernel time", ""},
+          {"occupancy", T::Float, "percent",
+           "duration-weighted est. achieved occupancy (-1 unknown)", "-1.0"},
+          {"blocks_per_sm", T::Float, "", "mean blocks per SM (-1 unknown)", "-1.0"},
+          {"tensor_core", T::Symbol, "", "yes when the kernel name marks a Tensor-Core kernel",
+           "no"},
+          {"eligible", T::Symbol, "", "yes when launched by a Tensor-Core eligible op", "no"},
+      },
+      "WITH " + kernels_with_ops() + R"sql(
+SELECT name, coalesce(op, '') AS op, count(*) AS count, sum(dur_ns) / 1000.0 AS total_us,
+  avg(dur_ns) / 1000.0 AS avg_us, CAST(sum(dur_ns) AS REAL) / (SELECT sum(dur_ns) FROM k) AS share,
+  coalesce(sum(occupancy * dur_ns) / nullif(sum(CASE WHEN occupancy IS NOT NULL THEN dur_ns END), 0), -1.0) AS occupancy,
+  coalesce(avg(blocks_per_sm), -1.0) AS blocks_per_sm,
+  CASE WHEN max(tc) = 1 THEN 'yes' ELSE 'no' END AS tensor_core,
+  CASE WHEN max(eligible) = 1 THEN 'yes' ELSE 'no' END AS eligible
+FROM ko GROUP BY name, op ORDER BY total_us DESC LIMIT 20000)sql"});
+
+  out.push_back(FactType{
+      "tensor_core",
+      "Tensor-Core use of a GPU run (tb_plugin rule 6): kernel time of Tensor-Core kernels and "
+      "of kernels launched by Tensor-Core eligible ops, split by the ops' input precision.",
+      "one per run with GPU kernels",
+      {
+          {"compute_major", T::Integer, "", "compute capability major (0 unknown)", ""},
+          {"kernel_us", T::Float, "us", "summed kernel time", ""},
+          {"tc_us", T::Float, "us", "time in Tensor-Core kernels", ""},
+          {"eligible_us", T::Float, "us", "time in kernels launched by eligible ops", ""},
+          {"eligible_fp32_us", T::Float, "us",
+           "eligible-op kernel time on FP32 inputs in non-Tensor-Core kernels", ""},
+          {"eligible_share", T::Float, "ratio", "eligible_us / kernel_us", ""},
+          {"fp32_share", T::Float, "ratio", "eligible_fp32_us / kernel_us", ""},
+          {"tc_share", T::Float, "ratio", "tc_us / kernel_us", ""},
+          {"top_op", T::String, "", "eligible op with the most FP32 non-Tensor-Core time", ""},
+      },
+      "WITH " + kernels_with_ops() + R"sql(,
+hw AS (SELECT max(CAST(compute_capability AS INTEGER)) AS major FROM hardware WHERE run_id = ?1),
+f32 AS (SELECT op, sum(dur_ns) AS ns FROM ko WHERE eligible = 1 AND tc = 0
+        AND (types LIKE '%"float"%' OR types LIKE '%"float32"%') GROUP BY op)
+SELECT coalesce((SELECT major FROM hw), 0) AS compute_major, sum(dur_ns) / 1000.0 AS kernel_us,
+  sum(CASE WHEN tc = 1 THEN dur_ns ELSE 0 END) / 1000.0 AS tc_us,
+  sum(CASE WHEN eligible = 1 THEN dur_ns ELSE 0 END) / 1000.0 AS eligible_us,
+  coalesce((SELECT sum(ns) FROM f32), 0) / 1000.0 AS eligible_fp32_us,
+  CAST(sum(CASE WHEN eligible = 1 THEN dur_ns ELSE 0 END) AS REAL) / sum(dur_ns) AS eligible_share,
+  CAST(coalesce((SELECT sum(ns) FROM f32), 0) AS REAL) / sum(dur_ns) AS fp32_share,
+  CAST(sum(CASE WHEN tc = 1 THEN dur_ns ELSE 0 END) AS REAL) / sum(dur_ns) AS tc_share,
+  (SELECT op FROM f32 ORDER BY ns DESC LIMIT 1) AS top_op
+FROM ko HAVING count(*) > 0)sql"});
+
+  out.push_back(FactType{
+      "activation",
+      "Activation functions executed as chains of primitive ops: mish (Softplus -> Tanh -> "
+      "Mul), gelu_erf (Div -> Erf -> Add -> Mul -> Mul), silu (Sigmoid -> Mul); found in the "
+      "device op sequence (`ops`), Kineto CPU ops (`cpu_ops`, timed by their kernels) or model "
+      "graphs (`graph`, untimed).",
+      "one per (pattern, source)",
+      {
+          {"pattern", T::Symbol, "", "mish, gelu_erf or silu", ""},
+          {"source", T::Symbol, "", "ops, cpu_ops or graph", ""},
+          {"instances", T::Integer, "count", "chains found", ""},
+          {"ops_per_instance", T::Integer, "count", "primitive ops per chain", ""},
+          {"total_us", T::Float, "us", "summed time of the chains' ops (0 for graph)", ""},
+          {"share", T::Float, "ratio", "share of summed device time", ""},
+          {"example", T::String, "", "op names of the first chain", ""},
+      },
+      R"sql(SELECT pattern, source, instances, ops_per_instance, total_us, share, example
+FROM activation_patterns WHERE run_id = ?1)sql"});
+}
+
+}  // namespace perfsage::engine::facts

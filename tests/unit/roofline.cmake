@@ -1,0 +1,2 @@
+set(PERFSAGE_TEST_LIBS perfsage_analyzers_roofline)
+perfsage_test(roofline_test unit/roofline_hw_test.cpp unit/roofline_model_test.cpp)
