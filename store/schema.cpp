@@ -166,6 +166,27 @@ CREATE TABLE transdata_chains(
   total_us REAL, share REAL);
 CREATE INDEX transdata_chains_run ON transdata_chains(run_id);
 )sql",
+    // 5: roofline: the run's resolved hardware, per-op roofline points, activation chains.
+    R"sql(
+CREATE TABLE hardware_specs(
+  run_id INTEGER NOT NULL, part TEXT, match TEXT NOT NULL, candidates TEXT, family TEXT,
+  cube_cores REAL, vector_cores REAL, sm_count REAL, freq_mhz REAL, memory_gib REAL,
+  l2_mib REAL, compute_major INTEGER, peak_fp32 REAL, peak_tf32 REAL, peak_fp16 REAL,
+  peak_bf16 REAL, peak_int8 REAL, peak_vector REAL, bandwidth REAL, cores_source TEXT,
+  freq_source TEXT, peak_source TEXT, bw_source TEXT, note TEXT);
+
+CREATE TABLE roofline_ops(
+  run_id INTEGER NOT NULL, scope TEXT NOT NULL, name TEXT NOT NULL, type TEXT, core_type TEXT,
+  count INTEGER, total_us REAL, share REAL, flops REAL, bytes REAL, flops_source TEXT,
+  bytes_source TEXT, precision TEXT, peak_flops REAL, peak_bw REAL, ridge REAL, intensity REAL,
+  attainable REAL, achieved REAL, utilisation REAL, roof_us REAL, bound TEXT NOT NULL,
+  cause TEXT, dominant_pipe TEXT, pipe_ratio REAL, kernel TEXT, reason TEXT);
+CREATE INDEX roofline_ops_run ON roofline_ops(run_id);
+
+CREATE TABLE activation_patterns(
+  run_id INTEGER NOT NULL, pattern TEXT NOT NULL, source TEXT NOT NULL, instances INTEGER,
+  ops_per_instance INTEGER, total_us REAL, share REAL, example TEXT);
+)sql",
     // 6: GPU analyzers (analyzers/gpu): per step and stream busy times, launch and sync stats.
     R"sql(
 CREATE TABLE gpu_streams(

@@ -3,6 +3,7 @@
 #include "analyzers/core/op_stats.h"
 #include "analyzers/patterns/analyze_patterns.h"
 #include "analyzers/iteration/iteration.h"
+#include "analyzers/roofline/roofline.h"
 
 namespace perfsage::analyzers {
 
@@ -10,6 +11,7 @@ store::RunSummary analyze_run(store::Database& db, int64_t run_id, const RunIden
   compute_op_stats(db, run_id);
   iteration::analyze_iteration(db, run_id);
   analyze_patterns(db, run_id);
+  roofline::analyze_roofline(db, run_id);
   return summarize_run(db, run_id, identity);
 }
 

@@ -31,6 +31,7 @@ std::vector<FactType> build() {
   declare_cuda_types(out);
   declare_graph_types(out);
   declare_iteration_types(out);
+  declare_roofline_types(out);
   for (auto& t : out) {
     auto pos = t.query.find("{common}");
     if (pos != std::string::npos) t.query.replace(pos, 8, kCommon);

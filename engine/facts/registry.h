@@ -74,5 +74,6 @@ void declare_ascend_types(std::vector<FactType>& out);
 void declare_cuda_types(std::vector<FactType>& out);
 void declare_graph_types(std::vector<FactType>& out);
 void declare_iteration_types(std::vector<FactType>& out);
+void declare_roofline_types(std::vector<FactType>& out);
 
 }  // namespace perfsage::engine::facts
