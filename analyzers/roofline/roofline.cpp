@@ -229,6 +229,31 @@ FROM inst GROUP BY name, dims, types ORDER BY sum(dur_ns) DESC LIMIT 100000)sql"
     finish(r, hw);
     rows.push_back(std::move(r));
   }
+  // Kernels no CPU op claims (older traces carry the correlation id as External id, or
+  // shapes were not recorded): one insufficient_data point per kernel name, so the run says
+  // why it has no roofline instead of saying nothing.
+  auto un = db.prepare(R"sql(
+WITH o AS (SELECT DISTINCT external_id FROM host_events
+           WHERE run_id = ?1 AND kind = 'cpu_op' AND external_id IS NOT NULL),
+all_k AS (SELECT sum(dur_ns) AS ns FROM device_events WHERE run_id = ?1 AND kind = 'kernel')
+SELECT k.name, count(*), sum(k.dur_ns) / 1000.0, (SELECT ns FROM all_k) / 1000.0
+FROM device_events k WHERE k.run_id = ?1 AND k.kind = 'kernel'
+  AND (k.external_id IS NULL OR k.external_id NOT IN (SELECT external_id FROM o))
+GROUP BY k.name ORDER BY sum(k.dur_ns) DESC LIMIT 100000)sql");
+  un.bind(1, run_id);
+  while (un.step()) {
+    Row r;
+    r.scope = "kernel";
+    r.name = r.kernel = un.text(0);
+    r.type = "kernel";
+    r.core_type = "GPU";
+    r.count = un.int64(1);
+    r.total_us = un.real(2);
+    r.share = un.real(3) > 0 ? r.total_us / un.real(3) : 0;
+    r.reason = "kernel not linked to a CPU op with input shapes (profile with record_shapes=True)";
+    finish(r, hw);
+    rows.push_back(std::move(r));
+  }
   return rows;
 }
 

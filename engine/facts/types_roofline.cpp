@@ -81,7 +81,10 @@ void declare_roofline_types(std::vector<FactType>& out) {
       "below it, insufficient_data when FLOPs, bytes or peaks are missing (`reason` says which).",
       "one per (scope, op name, shapes), at most 20000, longest first",
       {
-          {"scope", T::Symbol, "", "op (Ascend) or gpu_op (Kineto)", ""},
+          {"scope", T::Symbol, "",
+           "op (Ascend), gpu_op (Kineto op + shapes) or kernel (unlinked GPU kernel, always "
+           "insufficient_data)",
+           ""},
           {"name", T::String, "", "op name (Ascend) or CPU op name (aten::addmm)", ""},
           {"type", T::Symbol, "", "op type", ""},
           {"core_type", T::Symbol, "", "AI_CORE, AI_VECTOR_CORE, MIX_*, GPU", ""},

@@ -1,0 +1,2 @@
+set(PERFSAGE_TEST_LIBS perfsage_cli)
+perfsage_test(roofline_samples_test integration/roofline_samples_test.cpp)

@@ -1,0 +1,23 @@
+// The roofline, gpu_kernels and activation packs load cleanly and pass their own tests with
+// full rule coverage (what `perfsage kb test PACK` checks), without the CLI.
+#include "engine/kb/pack_tests.h"
+#include "engine/kb/reader.h"
+#include "test_support.h"
+
+using namespace perfsage;
+
+TEST_CASE("roofline family packs pass their tests with full coverage") {
+  for (const char* name : {"roofline", "gpu_kernels", "activation"}) {
+    INFO(name);
+    std::vector<engine::LoadMessage> msgs;
+    auto pack = engine::read_pack(test::source_dir() / "knowledge_bases" / "builtin" / name, msgs);
+    for (const auto& m : msgs) {
+      INFO(m.str());
+      CHECK_FALSE(m.error());
+    }
+    REQUIRE(pack);
+    auto report = engine::run_pack_tests(*pack);
+    INFO(report.str());
+    CHECK(report.ok());
+  }
+}
