@@ -33,6 +33,8 @@ class Statement {
   Statement& bind(int index, const char* value) { return bind(index, std::string_view(value)); }
   Statement& bind(int index, const std::string& value) { return bind(index, std::string_view(value)); }
   Statement& bind_null(int index);
+  // Binds text without copying it: the caller keeps `value` alive until the statement has run.
+  Statement& bind_static(int index, std::string_view value);
   template <typename T>
   Statement& bind(int index, const std::optional<T>& value) {
     return value ? bind(index, *value) : bind_null(index);
