@@ -4,6 +4,10 @@
 #include <simdjson.h>
 #include <sys/mman.h>
 #include <unistd.h>
+#include <zlib.h>
+
+#include <cstdio>
+#include <cstring>
 
 #include "collectors/common/collector.h"
 #include "collectors/common/file_reader.h"
@@ -31,10 +35,85 @@ TraceBuffer::TraceBuffer(const std::filesystem::path& path) {
     ::close(fd);
     if (map_) return;
   }
-  owned_ = read_file(path, simdjson::SIMDJSON_PADDING);
-  data_ = owned_.data();
-  size_ = owned_.size();
-  readable_ = owned_.capacity();
+  if (is_gzip_file(path)) {
+    inflate(path);
+    return;
+  }
+  // Empty or unmappable plain file.
+  std::string text = read_file(path);
+  owned_ = std::make_unique_for_overwrite<char[]>(text.size() + simdjson::SIMDJSON_PADDING);
+  std::memcpy(owned_.get(), text.data(), text.size());
+  std::memset(owned_.get() + text.size(), ' ', simdjson::SIMDJSON_PADDING);
+  data_ = owned_.get();
+  size_ = text.size();
+  readable_ = size_ + simdjson::SIMDJSON_PADDING;
+}
+
+void TraceBuffer::inflate(const std::filesystem::path& path) {
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(std::fopen(path.c_str(), "rb"), &std::fclose);
+  if (!f) throw ParseError(path.string() + ": cannot open file");
+  std::error_code ec;
+  size_t compressed = std::filesystem::file_size(path, ec);
+  // The gzip trailer holds the inflated size modulo 2^32: a good first capacity.
+  size_t capacity = compressed * 4 + (1 << 20);
+  unsigned char trailer[4];
+  if (!ec && compressed >= 18 && std::fseek(f.get(), -4, SEEK_END) == 0 &&
+      std::fread(trailer, 1, 4, f.get()) == 4) {
+    size_t isize = trailer[0] | (trailer[1] << 8) | (trailer[2] << 16) |
+                   (static_cast<size_t>(trailer[3]) << 24);
+    while (isize < compressed) isize += size_t{1} << 32;  // wrapped: beyond 4 GiB
+    capacity = isize + 1;
+  }
+  std::rewind(f.get());
+  z_stream zs{};
+  if (inflateInit2(&zs, 15 + 32) != Z_OK) throw ParseError(path.string() + ": zlib init failed");
+  struct End {
+    z_stream* z;
+    ~End() { inflateEnd(z); }
+  } end{&zs};
+  const size_t pad = simdjson::SIMDJSON_PADDING;
+  owned_ = std::make_unique_for_overwrite<char[]>(capacity + pad);
+  size_t size = 0;
+  std::unique_ptr<unsigned char[]> in(new unsigned char[1 << 18]);
+  int rc = Z_OK;
+  for (;;) {
+    if (zs.avail_in == 0) {
+      size_t n = std::fread(in.get(), 1, 1 << 18, f.get());
+      if (n == 0) break;
+      zs.next_in = in.get();
+      zs.avail_in = static_cast<uInt>(n);
+    }
+    if (size == capacity) {  // the trailer was wrong (concatenated members): grow
+      size_t bigger = capacity + capacity / 2 + (1 << 20);
+      auto grown = std::make_unique_for_overwrite<char[]>(bigger + pad);
+      std::memcpy(grown.get(), owned_.get(), size);
+      owned_ = std::move(grown);
+      capacity = bigger;
+    }
+    size_t room = std::min<size_t>(capacity - size, 1u << 30);
+    zs.next_out = reinterpret_cast<Bytef*>(owned_.get() + size);
+    zs.avail_out = static_cast<uInt>(room);
+    rc = ::inflate(&zs, Z_NO_FLUSH);
+    size += room - zs.avail_out;
+    if (rc == Z_STREAM_END) {
+      // Concatenated gzip members are legal: continue with the next one if input remains.
+      if (zs.avail_in == 0 && std::feof(f.get())) break;
+      if (inflateReset(&zs) != Z_OK) break;
+      continue;
+    }
+    if (rc != Z_OK && rc != Z_BUF_ERROR) {
+      throw ParseError(path.string() + ": corrupt gzip data near compressed byte offset " +
+                       std::to_string(zs.total_in) + " (" + (zs.msg ? zs.msg : "error") + ")");
+    }
+  }
+  if (rc != Z_STREAM_END) {
+    throw ParseError(path.string() + ": truncated gzip stream after " +
+                     std::to_string(zs.total_in) + " compressed bytes");
+  }
+  std::memset(owned_.get() + size, ' ', pad);
+  data_ = owned_.get();
+  size_ = size;
+  readable_ = size + pad;
 }
 
 TraceBuffer::~TraceBuffer() {

@@ -1,10 +1,12 @@
 // The whole trace text in memory, writable (the parser brackets chunks in place) and readable
 // for simdjson's padding past the end. Plain files are mapped (private, pre-faulted: no copy
-// and no zero-fill, which matter on VMs that charge per touched page); gzip files are inflated.
+// and no zero-fill, which matter on VMs that charge per touched page); gzip files are inflated
+// into one buffer sized from the gzip trailer, so memory stays near 1x the JSON.
 #pragma once
 
 #include <cstddef>
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -24,7 +26,9 @@ class TraceBuffer {
   std::string_view view() const { return {data_, size_}; }
 
  private:
-  std::string owned_;
+  void inflate(const std::filesystem::path& path);
+
+  std::unique_ptr<char[]> owned_;
   void* map_ = nullptr;
   size_t map_len_ = 0;
   char* data_ = nullptr;
