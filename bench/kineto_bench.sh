@@ -17,13 +17,13 @@ for mb in $sizes; do
   "$build/bin/kineto_bench" "$trace" "$work/store.db" 2
   python3 - "$trace" <<'PY'
 import json, resource, sys, time, os
-t = time.time()
+t, c = time.time(), time.process_time()
 with open(sys.argv[1], "rb") as f:
     doc = json.load(f)
-s = time.time() - t
+s, cpu = time.time() - t, time.process_time() - c
 mb = os.path.getsize(sys.argv[1]) / 1e6
 rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-print(f"python json.load  {mb:.1f} MB JSON  {s:.2f} s  {mb / s:.0f} MB/s  "
+print(f"python json.load  {mb:.1f} MB JSON  wall {s:.2f} s = {mb / s:.0f} MB/s  cpu {cpu:.2f} s = {mb / cpu:.0f} MB/cpu-s  "
       f"{len(doc['traceEvents']) / s / 1e6:.2f} M events/s  peak RSS {rss:.0f} MB ({rss / mb:.2f}x JSON)")
 PY
   gzip -1 -c "$trace" > "$trace.gz"
