@@ -130,13 +130,13 @@ ref AS (SELECT column1 AS transport, column2 AS gbps, column3 AS small FROM (VAL
         ('RDMA', 12.5, 1048576.0))),
 agg AS (SELECT l.transport, count(*) AS ops, count(DISTINCT rank) AS ranks,
           sum(transit_us) AS transit_us, coalesce(sum(bytes), 0) AS bytes,
-          coalesce(sum(bytes), 0) / sum(transit_us) / 1000.0 AS gbps,
+          coalesce(sum(bytes), 0) / sum(transit_us) / 1000.0 AS bw,
           sum(CASE WHEN ref.small > 0 AND bytes < ref.small THEN 1 ELSE 0 END) AS small_ops,
           max(transit_us) AS max_transit_us
         FROM l LEFT JOIN ref ON ref.transport = l.transport GROUP BY l.transport)
-SELECT agg.transport, ops, agg.ranks, transit_us, bytes, gbps AS bandwidth_gbps,
+SELECT agg.transport, ops, agg.ranks, transit_us, bytes, bw AS bandwidth_gbps,
   coalesce(ref.gbps, 0.0) AS ref_bandwidth_gbps,
-  CASE WHEN ref.gbps > 0 THEN gbps / ref.gbps ELSE 0.0 END AS bandwidth_ratio,
+  CASE WHEN ref.gbps > 0 THEN bw / ref.gbps ELSE 0.0 END AS bandwidth_ratio,
   coalesce(ref.small, 0.0) AS small_threshold_bytes, small_ops,
   CAST(small_ops AS REAL) / ops AS small_share, max_transit_us,
   (SELECT rank FROM pr WHERE pr.transport = agg.transport ORDER BY gbps, rank LIMIT 1) AS min_rank,

@@ -1,6 +1,8 @@
 // Iteration analyzers and their fact types over synthetic runs written into an in-memory store.
 #include "analyzers/iteration/iteration.h"
 
+#include <map>
+
 #include "engine/facts/registry.h"
 #include "store/database.h"
 #include "store/run_writer.h"
