@@ -12,11 +12,15 @@ bool contains(std::string_view s, std::string_view what) {
 
 // `"key": "value"` with or without the space Kineto writes after the colon.
 bool has_pair(std::string_view s, std::string_view key, std::string_view value) {
-  std::string k = "\"" + std::string(key) + "\":";
-  for (size_t p = s.find(k); p != std::string_view::npos; p = s.find(k, p + 1)) {
-    size_t v = p + k.size();
+  for (size_t p = s.find(key); p != std::string_view::npos; p = s.find(key, p + 1)) {
+    if (p == 0 || s[p - 1] != '"') continue;
+    size_t v = p + key.size();
+    if (s.substr(v, 2) != "\":") continue;
+    v += 2;
     while (v < s.size() && (s[v] == ' ' || s[v] == '\t')) ++v;
-    if (s.substr(v, value.size() + 2) == "\"" + std::string(value) + "\"") return true;
+    if (v < s.size() && s[v] == '"' && s.substr(v + 1, value.size()) == value &&
+        s.substr(v + 1 + value.size(), 1) == "\"")
+      return true;
   }
   return false;
 }
