@@ -250,7 +250,9 @@ GROUP BY k.name ORDER BY sum(k.dur_ns) DESC LIMIT 100000)sql");
     r.count = un.int64(1);
     r.total_us = un.real(2);
     r.share = un.real(3) > 0 ? r.total_us / un.real(3) : 0;
-    r.reason = "kernel not linked to a CPU op with input shapes (profile with record_shapes=True)";
+    r.reason =
+        "device kernel not linked to a framework op with input shapes (PyTorch profiler: "
+        "record_shapes=True)";
     finish(r, hw);
     rows.push_back(std::move(r));
   }
