@@ -62,10 +62,7 @@ int run_analyze(const Args& args, std::ostream& out, std::ostream& err) {
     }
     evaluate_and_store(store.db(), outcome.run_id, *packs);
     report = build_report(store.db(), outcome.run_id);
-  } catch (const collectors::ParseError& e) {
-    err << "perfsage: " << e.what() << "\n";
-    return kExitInput;
-  } catch (const std::exception& e) {
+  } catch (const std::exception& e) {  // ParseError and StoreError: the input can't be read
     err << "perfsage: " << e.what() << "\n";
     return kExitInput;
   }

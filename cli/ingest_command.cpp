@@ -52,10 +52,7 @@ int run_ingest(const Args& args, std::ostream& out, std::ostream& err) {
     }
     out << (format == "json" ? to_json(report) : render_ingest_text(report));
     return kExitOk;
-  } catch (const collectors::ParseError& e) {
-    err << "perfsage: " << e.what() << "\n";
-    return kExitInput;
-  } catch (const std::exception& e) {
+  } catch (const std::exception& e) {  // ParseError and StoreError: the input can't be read
     err << "perfsage: " << e.what() << "\n";
     return kExitInput;
   }
