@@ -7,27 +7,29 @@ void compute_op_stats(store::Database& db, int64_t run_id) {
   db.prepare("DELETE FROM op_stats WHERE run_id=?1").bind(1, run_id).run();
   db.prepare("DELETE FROM op_type_stats WHERE run_id=?1").bind(1, run_id).run();
   // Shapes, dtypes and formats of an op name rarely change between executions; the most recent
-  // execution's values stand for the op (the rowid ordering keeps this deterministic).
+  // execution's values stand for the op (the rowid ordering keeps this deterministic). One
+  // grouped pass over the run's tasks, then one rowid lookup per op for those values.
   db.prepare(R"sql(
     WITH total AS (SELECT sum(dur_ns) AS ns FROM op_tasks WHERE run_id=?1),
-    last AS (
-      SELECT name, type, core_type, max(rowid) AS rid FROM op_tasks WHERE run_id=?1
-      GROUP BY name, type, core_type)
+    agg AS (
+      SELECT min(rank) AS rank, name, type, core_type, count(*) AS n, sum(dur_ns) AS sum_ns,
+             avg(dur_ns) AS avg_ns, min(dur_ns) AS min_ns, max(dur_ns) AS max_ns,
+             max(block_dim) AS block_dim, sum(cube_fops) AS cube_fops,
+             sum(vector_fops) AS vector_fops, avg(mac_ratio) AS mac_ratio,
+             avg(vec_ratio) AS vec_ratio, avg(scalar_ratio) AS scalar_ratio,
+             avg(mte2_ratio) AS mte2_ratio, avg(mte3_ratio) AS mte3_ratio,
+             sum(read_bytes) AS read_bytes, sum(write_bytes) AS write_bytes, max(rowid) AS rid
+      FROM op_tasks WHERE run_id=?1 GROUP BY name, type, core_type)
     INSERT INTO op_stats
-    SELECT ?1, min(t.rank), t.name, t.type, t.core_type, count(*),
-           sum(t.dur_ns)/1000.0, avg(t.dur_ns)/1000.0, min(t.dur_ns)/1000.0, max(t.dur_ns)/1000.0,
+    SELECT ?1, a.rank, a.name, a.type, a.core_type, a.n,
+           a.sum_ns/1000.0, a.avg_ns/1000.0, a.min_ns/1000.0, a.max_ns/1000.0,
            CASE WHEN (SELECT ns FROM total) > 0
-                THEN sum(t.dur_ns)*1.0/(SELECT ns FROM total) ELSE 0 END,
-           max(t.block_dim), l.input_shapes, l.input_dtypes, l.input_formats, l.output_shapes,
+                THEN a.sum_ns*1.0/(SELECT ns FROM total) ELSE 0 END,
+           a.block_dim, l.input_shapes, l.input_dtypes, l.input_formats, l.output_shapes,
            l.output_dtypes, l.output_formats, l.op_state,
-           sum(t.cube_fops), sum(t.vector_fops), avg(t.mac_ratio), avg(t.vec_ratio),
-           avg(t.scalar_ratio), avg(t.mte2_ratio), avg(t.mte3_ratio), sum(t.read_bytes),
-           sum(t.write_bytes)
-    FROM op_tasks t
-    JOIN last k ON k.name=t.name AND k.type=t.type AND k.core_type=t.core_type
-    JOIN op_tasks l ON l.rowid=k.rid
-    WHERE t.run_id=?1
-    GROUP BY t.name, t.type, t.core_type
+           a.cube_fops, a.vector_fops, a.mac_ratio, a.vec_ratio, a.scalar_ratio, a.mte2_ratio,
+           a.mte3_ratio, a.read_bytes, a.write_bytes
+    FROM agg a JOIN op_tasks l ON l.rowid=a.rid
   )sql").bind(1, run_id).run();
   db.prepare(R"sql(
     WITH total AS (SELECT sum(dur_ns) AS ns FROM op_tasks WHERE run_id=?1)

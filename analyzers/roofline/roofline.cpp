@@ -179,15 +179,18 @@ GROUP BY name, type, core_type ORDER BY sum(dur_ns) DESC LIMIT 100000)sql");
 std::vector<Row> gpu_rows(store::Database& db, int64_t run_id, const HardwareSpec& hw) {
   std::vector<Row> rows;
   auto st = db.prepare(R"sql(
-WITH k AS (SELECT external_id, name, dur_ns FROM device_events
-           WHERE run_id = ?1 AND kind = 'kernel' AND external_id IS NOT NULL),
+WITH k AS (SELECT external_id, name, dur_ns,
+                  row_number() OVER (PARTITION BY external_id ORDER BY dur_ns DESC) AS rn
+           FROM device_events WHERE run_id = ?1 AND kind = 'kernel' AND external_id IS NOT NULL),
+per_op AS (SELECT external_id, count(*) AS kernels, sum(dur_ns) AS dur_ns,
+                  max(CASE WHEN rn = 1 THEN name END) AS kernel
+           FROM k GROUP BY external_id),
 o AS (SELECT external_id, min(name) AS name, min(input_dims) AS dims, min(input_types) AS types
       FROM host_events WHERE run_id = ?1 AND kind = 'cpu_op' AND external_id IS NOT NULL
       GROUP BY external_id),
 inst AS (SELECT o.name AS name, coalesce(o.dims, '') AS dims, coalesce(o.types, '') AS types,
-           count(*) AS kernels, sum(k.dur_ns) AS dur_ns, max(k.dur_ns) AS longest,
-           (SELECT k2.name FROM k k2 WHERE k2.external_id = k.external_id ORDER BY k2.dur_ns DESC LIMIT 1) AS kernel
-         FROM k JOIN o ON o.external_id = k.external_id GROUP BY k.external_id)
+                p.kernels, p.dur_ns, p.kernel
+         FROM per_op p JOIN o ON o.external_id = p.external_id)
 SELECT name, dims, types, count(*), sum(kernels), sum(dur_ns) / 1000.0, max(kernel),
   (SELECT sum(dur_ns) FROM device_events WHERE run_id = ?1 AND kind = 'kernel') / 1000.0
 FROM inst GROUP BY name, dims, types ORDER BY sum(dur_ns) DESC LIMIT 100000)sql");
