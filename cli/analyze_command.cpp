@@ -1,3 +1,5 @@
+#include <spdlog/spdlog.h>
+
 #include <boost/program_options.hpp>
 
 #include "cli/commands.h"
@@ -22,6 +24,7 @@ int run_analyze(const Args& args, std::ostream& out, std::ostream& err) {
       "format", po::value(&format), "report format: text | json")(
       "fail-on", po::value(&fail_on), "exit 3 when a finding of this severity or worse exists")(
       "lenient", "skip malformed records and report counts instead of failing")(
+      "verbose,v", "log the time of every stage, analyzer, fact query and pack to stderr")(
       "input", po::value(&inputs)->composing(), "input files or directories");
   po::positional_options_description pos;
   pos.add("input", -1);
@@ -33,6 +36,7 @@ int run_analyze(const Args& args, std::ostream& out, std::ostream& err) {
       return kExitOk;
     }
     po::notify(vm);
+    if (vm.count("verbose")) spdlog::set_level(spdlog::level::debug);
     if (inputs.empty()) throw po::error("no input given");
     if (format != "text" && format != "json") throw po::error("--format must be text or json");
     if (!fail_on.empty() && severity_rank(fail_on) < 0) {

@@ -1,3 +1,5 @@
+#include <spdlog/spdlog.h>
+
 #include <boost/program_options.hpp>
 
 #include "cli/commands.h"
@@ -19,6 +21,7 @@ int run_ingest(const Args& args, std::ostream& out, std::ostream& err) {
       "job", po::value(&job), "job name (default: the first input's name)")(
       "format", po::value(&format), "summary format: text | json")(
       "lenient", "skip malformed records and report counts instead of failing")(
+      "verbose,v", "log the time of every stage, analyzer, fact query and pack to stderr")(
       "input", po::value(&inputs)->composing(), "input files or directories");
   po::positional_options_description pos;
   pos.add("input", -1);
@@ -30,6 +33,7 @@ int run_ingest(const Args& args, std::ostream& out, std::ostream& err) {
       return kExitOk;
     }
     po::notify(vm);
+    if (vm.count("verbose")) spdlog::set_level(spdlog::level::debug);
     if (inputs.empty()) throw po::error("no input given");
     if (format != "text" && format != "json") throw po::error("--format must be text or json");
   } catch (const po::error& e) {

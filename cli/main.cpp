@@ -1,4 +1,7 @@
 // perfsage: one-shot analysis, ingest, and knowledge-base tooling.
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+
 #include <iostream>
 #include <string>
 #include <vector>
@@ -20,6 +23,8 @@ void usage(std::ostream& os) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Logs (warnings, --verbose timings) go to stderr so that stdout holds only the report.
+  spdlog::set_default_logger(spdlog::stderr_color_st("perfsage"));
   std::vector<std::string> args(argv + 1, argv + argc);
   if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
     usage(args.empty() ? std::cerr : std::cout);

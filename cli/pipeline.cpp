@@ -1,5 +1,6 @@
 #include "cli/pipeline.h"
 
+#include <spdlog/spdlog.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -42,6 +43,10 @@ StoreHandle::~StoreHandle() {
 }
 
 namespace {
+double ms_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
 std::string default_job(const std::vector<fs::path>& inputs) {
   if (inputs.empty()) return "";
   fs::path p = fs::absolute(inputs.front()).lexically_normal();
@@ -72,12 +77,14 @@ IngestOutcome ingest_and_analyze(store::Database& db, const IngestRequest& req, 
   for (const auto& p : req.inputs) inputs.push_back(fs::absolute(p).lexically_normal().string());
   store::RunHeader header{req.job.empty() ? default_job(req.inputs) : req.job, inputs, fp, clock()};
   collectors::RunHints hints;
+  auto start = std::chrono::steady_clock::now();
   {
     store::RunWriter writer(db, header);
     auto result = collectors::ingest(files, writer, req.mode);
     hints = result.hints;
     writer.commit();
     out.run_id = writer.run_id();
+    spdlog::debug("ingest: {} file(s) in {:.1f} ms", files.size(), ms_since(start));
   }
   out.summary = analyzers::analyze_run(db, out.run_id, {hints.framework, hints.device, hints.chip});
   return out;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <map>
 #include <set>
 
 #include "engine/clips/environment.h"
@@ -145,12 +146,15 @@ PackEvaluation evaluate_pack(const CompiledPack& pack, const FactSource& source,
     auto errors = env.load(pack.constructs);
     if (!errors.empty()) throw EngineError("constructs did not load: " + errors[0].text);
     env.reset();
+    // Fact queries are the host's trusted SQL, not pack code: they run before the pack's budget
+    // starts, so a big run's query time is never charged to (or aborts) the pack.
+    std::vector<std::pair<void*, std::vector<facts::SlotValues>>> batches;
+    for (const auto& name : pack.pack.uses)
+      batches.emplace_back(env.find_template(name), source(*facts::find_fact_type(name)));
     env.start_budget(budget);
     bool exhausted = false;
-    for (const auto& name : pack.pack.uses) {
-      const auto* type = facts::find_fact_type(name);
-      void* tmpl = env.find_template(name);
-      for (const auto& fact : source(*type)) {
+    for (const auto& [tmpl, facts_of_type] : batches) {
+      for (const auto& fact : facts_of_type) {
         env.assert_fact(tmpl, fact);
         if (env.budget_exhausted()) {
           exhausted = true;
@@ -202,9 +206,24 @@ Evaluation evaluate(store::Database& db, int64_t run_id, const PackSet& packs,
         if (slot == "device") device = value.text;
       }
   }
-  FactSource source = [&](const facts::FactType& t) { return facts::query_facts(db, run_id, t); };
+  // Several packs use the same fact types (run, op, kernel): each is queried once per run.
+  std::map<std::string, std::vector<facts::SlotValues>> cache;
+  FactSource source = [&](const facts::FactType& t) {
+    auto it = cache.find(t.name);
+    if (it == cache.end()) {
+      auto start = std::chrono::steady_clock::now();
+      it = cache.emplace(t.name, facts::query_facts(db, run_id, t)).first;
+      spdlog::debug("facts {}: {} in {:.1f} ms", t.name, it->second.size(),
+                    std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() -
+                                                              start)
+                        .count());
+    }
+    return it->second;
+  };
   for (const auto& pack : packs.packs) {
     auto pe = evaluate_pack(pack, source, ref_time, device, budget);
+    spdlog::debug("pack {}: {} in {:.1f} ms, {} rules fired", pe.result.pack, pe.result.status,
+                  pe.result.elapsed_ms, pe.result.fired);
     ev.packs.push_back(std::move(pe.result));
     for (auto& r : pe.recommendations) ev.recommendations.push_back(std::move(r));
   }

@@ -1,18 +1,35 @@
 #include "analyzers/core/analyze_run.h"
 
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+
 #include "analyzers/core/op_stats.h"
-#include "analyzers/patterns/analyze_patterns.h"
 #include "analyzers/iteration/iteration.h"
+#include "analyzers/patterns/analyze_patterns.h"
 #include "analyzers/roofline/roofline.h"
 
 namespace perfsage::analyzers {
+namespace {
+// Runs one analyzer and logs its time (visible with --verbose): the way to find the slow one.
+template <typename F>
+void timed(const char* name, F&& f) {
+  auto start = std::chrono::steady_clock::now();
+  f();
+  spdlog::debug("analyzer {}: {:.1f} ms", name,
+                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+                    .count());
+}
+}  // namespace
 
 store::RunSummary analyze_run(store::Database& db, int64_t run_id, const RunIdentity& identity) {
-  compute_op_stats(db, run_id);
-  iteration::analyze_iteration(db, run_id);
-  analyze_patterns(db, run_id);
-  roofline::analyze_roofline(db, run_id);
-  return summarize_run(db, run_id, identity);
+  timed("op_stats", [&] { compute_op_stats(db, run_id); });
+  timed("iteration", [&] { iteration::analyze_iteration(db, run_id); });
+  timed("patterns", [&] { analyze_patterns(db, run_id); });
+  timed("roofline", [&] { roofline::analyze_roofline(db, run_id); });
+  store::RunSummary summary;
+  timed("summary", [&] { summary = summarize_run(db, run_id, identity); });
+  return summary;
 }
 
 }  // namespace perfsage::analyzers

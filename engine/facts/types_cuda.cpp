@@ -78,8 +78,11 @@ FROM k GROUP BY name ORDER BY total_us DESC LIMIT 20000)sql"});
           {"total_us", T::Float, "us", "summed duration", ""},
           {"bytes", T::Integer, "bytes", "summed bytes", ""},
       },
-      R"sql(WITH h AS (SELECT correlation, name FROM host_events
-           WHERE run_id = ?1 AND kind IN ('runtime','driver') AND correlation IS NOT NULL),
+      // h is materialized so that the join probes it through an automatic index on
+      // (rank, correlation) instead of rescanning the run's runtime calls per copy.
+      R"sql(WITH h AS MATERIALIZED (SELECT rank, correlation, min(name) AS name FROM host_events
+           WHERE run_id = ?1 AND kind IN ('runtime','driver') AND correlation IS NOT NULL
+           GROUP BY rank, correlation),
 m AS (
   SELECT d.name AS name, d.dur_ns AS dur_ns, d.bytes AS bytes, h.name AS api,
     CASE WHEN d.kind = 'memset' THEN 'memset'
@@ -90,7 +93,7 @@ m AS (
          WHEN d.name LIKE '%PtoP%' OR d.memcpy_kind LIKE '%PtoP%' THEN 'PtoP'
          ELSE 'other' END AS direction,
     CASE WHEN d.name LIKE '%Pageable%' OR d.memcpy_kind LIKE '%Pageable%' THEN 'yes' ELSE 'no' END AS pageable
-  FROM device_events d LEFT JOIN h ON h.correlation = d.correlation
+  FROM device_events d LEFT JOIN h ON h.rank = d.rank AND h.correlation = d.correlation
   WHERE d.run_id = ?1 AND d.kind IN ('memcpy','memset'))
 SELECT name, direction, pageable, coalesce(api, '') AS api,
   CASE WHEN api IS NULL THEN 'unknown' WHEN api LIKE '%Async%' THEN 'yes' ELSE 'no' END AS async,

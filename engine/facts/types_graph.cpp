@@ -127,9 +127,13 @@ t AS (
   SELECT graph, node, sum(CASE WHEN direction = 'output' THEN bytes END) AS out_bytes,
     sum(CASE WHEN direction = 'input' THEN bytes END) AS in_bytes
   FROM tensors WHERE run_id = ?1 GROUP BY graph, node),
+ot AS MATERIALIZED (
+  SELECT name, sum(dur_ns) AS dur_ns, sum(mte2_ratio) AS mte2_sum, count(mte2_ratio) AS mte2_n
+  FROM op_tasks WHERE run_id = ?1 GROUP BY name),
 m AS (
-  SELECT g.graph, g.node, sum(o.dur_ns) / 1000.0 AS total_us, avg(o.mte2_ratio) AS mte2_ratio
-  FROM graph_op_matches g JOIN op_tasks o ON o.run_id = g.run_id AND o.name = g.op_name
+  SELECT g.graph, g.node, sum(o.dur_ns) / 1000.0 AS total_us,
+    sum(o.mte2_sum) / nullif(sum(o.mte2_n), 0) AS mte2_ratio
+  FROM graph_op_matches g JOIN ot o ON o.name = g.op_name
   WHERE g.run_id = ?1 GROUP BY g.graph, g.node)
 SELECT n.graph, n.name, n.type, n.engine, n.pass_name, n.fusion_scope,
   CASE WHEN n.split THEN 'yes' ELSE 'no' END AS batch_split, t.out_bytes, t.in_bytes,

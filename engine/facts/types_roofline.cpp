@@ -22,16 +22,19 @@ constexpr const char* kEligibleOp =
   OR o.name LIKE 'aten::%lstm%' OR o.name LIKE 'aten::%gru%' OR o.name LIKE 'aten::_cudnn_rnn%'))sql";
 
 std::string kernels_with_ops() {
-  return R"sql(k AS (SELECT name, dur_ns, external_id, occupancy, blocks_per_sm, warps_per_sm
-        FROM device_events WHERE run_id = ?1 AND kind = 'kernel'),
-o AS (SELECT external_id, min(name) AS name, min(input_types) AS types FROM host_events
-      WHERE run_id = ?1 AND kind = 'cpu_op' AND external_id IS NOT NULL GROUP BY external_id),
+  // o is materialized and k is not: SQLite then probes o through an automatic index. With both
+  // materialized it joins two scans, quadratic in the trace size.
+  return R"sql(k AS NOT MATERIALIZED (SELECT rank, name, dur_ns, external_id, occupancy,
+        blocks_per_sm, warps_per_sm FROM device_events WHERE run_id = ?1 AND kind = 'kernel'),
+o AS MATERIALIZED (SELECT rank, external_id, min(name) AS name, min(input_types) AS types
+      FROM host_events WHERE run_id = ?1 AND kind = 'cpu_op' AND external_id IS NOT NULL
+      GROUP BY rank, external_id),
 ko AS (SELECT k.*, o.name AS op, o.types AS types,
          CASE WHEN )sql" +
          std::string(kTensorCoreKernel) + R"sql( THEN 1 ELSE 0 END AS tc,
          CASE WHEN o.name IS NOT NULL AND )sql" +
          std::string(kEligibleOp) + R"sql( THEN 1 ELSE 0 END AS eligible
-       FROM k LEFT JOIN o ON o.external_id = k.external_id))sql";
+       FROM k LEFT JOIN o ON o.rank = k.rank AND o.external_id = k.external_id))sql";
 }
 
 }  // namespace
