@@ -221,6 +221,10 @@ std::string TestReport::str() const {
   size_t passed = 0;
   for (const auto& c : cases) passed += c.passed;
   o << pack << ": " << passed << "/" << cases.size() << " cases passed\n";
+  // Per rule: in how many passing cases it fired and stayed silent (both must be > 0).
+  for (const auto& c : coverage)
+    o << "  rule " << c.rule << ": fires in " << c.firing_cases << ", silent in " << c.quiet_cases
+      << "\n";
   for (const auto& c : cases) {
     if (c.passed) continue;
     o << "  FAIL " << c.file << ": " << c.name << "\n";
