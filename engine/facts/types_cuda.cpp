@@ -9,12 +9,15 @@ void declare_cuda_types(std::vector<FactType>& out) {
   out.push_back(FactType{
       "api",
       "Host runtime/driver API calls aggregated by name (CUDA runtime and driver, AscendCL). "
-      "`category` classifies synchronisation, launches, copies, allocation and compilation.",
+      "`category` classifies host synchronisation, stream waits, launches, copies, allocation and "
+      "compilation.",
       "one per API name",
       {
           {"name", T::String, "",
            "API name (cudaStreamSynchronize, AscendCL@aclrtSynchronizeStream, ...)", ""},
-          {"category", T::Symbol, "", "sync, launch, memcpy, malloc, compile or other", "other"},
+          {"category", T::Symbol, "", "sync (blocks the host), wait (orders streams on the GPU; the host goes on), launch, memcpy, "
+           "malloc, compile or other",
+           "other"},
           {"count", T::Integer, "count", "calls", ""},
           {"total_us", T::Float, "us", "summed call duration", ""},
           {"max_us", T::Float, "us", "longest call", ""},
@@ -25,8 +28,9 @@ void declare_cuda_types(std::vector<FactType>& out) {
 a AS (SELECT name, dur_ns FROM host_events WHERE run_id = ?1 AND kind IN ('runtime','driver','api'))
 SELECT name,
   CASE WHEN name LIKE '%StreamSynchronize%' OR name LIKE '%DeviceSynchronize%'
-         OR name LIKE '%EventSynchronize%' OR name LIKE '%StreamWaitEvent%'
+         OR name LIKE '%EventSynchronize%'
          OR name LIKE '%CtxSynchronize%' OR name LIKE '%aclrtSynchronize%' THEN 'sync'
+       WHEN name LIKE '%StreamWaitEvent%' THEN 'wait'
        WHEN name LIKE '%Compile%' THEN 'compile'
        WHEN name LIKE '%LaunchKernel%' OR name LIKE '%LaunchCooperativeKernel%' THEN 'launch'
        WHEN name LIKE '%Memcpy%' THEN 'memcpy'

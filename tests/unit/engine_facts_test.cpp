@@ -123,6 +123,7 @@ TEST_CASE("GPU facts: kernels, API categories, copies with direction and issuing
   w.add(host("runtime", "cudaStreamSynchronize", 700, 100000));
   w.add(host("runtime", "cudaStreamSynchronize", 900, 50000));
   w.add(host("runtime", "cudaLaunchKernel", 95, 5000));
+  w.add(host("runtime", "cudaStreamWaitEvent", 950, 2000));
   w.add(host("cpu_op", "aten::mm", 0, 1000000));
   store::Step s;
   s.step = 1;
@@ -142,12 +143,14 @@ TEST_CASE("GPU facts: kernels, API categories, copies with direction and issuing
   auto apis = facts_of(db, run, "api");
   std::map<std::string, SlotValues> by_name;
   for (auto& a : apis) by_name[slot(a, "name").text] = a;
-  REQUIRE(by_name.size() == 3);  // cpu_op is not an API call
+  REQUIRE(by_name.size() == 4);  // cpu_op is not an API call
   CHECK(slot(by_name["cudaStreamSynchronize"], "category").text == "sync");
   CHECK(slot(by_name["cudaStreamSynchronize"], "count").integer == 2);
   CHECK(slot(by_name["cudaStreamSynchronize"], "share").real == Approx(0.15));  // of the 1 ms step
   CHECK(slot(by_name["cudaMemcpyAsync"], "category").text == "memcpy");
   CHECK(slot(by_name["cudaLaunchKernel"], "category").text == "launch");
+  // A stream wait orders GPU streams; the host is not blocked, so it is not a sync.
+  CHECK(slot(by_name["cudaStreamWaitEvent"], "category").text == "wait");
 
   auto copies = facts_of(db, run, "memcpy");
   REQUIRE(copies.size() == 2);
