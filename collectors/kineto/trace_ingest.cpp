@@ -3,7 +3,9 @@
 // second thread inserts the previous chunk's records. A chunk that fails to parse is read
 // again event by event so that only the bad events are repaired or skipped.
 #include <simdjson.h>
+#include <spdlog/spdlog.h>
 
+#include <chrono>
 #include <string>
 #include <vector>
 
@@ -53,7 +55,13 @@ class TraceIngest {
 };
 
 void TraceIngest::run() {
+  auto scan_start = std::chrono::steady_clock::now();
   TraceLayout layout = scan_trace(text_, options_.chunk_bytes);
+  spdlog::debug("kineto {}: layout scan {:.1f} ms, {} chunks", ctx_.path(),
+                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() -
+                                                          scan_start)
+                    .count(),
+                layout.chunks.size());
   if (layout.error && (ctx_.mode() == Mode::strict || layout.elements == 0)) {
     ctx_.fail(at(layout.error->first), "expected " + layout.error->second);
   }
