@@ -181,7 +181,9 @@ PackEvaluation evaluate_pack(const CompiledPack& pack, const FactSource& source,
       res.status = "ok";
       for (const auto& f : env.facts("recommendation"))
         out.recommendations.push_back(to_recommendation(pack, f, ref_time_us));
+      auto found = static_cast<int64_t>(out.recommendations.size());
       rank(out.recommendations);
+      out.duplicates = found - static_cast<int64_t>(out.recommendations.size());
     }
   } catch (const std::exception& e) {
     res.status = "error";

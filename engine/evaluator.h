@@ -38,6 +38,9 @@ using FactSource = std::function<std::vector<facts::SlotValues>(const facts::Fac
 struct PackEvaluation {
   store::PackResult result;
   std::vector<store::Recommendation> recommendations;
+  // Findings dropped because the same rule already reported the same subjects (a rule that
+  // fires once per matching list item, say); pack tests treat any as a defect.
+  int64_t duplicates = 0;
 };
 PackEvaluation evaluate_pack(const CompiledPack& pack, const FactSource& source, double ref_time_us,
                              const std::string& device, const Budget& budget = {});

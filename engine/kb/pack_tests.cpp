@@ -165,6 +165,10 @@ void run_case(const Pack& pack, const YAML::Node& c, const std::string& file, co
   if (pe.result.status != "ok" && pe.result.status != "skipped")
     throw Failure{"pack status " + pe.result.status + ": " + pe.result.error};
 
+  if (pe.duplicates > 0)
+    result.failures.push_back(std::to_string(pe.duplicates) +
+                              " finding(s) repeated a finding of the same rule and subjects: "
+                              "the rule fires more than once for one cause");
   std::vector<bool> used(pe.recommendations.size(), false);
   std::set<std::string> fired;
   for (const auto& r : pe.recommendations) fired.insert(r.rule), result.fired.push_back(r.rule);
