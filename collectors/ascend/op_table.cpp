@@ -2,12 +2,14 @@
 
 #include <array>
 #include <charconv>
+#include <vector>
 
 #include "collectors/ascend/layout.h"
 #include "collectors/ascend/op_columns.h"
 #include "collectors/common/csv_reader.h"
 #include "collectors/common/csv_values.h"
 #include "collectors/common/file_reader.h"
+#include "collectors/common/record_sink.h"
 #include "store/json_text.h"
 
 namespace perfsage::collectors::ascend {
@@ -49,6 +51,14 @@ struct RowState {
   double cube_fops = 0, vector_fops = 0, read_kb = 0, write_kb = 0;
   bool has_cube = false, has_vector = false, has_read = false, has_write = false;
 };
+
+// Parsed rows waiting for the store; slots are reused across batches.
+struct TaskBatch {
+  std::vector<store::OpTask> tasks;
+  size_t used = 0;
+  void clear() { used = 0; }
+};
+constexpr size_t kTasksPerBatch = 4096;
 
 class Parser {
  public:
@@ -352,15 +362,24 @@ void OpTableCollector::collect(const FileProbe& probe, CollectContext& ctx) cons
 
   Location loc = locate(probe.path);
   Parser parser(plan, header, ctx, loc);
+  // Rows are parsed here while a second thread inserts the previous batch; the slots of a
+  // batch are reused, so a row's strings keep their capacity from batch to batch.
+  RecordSink<TaskBatch> sink(ctx.out(), threaded_, [](store::RunWriter& out, TaskBatch& b) {
+    for (size_t i = 0; i < b.used; ++i) out.add(b.tasks[i]);
+  });
   while (reader.next()) {
     if (!reader.error().empty()) {
       ctx.skip(reader.error(), "line " + std::to_string(reader.line()));
       continue;
     }
     if (!parser.parse(reader)) continue;
-    ctx.out().add(parser.task());
+    TaskBatch& batch = sink.batch();
+    if (batch.used == batch.tasks.size()) batch.tasks.emplace_back();
+    batch.tasks[batch.used++] = parser.task();
     ctx.record();
+    if (batch.used == kTasksPerBatch) sink.submit();
   }
+  sink.finish();
 }
 
 }  // namespace perfsage::collectors::ascend

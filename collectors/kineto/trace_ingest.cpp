@@ -9,10 +9,10 @@
 #include <string>
 #include <vector>
 
+#include "collectors/common/record_sink.h"
 #include "collectors/kineto/event_mapper.h"
 #include "collectors/kineto/json_scan.h"
 #include "collectors/kineto/kineto_collector.h"
-#include "collectors/kineto/record_sink.h"
 #include "collectors/kineto/repair.h"
 #include "collectors/kineto/trace_buffer.h"
 #include "collectors/kineto/trace_event.h"
@@ -104,7 +104,11 @@ void TraceIngest::run() {
 
   EventMapper mapper(rank, md.base_ns.value_or(0));
   mapper_ = &mapper;
-  RecordSink sink(ctx_.out(), options_.threaded);
+  RecordSink<Batch> sink(ctx_.out(), options_.threaded, [](store::RunWriter& out, Batch& b) {
+    for (size_t i = 0; i < b.n_host; ++i) out.add(b.host[i]);
+    for (size_t i = 0; i < b.n_device; ++i) out.add(b.device[i]);
+    for (const auto& s : b.steps) out.add(s);
+  });
   for (const Span& chunk : layout.chunks) {
     Batch& batch = sink.batch();
     auto mark = mapper.mark(batch);
