@@ -9,6 +9,7 @@
 
 #include "engine/clips/environment.h"
 #include "engine/error.h"
+#include "engine/fact_prefetch.h"
 #include "engine/kb/format.h"
 #include "store/json_text.h"
 
@@ -93,6 +94,13 @@ store::Recommendation to_recommendation(const CompiledPack& pack, const clips::F
   return rec;
 }
 
+// A pack without applies_to, or a run of unknown device, is always evaluated.
+bool applies_to_device(const CompiledPack& pack, const std::string& device) {
+  const auto& applies = pack.pack.applies_to;
+  return applies.empty() || device == "unknown" || device.empty() ||
+         std::find(applies.begin(), applies.end(), device) != applies.end();
+}
+
 }  // namespace
 
 std::string severity_from_share(double share) {
@@ -133,9 +141,7 @@ PackEvaluation evaluate_pack(const CompiledPack& pack, const FactSource& source,
     finish();
     return out;
   }
-  const auto& applies = pack.pack.applies_to;
-  if (!applies.empty() && device != "unknown" && !device.empty() &&
-      std::find(applies.begin(), applies.end(), device) == applies.end()) {
+  if (!applies_to_device(pack, device)) {
     res.status = "skipped";
     res.error = "applies to other devices than '" + device + "'";
     finish();
@@ -196,7 +202,7 @@ PackEvaluation evaluate_pack(const CompiledPack& pack, const FactSource& source,
 }
 
 Evaluation evaluate(store::Database& db, int64_t run_id, const PackSet& packs,
-                    const Budget& budget) {
+                    const Budget& budget, unsigned fact_threads) {
   Evaluation ev;
   double ref_time = 0;
   std::string device = "unknown";
@@ -208,19 +214,23 @@ Evaluation evaluate(store::Database& db, int64_t run_id, const PackSet& packs,
         if (slot == "device") device = value.text;
       }
   }
-  // Several packs use the same fact types (run, op, kernel): each is queried once per run.
-  std::map<std::string, std::vector<facts::SlotValues>> cache;
+  // Several packs use the same fact types (run, op, kernel): each is queried once per run, and
+  // the queries of all packs that will run are spread over two read connections.
+  std::vector<const facts::FactType*> needed;
+  std::set<std::string> seen;
+  for (const auto& pack : packs.packs) {
+    if (!pack.valid || !applies_to_device(pack, device)) continue;
+    for (const auto& name : pack.pack.uses)
+      if (const auto* t = facts::find_fact_type(name); t && seen.insert(name).second)
+        needed.push_back(t);
+  }
+  auto fetched = prefetch_facts(db, run_id, needed, fact_threads);
   FactSource source = [&](const facts::FactType& t) {
-    auto it = cache.find(t.name);
-    if (it == cache.end()) {
-      auto start = std::chrono::steady_clock::now();
-      it = cache.emplace(t.name, facts::query_facts(db, run_id, t)).first;
-      spdlog::debug("facts {}: {} in {:.1f} ms", t.name, it->second.size(),
-                    std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() -
-                                                              start)
-                        .count());
-    }
-    return it->second;
+    auto it = fetched.find(t.name);
+    if (it == fetched.end())
+      it = fetched.emplace(t.name, FactResult{facts::query_facts(db, run_id, t), {}, 0}).first;
+    if (it->second.error) std::rethrow_exception(it->second.error);
+    return it->second.facts;
   };
   for (const auto& pack : packs.packs) {
     auto pe = evaluate_pack(pack, source, ref_time, device, budget);

@@ -27,8 +27,10 @@ struct Evaluation {
   std::vector<store::Recommendation> recommendations;  // ranked
 };
 
+// `fact_threads`: connections that query the packs' fact types side by side (1 = the caller's
+// connection only).
 Evaluation evaluate(store::Database& db, int64_t run_id, const PackSet& packs,
-                    const Budget& budget = {});
+                    const Budget& budget = {}, unsigned fact_threads = 2);
 
 // Where facts come from: the store for a run, or inline facts in pack tests.
 using FactSource = std::function<std::vector<facts::SlotValues>(const facts::FactType&)>;

@@ -82,16 +82,34 @@ std::string Statement::text(int col) const {
 std::string Statement::column_name(int col) const { return sqlite3_column_name(stmt_, col); }
 int Statement::column_type(int col) const { return sqlite3_column_type(stmt_, col); }
 
-Database::Database(const std::string& path) : path_(path) {
-  int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX;
-  if (sqlite3_open_v2(path.c_str(), &db_, flags, nullptr) != SQLITE_OK) {
-    std::string msg = db_ ? sqlite3_errmsg(db_) : "out of memory";
+namespace {
+// Opens a connection or throws naming the store; the handle is closed again on failure.
+sqlite3* open_handle(const std::string& path, int flags, const char* purpose) {
+  sqlite3* db = nullptr;
+  if (sqlite3_open_v2(path.c_str(), &db, flags, nullptr) != SQLITE_OK) {
+    std::string msg = db ? sqlite3_errmsg(db) : "out of memory";
+    sqlite3_close(db);
+    throw StoreError("cannot open store " + path + purpose + ": " + msg);
+  }
+  sqlite3_busy_timeout(db, 5000);
+  return db;
+}
+}  // namespace
+
+template <typename Setup>
+void Database::set_up_or_close(Setup&& setup) {
+  try {
+    setup();
+  } catch (...) {
     sqlite3_close(db_);
     db_ = nullptr;
-    throw StoreError("cannot open store " + path + ": " + msg);
+    throw;
   }
-  try {
-    sqlite3_busy_timeout(db_, 5000);
+}
+
+Database::Database(const std::string& path) : path_(path) {
+  db_ = open_handle(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, "");
+  set_up_or_close([&] {
     // Bulk ingest and whole-table scans dominate; large pages mean fewer page writes and reads
     // (takes effect only when the file is created).
     exec("PRAGMA page_size=65536");
@@ -105,11 +123,20 @@ Database::Database(const std::string& path) : path_(path) {
     // call per page (SQLite clamps the size to its compile-time maximum).
     exec("PRAGMA mmap_size=8589934592");
     migrate(*this);
-  } catch (...) {
-    sqlite3_close(db_);
-    db_ = nullptr;
-    throw;
-  }
+  });
+}
+
+Database::Database(const std::string& path, ReaderTag) : path_(path) {
+  db_ = open_handle(path, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, " for reading");
+  set_up_or_close([&] {
+    exec("PRAGMA cache_size=-65536");
+    exec("PRAGMA temp_store=MEMORY");
+    exec("PRAGMA mmap_size=8589934592");
+  });
+}
+
+std::unique_ptr<Database> Database::open_reader(const std::string& path) {
+  return std::unique_ptr<Database>(new Database(path, ReaderTag{}));
 }
 
 Database::~Database() { sqlite3_close(db_); }

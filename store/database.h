@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 #include <stdexcept>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -63,6 +64,9 @@ class Database {
  public:
   // Opens (creating if needed) and migrates the schema. ":memory:" is accepted.
   explicit Database(const std::string& path);
+  // A second, read-only connection to an existing store file, for queries on another thread
+  // (WAL lets it read while the first connection is idle or reading).
+  static std::unique_ptr<Database> open_reader(const std::string& path);
   ~Database();
   Database(const Database&) = delete;
   Database& operator=(const Database&) = delete;
@@ -75,6 +79,10 @@ class Database {
   sqlite3* handle() { return db_; }
 
  private:
+  struct ReaderTag {};
+  Database(const std::string& path, ReaderTag);
+  template <typename Setup>
+  void set_up_or_close(Setup&& setup);
   sqlite3* db_ = nullptr;
   std::string path_;
 };

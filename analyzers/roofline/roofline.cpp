@@ -179,18 +179,21 @@ GROUP BY name, type, core_type ORDER BY sum(dur_ns) DESC LIMIT 100000)sql");
 std::vector<Row> gpu_rows(store::Database& db, int64_t run_id, const HardwareSpec& hw) {
   std::vector<Row> rows;
   auto st = db.prepare(R"sql(
-WITH k AS (SELECT external_id, name, dur_ns,
-                  row_number() OVER (PARTITION BY external_id ORDER BY dur_ns DESC) AS rn
-           FROM device_events WHERE run_id = ?1 AND kind = 'kernel' AND external_id IS NOT NULL),
-per_op AS (SELECT external_id, count(*) AS kernels, sum(dur_ns) AS dur_ns,
-                  max(CASE WHEN rn = 1 THEN name END) AS kernel
-           FROM k GROUP BY external_id),
-o AS (SELECT external_id, min(name) AS name, min(input_dims) AS dims, min(input_types) AS types
-      FROM host_events WHERE run_id = ?1 AND kind = 'cpu_op' AND external_id IS NOT NULL
-      GROUP BY external_id),
+WITH per_op AS MATERIALIZED (
+  -- One row per launching op instance; with a single max(), SQLite takes the bare `name` from
+  -- the row holding the maximum: the longest kernel, without a window sort.
+  SELECT rank, external_id, count(*) AS kernels, sum(dur_ns) AS dur_ns, name AS kernel,
+         max(dur_ns) AS longest
+  FROM device_events WHERE run_id = ?1 AND kind = 'kernel' AND external_id IS NOT NULL
+  GROUP BY rank, external_id),
+o AS (SELECT rank, external_id, min(name) AS name, min(input_dims) AS dims,
+             min(input_types) AS types
+      FROM host_events WHERE run_id = ?1 AND kind = 'cpu_op'
+        AND external_id IN (SELECT external_id FROM per_op)
+      GROUP BY rank, external_id),
 inst AS (SELECT o.name AS name, coalesce(o.dims, '') AS dims, coalesce(o.types, '') AS types,
                 p.kernels, p.dur_ns, p.kernel
-         FROM per_op p JOIN o ON o.external_id = p.external_id)
+         FROM per_op p JOIN o ON o.rank = p.rank AND o.external_id = p.external_id)
 SELECT name, dims, types, count(*), sum(kernels), sum(dur_ns) / 1000.0, max(kernel),
   (SELECT sum(dur_ns) FROM device_events WHERE run_id = ?1 AND kind = 'kernel') / 1000.0
 FROM inst GROUP BY name, dims, types ORDER BY sum(dur_ns) DESC LIMIT 100000)sql");

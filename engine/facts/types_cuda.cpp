@@ -83,9 +83,12 @@ FROM k GROUP BY name ORDER BY total_us DESC LIMIT 20000)sql"});
           {"bytes", T::Integer, "bytes", "summed bytes", ""},
       },
       // h is materialized so that the join probes it through an automatic index on
-      // (rank, correlation) instead of rescanning the run's runtime calls per copy.
+      // (rank, correlation) instead of rescanning the run's runtime calls per copy; it keeps
+      // only the calls that issued copies.
       R"sql(WITH h AS MATERIALIZED (SELECT rank, correlation, min(name) AS name FROM host_events
-           WHERE run_id = ?1 AND kind IN ('runtime','driver') AND correlation IS NOT NULL
+           WHERE run_id = ?1 AND kind IN ('runtime','driver')
+             AND correlation IN (SELECT correlation FROM device_events
+                                 WHERE run_id = ?1 AND kind IN ('memcpy','memset'))
            GROUP BY rank, correlation),
 m AS (
   SELECT d.name AS name, d.dur_ns AS dur_ns, d.bytes AS bytes, h.name AS api,

@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include "engine/evaluator.h"
+#include "engine/fact_prefetch.h"
 #include "engine/kb/pack_tests.h"
 #include "engine/kb/reader.h"
 #include "store/run_writer.h"
@@ -198,4 +199,34 @@ TEST_CASE("pack tests can use a SQL fixture as the store") {
   INFO(report.str());
   REQUIRE(report.cases.size() == 1);
   CHECK(report.cases[0].passed);
+}
+
+TEST_CASE("facts queried on parallel read connections equal those of one connection") {
+  test::TempDir dir;
+  store::Database db((dir.path() / "store.db").string());
+  int64_t run = ascend_run(db);
+  std::vector<const facts::FactType*> types;
+  for (const auto& t : facts::fact_types()) types.push_back(&t);
+  facts::FactType broken{"broken", "", "", {}, "SELECT no_such_column FROM op_tasks"};
+  types.push_back(&broken);
+
+  auto one = prefetch_facts(db, run, types, 1);
+  auto two = prefetch_facts(db, run, types, 2);
+  REQUIRE(one.size() == types.size());
+  REQUIRE(two.size() == types.size());
+  auto text = [](const std::vector<facts::SlotValues>& rows) {
+    std::string s;
+    for (const auto& row : rows)
+      for (const auto& [slot, v] : row)
+        s += slot + "=" + v.text + "/" + std::to_string(v.integer) + "/" + std::to_string(v.real) +
+             ";";
+    return s;
+  };
+  for (const auto* t : types) {
+    INFO("fact type " << t->name);
+    CHECK(text(one.at(t->name).facts) == text(two.at(t->name).facts));
+    CHECK(static_cast<bool>(one.at(t->name).error) == (t == &broken));
+    CHECK(static_cast<bool>(two.at(t->name).error) == (t == &broken));
+  }
+  CHECK_FALSE(one.at("op").facts.empty());  // the run's ops are there to compare
 }
