@@ -79,6 +79,11 @@ std::string Statement::text(int col) const {
   auto* p = reinterpret_cast<const char*>(sqlite3_column_text(stmt_, col));
   return p ? std::string(p, sqlite3_column_bytes(stmt_, col)) : std::string();
 }
+std::string_view Statement::text_view(int col) const {
+  auto* p = reinterpret_cast<const char*>(sqlite3_column_text(stmt_, col));
+  return p ? std::string_view(p, static_cast<size_t>(sqlite3_column_bytes(stmt_, col)))
+           : std::string_view();
+}
 std::string Statement::column_name(int col) const { return sqlite3_column_name(stmt_, col); }
 int Statement::column_type(int col) const { return sqlite3_column_type(stmt_, col); }
 

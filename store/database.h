@@ -52,6 +52,8 @@ class Statement {
   int64_t int64(int col) const;
   double real(int col) const;
   std::string text(int col) const;
+  // The column's text without a copy; valid until the next step() or reset().
+  std::string_view text_view(int col) const;
   std::string column_name(int col) const;
   int column_type(int col) const;  // SQLITE_INTEGER, SQLITE_FLOAT, SQLITE_TEXT, SQLITE_NULL ...
 

@@ -1,21 +1,13 @@
 #include "analyzers/roofline/activation.h"
 
 #include <cctype>
+#include <deque>
 #include <map>
+#include <string_view>
+#include <unordered_map>
 
 namespace perfsage::analyzers::roofline {
 namespace {
-
-struct Op {
-  std::string type, name;
-  double us = 0;
-};
-
-struct Found {
-  int64_t instances = 0;
-  double total_us = 0;
-  std::string example;
-};
 
 // Ops that frameworks interleave without changing the data flow (allocation, views).
 bool helper(const std::string& t) {
@@ -25,11 +17,47 @@ bool helper(const std::string& t) {
          t == "expand";
 }
 
+struct Op {
+  const std::string* type;  // normalized, owned by Names
+  const std::string* name;  // as recorded, owned by Names
+  double us = 0;
+};
+
+// Op names repeat millions of times in big traces: each distinct name is copied, normalized
+// and classified once.
+class Names {
+ public:
+  struct Entry {
+    std::string name, type;
+    bool helper = false;
+  };
+  const Entry& get(std::string_view name) {
+    auto it = index_.find(name);
+    if (it != index_.end()) return *it->second;
+    auto& e = entries_.emplace_back();
+    e.name = std::string(name);
+    e.type = normalize_op_type(e.name);
+    e.helper = helper(e.type);
+    index_.emplace(e.name, &e);
+    return e;
+  }
+
+ private:
+  std::deque<Entry> entries_;  // stable addresses
+  std::unordered_map<std::string_view, Entry*> index_;
+};
+
+struct Found {
+  int64_t instances = 0;
+  double total_us = 0;
+  std::string example;
+};
+
 void scan(const std::vector<Op>& seq, std::map<std::pair<std::string, std::string>, Found>& out,
           const std::string& source) {
   std::vector<std::string> types;
   types.reserve(seq.size());
-  for (const auto& o : seq) types.push_back(o.type);
+  for (const auto& o : seq) types.push_back(*o.type);
   for (const auto& p : activation_patterns()) {
     for (size_t start : find_chains(types, p)) {
       Found& f = out[{p.name, source}];
@@ -37,7 +65,7 @@ void scan(const std::vector<Op>& seq, std::map<std::pair<std::string, std::strin
       for (size_t i = 0; i < p.chain.size(); ++i) f.total_us += seq[start + i].us;
       if (f.example.empty()) {
         for (size_t i = 0; i < p.chain.size(); ++i)
-          f.example += (i ? " -> " : "") + seq[start + i].name;
+          f.example += (i ? " -> " : "") + *seq[start + i].name;
       }
     }
   }
@@ -88,6 +116,7 @@ std::vector<size_t> find_chains(const std::vector<std::string>& types, const Act
 void compute_activation_patterns(store::Database& db, int64_t run_id) {
   db.prepare("DELETE FROM activation_patterns WHERE run_id = ?1").bind(1, run_id).run();
   std::map<std::pair<std::string, std::string>, Found> found;
+  Names names;
 
   // Ascend device ops, per rank and stream in start order.
   {
@@ -104,7 +133,10 @@ void compute_activation_patterns(store::Database& db, int64_t run_id) {
         seq.clear();
         key = k;
       }
-      seq.push_back({normalize_op_type(st.text(2)), st.text(3), st.int64(4) / 1000.0});
+      // The type column is normalized; the name (unique per op) only feeds examples.
+      const auto& type = names.get(st.text_view(2));
+      const auto& name = names.get(st.text_view(3));
+      seq.push_back({&type.type, &name.name, st.int64(4) / 1000.0});
     }
     scan(seq, found, "ops");
   }
@@ -126,11 +158,12 @@ WHERE h.run_id = ?1 AND h.kind = 'cpu_op' ORDER BY h.rank, 2, h.start_ns)sql");
         seq.clear();
         key = k;
       }
-      std::string t = normalize_op_type(st.text(2));
-      if (helper(t)) continue;
+      const auto& op = names.get(st.text_view(2));
+      if (op.helper) continue;
       // Nested calls (aten::mul inside aten::mul_) repeat the type; keep the outer one.
-      if (!seq.empty() && seq.back().type == t && st.int64(3) / 1000.0 <= seq.back().us) continue;
-      seq.push_back({t, st.text(2), st.int64(3) / 1000.0});
+      if (!seq.empty() && *seq.back().type == op.type && st.int64(3) / 1000.0 <= seq.back().us)
+        continue;
+      seq.push_back({&op.type, &op.name, st.int64(3) / 1000.0});
     }
     scan(seq, found, "cpu_ops");
   }
