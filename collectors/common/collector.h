@@ -51,6 +51,11 @@ class CollectContext {
   void warn(std::string message) { warnings_.push_back(std::move(message)); }
   [[noreturn]] void fail(std::string_view where, std::string_view what) const;
 
+  // The counts and messages so far, to return to when a speculative read is redone.
+  struct Snapshot;
+  Snapshot snapshot() const;
+  void restore(const Snapshot& s);
+
   int64_t records() const { return records_; }
   int64_t skipped() const { return skipped_; }
   // Warnings plus one line per skip reason with its count and first location.
@@ -68,7 +73,25 @@ class CollectContext {
   };
   std::map<std::string, SkipCount, std::less<>> skips_;
   std::vector<std::string> warnings_;
+
+ public:
+  struct Snapshot {
+    int64_t records = 0, skipped = 0;
+    std::map<std::string, SkipCount, std::less<>> skips;
+    std::vector<std::string> warnings;
+  };
 };
+
+inline CollectContext::Snapshot CollectContext::snapshot() const {
+  return {records_, skipped_, skips_, warnings_};
+}
+
+inline void CollectContext::restore(const Snapshot& s) {
+  records_ = s.records;
+  skipped_ = s.skipped;
+  skips_ = s.skips;
+  warnings_ = s.warnings;
+}
 
 // The first bytes of a file (inflated when gzip) and its name, for format detection.
 struct FileProbe {

@@ -133,7 +133,9 @@ void split_elements(std::string_view text, Span span, std::vector<Span>& out) {
   if (tail) out.push_back(*tail);
 }
 
-TraceLayout scan_trace(std::string_view t, size_t chunk_bytes) {
+namespace {
+TraceLayout scan_document(std::string_view t, size_t chunk_bytes,
+                          const std::function<void(Span)>& on_chunk, bool head_only) {
   TraceLayout layout;
   const size_t n = t.size();
   Span chunk{kNoPos, kNoPos};
@@ -143,11 +145,15 @@ TraceLayout scan_trace(std::string_view t, size_t chunk_bytes) {
     chunk.end = s.end;
     if (chunk.size() >= chunk_bytes) {
       layout.chunks.push_back(chunk);
+      if (on_chunk) on_chunk(chunk);
       chunk = Span{kNoPos, kNoPos};
     }
   };
   auto flush = [&] {
-    if (chunk.begin != kNoPos) layout.chunks.push_back(chunk);
+    if (chunk.begin != kNoPos) {
+      layout.chunks.push_back(chunk);
+      if (on_chunk) on_chunk(chunk);
+    }
     chunk = Span{kNoPos, kNoPos};
   };
 
@@ -159,6 +165,7 @@ TraceLayout scan_trace(std::string_view t, size_t chunk_bytes) {
     return layout;
   }
   if (t[i] == '[') {
+    if (head_only) return layout;
     layout.object_form = false;
     layout.has_events = true;
     size_t end = scan_elements(t, i + 1, n, layout.truncated_tail, on_element);
@@ -204,6 +211,7 @@ TraceLayout scan_trace(std::string_view t, size_t chunk_bytes) {
     }
     i = skip_ws(t, i + 1, n);
     if (key == "traceEvents" && i < n && t[i] == '[') {
+      if (head_only) return layout;
       layout.has_events = true;
       size_t end = scan_elements(t, i + 1, n, layout.truncated_tail, on_element);
       flush();
@@ -223,6 +231,37 @@ TraceLayout scan_trace(std::string_view t, size_t chunk_bytes) {
     i = end;
   }
   return layout;
+}
+}  // namespace
+
+TraceLayout scan_trace(std::string_view t, size_t chunk_bytes,
+                       const std::function<void(Span)>& on_chunk) {
+  return scan_document(t, chunk_bytes, on_chunk, false);
+}
+
+std::vector<std::pair<std::string, Span>> scan_head_keys(std::string_view t) {
+  return scan_document(t, size_t{1} << 20, {}, true).keys;
+}
+
+std::vector<std::pair<std::string, Span>> guess_tail_keys(std::string_view t,
+                                                          const std::vector<std::string>& names,
+                                                          size_t window) {
+  std::vector<std::pair<std::string, Span>> out;
+  const size_t n = t.size();
+  const size_t from = n > window ? n - window : 0;
+  for (const auto& name : names) {
+    std::string quoted = "\"" + name + "\"";
+    size_t at = t.substr(from).rfind(quoted);
+    if (at == std::string_view::npos) continue;
+    at += from;
+    size_t i = skip_ws(t, at + quoted.size(), n);
+    if (i >= n || t[i] != ':') continue;
+    i = skip_ws(t, i + 1, n);
+    size_t end = skip_value_n(t, i, n);
+    if (end == kNoPos || end == i) continue;
+    out.emplace_back(name, Span{i, end});
+  }
+  return out;
 }
 
 }  // namespace perfsage::collectors::kineto

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -37,8 +38,20 @@ struct TraceLayout {
   std::optional<std::pair<size_t, std::string>> error;
 };
 
-// Scans a whole trace document.
-TraceLayout scan_trace(std::string_view text, size_t chunk_bytes);
+// Scans a whole trace document. `on_chunk`, when set, is called with each chunk as soon as it is
+// complete (from the scanning thread), so parsing can start before the scan ends.
+TraceLayout scan_trace(std::string_view text, size_t chunk_bytes,
+                       const std::function<void(Span)>& on_chunk = {});
+
+// The top-level keys before the event array, without scanning the events (cheap).
+std::vector<std::pair<std::string, Span>> scan_head_keys(std::string_view text);
+
+// A guess at top-level keys written after the event array: the last occurrence of each `names`
+// key in the final `window` bytes, with its value's span. It can be fooled by an event string
+// holding the same text, so callers verify it against scan_trace's exact keys.
+std::vector<std::pair<std::string, Span>> guess_tail_keys(std::string_view text,
+                                                          const std::vector<std::string>& names,
+                                                          size_t window);
 
 // Appends the spans of the elements in text[span.begin, span.end) (a run of array elements
 // separated by commas, as in TraceLayout::chunks).

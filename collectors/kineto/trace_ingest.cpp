@@ -6,6 +6,10 @@
 #include <spdlog/spdlog.h>
 
 #include <chrono>
+#include <condition_variable>
+#include <functional>
+#include <mutex>
+#include <thread>
 #include <string>
 #include <vector>
 
@@ -27,6 +31,15 @@ std::string at(size_t byte) {
   return "byte " + std::to_string(byte);
 }
 
+// Which rank the events belong to and the base time added to their timestamps: the only
+// metadata that event mapping needs.
+struct Identity {
+  int64_t rank = 0;
+  const char* rank_source = "default";
+  int64_t base_ns = 0;
+  bool operator==(const Identity& o) const { return rank == o.rank && base_ns == o.base_ns; }
+};
+
 class TraceIngest {
  public:
   TraceIngest(TraceBuffer& buffer, CollectContext& ctx, const KinetoOptions& options)
@@ -35,7 +48,14 @@ class TraceIngest {
   void run();
 
  private:
-  void write_metadata(const TraceMetadata& md, int64_t rank, const char* rank_source);
+  Identity identify(const TraceMetadata& md) const;
+  TraceLayout scan(const std::function<void(Span)>& on_chunk = {});
+  TraceMetadata check_layout(const TraceLayout& layout);
+  bool run_overlapped();
+  RecordSink<Batch> make_sink();
+  void parse_chunk(Span chunk, RecordSink<Batch>& sink);
+  void finish(const TraceLayout& layout, const TraceMetadata& md, EventMapper& mapper);
+  void write_metadata(const TraceMetadata& md, const Identity& id);
   bool parse_chunk_fast(Span chunk, Batch& batch, int64_t& elements);
   void parse_chunk_slow(Span chunk, Batch& batch);
   void parse_one(Span span, Batch& batch);
@@ -54,14 +74,32 @@ class TraceIngest {
   int64_t repaired_utf8_ = 0, repaired_quotes_ = 0, repaired_control_ = 0, repaired_bare_ = 0;
 };
 
-void TraceIngest::run() {
+Identity TraceIngest::identify(const TraceMetadata& md) const {
+  Identity id;
+  id.base_ns = md.base_ns.value_or(0);
+  if (md.rank) {
+    id.rank = *md.rank;
+    id.rank_source = "distributedInfo";
+  } else if (auto r = rank_from_file_name(std::filesystem::path(ctx_.path()).filename().string())) {
+    id.rank = *r;
+    id.rank_source = "file name";
+  }
+  return id;
+}
+
+TraceLayout TraceIngest::scan(const std::function<void(Span)>& on_chunk) {
   auto scan_start = std::chrono::steady_clock::now();
-  TraceLayout layout = scan_trace(text_, options_.chunk_bytes);
+  TraceLayout layout = scan_trace(text_, options_.chunk_bytes, on_chunk);
   spdlog::debug("kineto {}: layout scan {:.1f} ms, {} chunks", ctx_.path(),
                 std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() -
                                                           scan_start)
                     .count(),
                 layout.chunks.size());
+  return layout;
+}
+
+// Fails (strict) or warns about the document's structure; returns its metadata.
+TraceMetadata TraceIngest::check_layout(const TraceLayout& layout) {
   if (layout.error && (ctx_.mode() == Mode::strict || layout.elements == 0)) {
     ctx_.fail(at(layout.error->first), "expected " + layout.error->second);
   }
@@ -83,51 +121,135 @@ void TraceIngest::run() {
                 "; complete events were kept, top-level keys after the events are missing");
     }
   }
-
   TraceMetadata md = read_metadata(text_, layout.keys, parser_);
   for (const auto& p : md.problems) {
     if (ctx_.mode() == Mode::strict) ctx_.fail(p.substr(p.find(" at ") + 4), "unreadable " + p);
     ctx_.warn("unreadable top-level value " + p);
   }
-  int64_t rank = 0;
-  const char* rank_source = "distributedInfo";
-  if (md.rank) {
-    rank = *md.rank;
-  } else if (auto r = rank_from_file_name(std::filesystem::path(ctx_.path()).filename().string())) {
-    rank = *r;
-    rank_source = "file name";
-  } else {
-    rank_source = "default";
-    ctx_.warn("no rank in distributedInfo or the file name; assuming rank 0");
-  }
-  write_metadata(md, rank, rank_source);
+  return md;
+}
 
-  EventMapper mapper(rank, md.base_ns.value_or(0));
-  mapper_ = &mapper;
-  RecordSink<Batch> sink(ctx_.out(), options_.threaded, [](store::RunWriter& out, Batch& b) {
+void TraceIngest::parse_chunk(Span chunk, RecordSink<Batch>& sink) {
+  Batch& batch = sink.batch();
+  auto mark = mapper_->mark(batch);
+  int64_t elements = 0;
+  if (!parse_chunk_fast(chunk, batch, elements)) {
+    mapper_->rollback(mark, batch);
+    parse_chunk_slow(chunk, batch);
+  } else {
+    event_index_ += elements;
+  }
+  for (size_t i = 0, n = batch.size(); i < n; ++i) ctx_.record();
+  sink.submit();
+}
+
+RecordSink<Batch> TraceIngest::make_sink() {
+  return RecordSink<Batch>(ctx_.out(), options_.threaded, [](store::RunWriter& out, Batch& b) {
     for (size_t i = 0; i < b.n_host; ++i) out.add(b.host[i]);
     for (size_t i = 0; i < b.n_device; ++i) out.add(b.device[i]);
     for (const auto& s : b.steps) out.add(s);
   });
-  for (const Span& chunk : layout.chunks) {
-    Batch& batch = sink.batch();
-    auto mark = mapper.mark(batch);
-    int64_t elements = 0;
-    if (!parse_chunk_fast(chunk, batch, elements)) {
-      mapper.rollback(mark, batch);
-      parse_chunk_slow(chunk, batch);
-    } else {
-      event_index_ += elements;
-    }
-    for (size_t i = 0, n = batch.size(); i < n; ++i) ctx_.record();
-    sink.submit();
+}
+
+void TraceIngest::run() {
+  if (options_.threaded && run_overlapped()) return;
+  TraceLayout layout = scan();
+  TraceMetadata md = check_layout(layout);
+  Identity id = identify(md);
+  write_metadata(md, id);
+  EventMapper mapper(id.rank, id.base_ns);
+  mapper_ = &mapper;
+  {
+    auto sink = make_sink();
+    for (const Span& chunk : layout.chunks) parse_chunk(chunk, sink);
+    sink.finish();
   }
+  finish(layout, md, mapper);
+}
+
+// The layout scan, event parsing and inserting on three threads. Parsing needs the rank and
+// base time, which Kineto may write after the events; they are guessed from the keys before
+// the events and a look at the file's tail, and checked once the scan has found the real ones.
+// A wrong guess (an event string that mimics a top-level key) rolls the events back and
+// returns false so that run() reads the file again the plain way.
+bool TraceIngest::run_overlapped() {
+  auto keys = scan_head_keys(text_);
+  for (auto& kv : guess_tail_keys(text_, {"distributedInfo", "baseTimeNanoseconds"}, 1 << 20)) {
+    bool known = false;
+    for (const auto& k : keys) known = known || k.first == kv.first;
+    if (!known) keys.push_back(std::move(kv));
+  }
+  Identity guess = identify(read_metadata(text_, keys, parser_));
+
+  auto before = ctx_.snapshot();
+  store::Database& db = ctx_.out().db();
+  db.exec("SAVEPOINT kineto_overlap");
+  std::mutex mu;
+  std::condition_variable cv;
+  std::vector<Span> ready;
+  bool scanned = false;
+  TraceLayout layout;
+  std::thread scanner([&] {
+    TraceLayout l = scan([&](Span c) {
+      std::lock_guard lock(mu);
+      ready.push_back(c);
+      cv.notify_one();
+    });
+    std::lock_guard lock(mu);
+    layout = std::move(l);
+    scanned = true;
+    cv.notify_one();
+  });
+  struct Join {
+    std::thread& t;
+    ~Join() {
+      if (t.joinable()) t.join();
+    }
+  } join{scanner};
+
+  EventMapper mapper(guess.rank, guess.base_ns);
+  mapper_ = &mapper;
+  {
+    auto sink = make_sink();
+    for (size_t next = 0;; ++next) {
+      Span chunk;
+      {
+        // A chunk is parsed once the scanner has published the next one (or finished): the
+        // parser writes brackets just outside its chunk, which the scanner must have passed.
+        std::unique_lock lock(mu);
+        cv.wait(lock, [&] { return ready.size() > next + 1 || scanned; });
+        if (next >= ready.size()) break;
+        chunk = ready[next];
+      }
+      parse_chunk(chunk, sink);
+    }
+    sink.finish();
+  }
+  scanner.join();
+
+  TraceMetadata md = check_layout(layout);
+  Identity id = identify(md);
+  if (!(id == guess)) {
+    spdlog::debug("kineto {}: guessed rank/base time {}/{} but the trace says {}/{}; reading again",
+                  ctx_.path(), guess.rank, guess.base_ns, id.rank, id.base_ns);
+    db.exec("ROLLBACK TO kineto_overlap");
+    db.exec("RELEASE kineto_overlap");
+    ctx_.restore(before);
+    mapper_ = nullptr;
+    event_index_ = repaired_utf8_ = repaired_quotes_ = repaired_control_ = repaired_bare_ = 0;
+    return false;
+  }
+  db.exec("RELEASE kineto_overlap");
+  write_metadata(md, id);
+  finish(layout, md, mapper);
+  return true;
+}
+
+void TraceIngest::finish(const TraceLayout& layout, const TraceMetadata& md, EventMapper& mapper) {
   if (layout.truncated_tail) {
     ctx_.skip("event cut off by the end of the file", at(layout.truncated_tail->begin));
   }
-  sink.finish();
   mapper_ = nullptr;
-
   auto flows = mapper.flows();
   if (flows.orphan_ends > 0) {
     ctx_.warn(std::to_string(flows.starts) + " flow starts and " + std::to_string(flows.ends) +
@@ -149,7 +271,11 @@ void TraceIngest::run() {
   finish_hints(md, c);
 }
 
-void TraceIngest::write_metadata(const TraceMetadata& md, int64_t rank, const char* rank_source) {
+void TraceIngest::write_metadata(const TraceMetadata& md, const Identity& id) {
+  if (std::string_view(id.rank_source) == "default")
+    ctx_.warn("no rank in distributedInfo or the file name; assuming rank 0");
+  const int64_t rank = id.rank;
+  const char* rank_source = id.rank_source;
   store::RankInfo ri;
   ri.rank = rank;
   ri.world_size = md.world_size;

@@ -197,3 +197,45 @@ TEST_CASE("Detection scores", "[kineto]") {
   CHECK(probe("op_summary.csv", "Device_id,Op Name\n0,MatMul\n") == 0);
   CHECK(probe("x.json", R"({"model": "resnet"})") == 0);
 }
+
+TEST_CASE("Metadata guessed from the tail is checked against the real keys", "[kineto]") {
+  // The parse starts before the layout scan has found the top-level keys written after the
+  // events, with a guess from the file's tail. Here an event's args hold keys named like
+  // Kineto's metadata, so the guess is wrong: the events must be read again with the real values
+  // (no base time, rank from the file name), once, with nothing counted twice.
+  const char* trace = R"J({
+  "traceEvents": [
+  {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 2, "ts": 10, "dur": 5},
+  {"ph": "X", "cat": "cpu_op", "name": "aten::add", "pid": 1, "tid": 2, "ts": 20, "dur": 5,
+   "args": {"distributedInfo": {"rank": 7}, "baseTimeNanoseconds": 5000000}},
+  {"ph": "X", "cat": "cpu_op", "name": "bad", "pid": 1, "tid": 2, "ts": "N/A", "dur": 1}
+  ],
+  "traceName": "x"
+})J";
+  const char* right = R"J({
+  "traceEvents": [
+  {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 2, "ts": 10, "dur": 5}
+  ],
+  "distributedInfo": {"rank": 3, "world_size": 4},
+  "baseTimeNanoseconds": 1000
+})J";
+  TempDir dir;
+  for (bool threaded : {true, false}) {
+    INFO("threaded " << threaded);
+    collectors::kineto::KinetoOptions opt;
+    opt.threaded = threaded;
+    auto r = kineto_ingest(dir.write("worker_rank5.pt.trace.json", trace), Mode::lenient, opt);
+    CHECK(r.text("SELECT group_concat(start_ns, ',') FROM host_events WHERE run_id=?1") ==
+          "10000,20000");
+    CHECK(r.count("SELECT min(rank) FROM host_events WHERE run_id=?1") == 5);
+    CHECK(r.text("SELECT rank || source FROM ranks WHERE run_id=?1") == "5file name");
+    CHECK(r.count("SELECT count(*) FROM ranks WHERE run_id=?1") == 1);
+    CHECK(r.records == 3);  // two events and the rank record
+    CHECK(r.skipped == 1);
+
+    // Keys after the events that the guess finds: read once, values applied.
+    auto g = kineto_ingest(dir.write("other.json", right), Mode::strict, opt);
+    CHECK(g.text("SELECT start_ns || ':' || rank FROM host_events WHERE run_id=?1") == "11000:3");
+    CHECK(g.count("SELECT count(*) FROM ranks WHERE run_id=?1") == 1);
+  }
+}
