@@ -31,6 +31,25 @@ void compute_op_stats(store::Database& db, int64_t run_id) {
            a.mte3_ratio, a.read_bytes, a.write_bytes
     FROM agg a JOIN op_tasks l ON l.rowid=a.rid
   )sql").bind(1, run_id).run();
+  // Without an op table (a trace_view.json or msprof timeline alone), the timeline's device
+  // tasks stand for the ops: name, task type as core type, times; the name doubles as the type
+  // and there are no shapes or counters. GPU kernels carry no "Task Type" and stay out.
+  db.prepare(R"sql(
+    WITH t AS (
+      SELECT rank, name, json_extract(args, '$."Task Type"') AS core_type, dur_ns
+      FROM device_events
+      WHERE run_id=?1 AND kind='kernel' AND json_valid(args)
+        AND json_extract(args, '$."Task Type"') IS NOT NULL
+        AND NOT EXISTS (SELECT 1 FROM op_tasks WHERE run_id=?1)),
+    total AS (SELECT sum(dur_ns) AS ns FROM t)
+    INSERT INTO op_stats(run_id, rank, name, type, core_type, count, total_us, avg_us, min_us,
+                         max_us, share)
+    SELECT ?1, min(rank), name, name, core_type, count(*), sum(dur_ns)/1000.0, avg(dur_ns)/1000.0,
+           min(dur_ns)/1000.0, max(dur_ns)/1000.0,
+           CASE WHEN (SELECT ns FROM total) > 0 THEN sum(dur_ns)*1.0/(SELECT ns FROM total)
+                ELSE 0 END
+    FROM t GROUP BY name, core_type
+  )sql").bind(1, run_id).run();
   db.prepare(R"sql(
     WITH total AS (SELECT sum(dur_ns) AS ns FROM op_tasks WHERE run_id=?1)
     INSERT INTO op_type_stats

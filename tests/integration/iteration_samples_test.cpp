@@ -23,6 +23,18 @@ std::string evidence_text(const perfsage::v1::Recommendation& r, const std::stri
 }
 }  // namespace
 
+TEST_CASE("trace_view alone: its two AI CPU device tasks are reported") {
+  PERFSAGE_REQUIRE_SAMPLES();
+  // No op table: the timeline's device tasks (Task Type AI_CPU) stand for the ops.
+  auto report = analyze_json({sample("ascend/mstt/trace_view.json"), "--kb", "aicpu"});
+  auto aicpu = findings(report, "aicpu", "aicpu_op");
+  REQUIRE(aicpu.size() == 2);
+  CHECK(has_subject(*aicpu[0], "aclnnReduceSum_CastAiCpu_Cast"));
+  CHECK(evidence_number(*aicpu[0], "total_us") == Approx(188.1).epsilon(0.01));
+  CHECK(has_subject(*aicpu[1], "aclnnCast_CastAiCpu_Cast"));
+  CHECK(evidence_number(*aicpu[1], "total_us") == Approx(139.4).epsilon(0.01));
+}
+
 TEST_CASE("trace_view: on-line compilation is a high finding; no launch-blocking, loader, GC") {
   PERFSAGE_REQUIRE_SAMPLES();
   auto report = analyze_json({sample("ascend/mstt/trace_view.json"), "--kb", "ascend_schedule",
