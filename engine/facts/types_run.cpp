@@ -24,13 +24,25 @@ void declare_run_types(std::vector<FactType>& out) {
           {"ref_time_us", T::Float, "us",
            "denominator for host-side shares: step_total_us when steps exist, else wall_us", ""},
           {"has_device", T::Symbol, "", "yes when device activity was recorded, else no", "no"},
+          {"comm_device_us", T::Float, "us",
+           "summed device time of communication tasks (Ascend HCCL tasks, NCCL kernels)", ""},
+          {"comm_device_share", T::Float, "ratio", "comm_device_us / device_time_us", ""},
+          {"top_comm_op", T::String, "", "the communication op or kernel with the most time", ""},
       },
       R"sql(WITH {common},
 dev AS (SELECT count(*) AS n, sum(CASE WHEN kind IN ('kernel','memcpy','memset') THEN dur_ns ELSE 0 END) AS busy
         FROM device_events WHERE run_id = ?1),
 ops AS (SELECT count(*) AS n, sum(dur_ns) AS busy FROM op_tasks WHERE run_id = ?1),
 st AS (SELECT count(DISTINCT step) AS n, avg(dur_ns) / 1000.0 AS mean, count(DISTINCT rank) AS ranks
-       FROM steps WHERE run_id = ?1 AND dur_ns IS NOT NULL)
+       FROM steps WHERE run_id = ?1 AND dur_ns IS NOT NULL),
+comm AS (
+  SELECT name, sum(dur_ns) AS ns FROM op_tasks
+  WHERE run_id = ?1 AND (core_type IN ('HCCL', 'COMMUNICATION') OR lower(type) LIKE 'hcom%')
+  GROUP BY name
+  UNION ALL
+  SELECT name, sum(dur_ns) FROM device_events
+  WHERE run_id = ?1 AND kind = 'kernel' AND name LIKE 'nccl%' GROUP BY name),
+commtotal AS (SELECT sum(ns) / 1000.0 AS us FROM comm)
 SELECT coalesce(nullif(lower(r.framework), ''), 'unknown') AS framework,
   CASE WHEN lower(r.device) IN ('ascend','npu') THEN 'ascend'
        WHEN lower(r.device) IN ('cuda','gpu','nvidia') THEN 'cuda'
@@ -47,7 +59,12 @@ SELECT coalesce(nullif(lower(r.framework), ''), 'unknown') AS framework,
   coalesce(r.device_time_us, (coalesce((SELECT busy FROM ops), 0) + coalesce((SELECT busy FROM dev), 0)) / 1000.0) AS device_time_us,
   coalesce(((SELECT e FROM span) - (SELECT s FROM span)) / 1000.0, 0.0) AS wall_us,
   coalesce((SELECT us FROM reftime), 0.0) AS ref_time_us,
-  CASE WHEN (SELECT n FROM ops) + (SELECT n FROM dev) > 0 THEN 'yes' ELSE 'no' END AS has_device
+  CASE WHEN (SELECT n FROM ops) + (SELECT n FROM dev) > 0 THEN 'yes' ELSE 'no' END AS has_device,
+  coalesce((SELECT us FROM commtotal), 0.0) AS comm_device_us,
+  coalesce((SELECT us FROM commtotal) * 1000.0 /
+           nullif(coalesce((SELECT busy FROM ops), 0) + coalesce((SELECT busy FROM dev), 0), 0),
+           0.0) AS comm_device_share,
+  (SELECT name FROM comm ORDER BY ns DESC LIMIT 1) AS top_comm_op
 FROM runs r WHERE r.id = ?1)sql"});
 
   out.push_back(FactType{

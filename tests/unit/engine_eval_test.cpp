@@ -54,7 +54,11 @@ TEST_CASE("evaluate runs the built-in packs over an Ascend run and ranks the fin
   for (const auto& p : ev.packs) status[p.pack] = p.status;
   CHECK(status["aicpu"] == "ok");
   CHECK(status["gpu_runtime"] == "skipped");  // applies to cuda only
-  REQUIRE(ev.recommendations.size() == 3);
+  REQUIRE(ev.recommendations.size() == 4);
+  // The 300 ms broadcast is 97 % of device time and no step breakdown exists: medium, first.
+  CHECK(ev.recommendations[0].rule == "communication_dominates");
+  CHECK(ev.recommendations[0].severity == "medium");
+  ev.recommendations.erase(ev.recommendations.begin());
   // Unique: 3 ms of 309 ms device time -> low, but the largest gain comes first within low.
   const auto& top = ev.recommendations[0];
   CHECK(top.rule == "aicpu_op");
