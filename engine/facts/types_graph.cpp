@@ -62,7 +62,8 @@ FROM c ORDER BY c.total_us DESC)sql"});
       "trips (X->Y then Y->X within a few ops), pairs interrupted by a Reshape-class op, "
       "conversions between 5HD and NZ, single ND<->NZ and 4D<->5HD conversions, or TransData "
       "without recorded formats (kind unknown).",
-      "one per chain (at most 5000, costliest first)",
+      "one per (kind, source, formats, culprit): chains of one cause are one fact, the "
+      "costliest chain giving graph, nodes and transdata (at most 5000, costliest first)",
       {
           {"kind", T::Symbol, "",
            "round_trip, reshape_interrupt, 5hd_nz, nd_nz, 4d_5hd, other or unknown", ""},
@@ -73,15 +74,24 @@ FROM c ORDER BY c.total_us DESC)sql"});
           {"first", T::String, "", "first TransData node", ""},
           {"formats", T::String, "", "formats along the chain, e.g. NCHW>NC1HWC0>NCHW", ""},
           {"culprit", T::String, "", "the interrupting op of a reshape_interrupt chain", ""},
-          {"count", T::Integer, "count", "executions (fewest of the TransData nodes)", ""},
-          {"total_us", T::Float, "us", "summed task time of the TransData nodes", ""},
+          {"chains", T::Integer, "count", "chains of this kind, formats and culprit", "1"},
+          {"count", T::Integer, "count", "executions (per chain: fewest of its TransData nodes)",
+           ""},
+          {"total_us", T::Float, "us", "summed task time of the TransData nodes of all chains", ""},
           {"share", T::Float, "ratio", "total_us / summed device task time", ""},
       },
+      // Chains of one kind, formats and culprit are one cause: they are grouped, and the
+      // costliest chain (taken with the group's single max()) names the example.
       R"sql(SELECT kind, source, graph, nodes, transdata,
   CASE WHEN instr(transdata, ';') > 0 THEN substr(transdata, 1, instr(transdata, ';') - 1)
        ELSE transdata END AS first,
-  formats, culprit, count, total_us, share
-FROM transdata_chains WHERE run_id = ?1 ORDER BY total_us DESC LIMIT 5000)sql"});
+  formats, culprit, chains, count, total_us, share
+FROM (SELECT kind, source, graph, nodes, transdata, formats, culprit, count(*) AS chains,
+        sum(count) AS count, sum(total_us) AS total_us, sum(share) AS share,
+        max(total_us) AS costliest
+      FROM transdata_chains WHERE run_id = ?1
+      GROUP BY kind, source, formats, coalesce(culprit, ''))
+ORDER BY total_us DESC LIMIT 5000)sql"});
 
   out.push_back(FactType{
       "fusion_stat",
@@ -116,10 +126,13 @@ FROM fusion_stats WHERE run_id = ?1 GROUP BY pass, kind)sql"});
           {"in_bytes", T::Integer, "bytes", "summed input tensor bytes", ""},
           {"total_us", T::Float, "us", "summed task time of the matched ops", ""},
           {"mte2_ratio", T::Float, "ratio", "mean MTE2 busy ratio of the matched ops", ""},
+          {"kernel_lib", T::String, "", "kernel library (aicpu_tf_kernel, AIcoreEngine, ...)", ""},
+          {"unknown_shape", T::Symbol, "", "yes when GE marked the node's shapes unknown", "no"},
       },
       R"sql(WITH n AS (
   SELECT graph, name, max(type) AS type, max(engine) AS engine, max(pass_name) AS pass_name,
     max(coalesce(fusion_scope, -1)) AS fusion_scope,
+    max(kernel_lib) AS kernel_lib, max(coalesce(unknown_shape, 0)) AS unknown_shape,
     max(CASE WHEN attrs LIKE '%"_is_n_batch_split":true%' OR attrs LIKE '%"_is_n_batch_split": true%'
              THEN 1 ELSE 0 END) AS split
   FROM graph_nodes WHERE run_id = ?1 GROUP BY graph, name),
@@ -137,10 +150,46 @@ m AS (
   WHERE g.run_id = ?1 GROUP BY g.graph, g.node)
 SELECT n.graph, n.name, n.type, n.engine, n.pass_name, n.fusion_scope,
   CASE WHEN n.split THEN 'yes' ELSE 'no' END AS batch_split, t.out_bytes, t.in_bytes,
-  m.total_us, m.mte2_ratio
+  m.total_us, m.mte2_ratio, n.kernel_lib,
+  CASE WHEN n.unknown_shape THEN 'yes' ELSE 'no' END AS unknown_shape
 FROM n LEFT JOIN t ON t.graph = n.graph AND t.node = n.name
   LEFT JOIN m ON m.graph = n.graph AND m.node = n.name
 ORDER BY coalesce(m.total_us, 0) DESC LIMIT 20000)sql"});
+
+  out.push_back(FactType{
+      "dynamic_shape",
+      "Dynamic-shape execution of an Ascend run: op names whose tasks recorded `OP State` "
+      "dynamic or static (kernel_details / op_summary, CANN 8.0+), and graph nodes GE marked as "
+      "unknown-shape in its dumps. Absent when neither kind of evidence exists.",
+      "one per run with OP State or graph nodes",
+      {
+          {"ops", T::Integer, "count", "op names with an OP State", ""},
+          {"dynamic_ops", T::Integer, "count", "op names run dynamic", ""},
+          {"static_ops", T::Integer, "count", "op names run static", ""},
+          {"dynamic_us", T::Float, "us", "task time of dynamic ops", ""},
+          {"dynamic_share", T::Float, "ratio", "dynamic_us / summed task time", ""},
+          {"top_dynamic_op", T::String, "", "dynamic op with the most task time", ""},
+          {"graph_nodes", T::Integer, "count", "graph nodes in the run's dumps", ""},
+          {"unknown_shape_nodes", T::Integer, "count", "graph nodes marked unknown-shape", ""},
+          {"unknown_shape_graphs", T::Integer, "count", "graphs holding such nodes", ""},
+      },
+      R"sql(WITH st AS (
+  SELECT name, max(lower(op_state) = 'dynamic') AS dyn, max(lower(op_state) = 'static') AS sta,
+         sum(dur_ns) AS ns
+  FROM op_tasks WHERE run_id = ?1 AND op_state IS NOT NULL AND op_state != '' GROUP BY name),
+total AS (SELECT sum(dur_ns) AS ns FROM op_tasks WHERE run_id = ?1),
+g AS (SELECT count(*) AS nodes, sum(unknown_shape = 1) AS unknown,
+             count(DISTINCT CASE WHEN unknown_shape = 1 THEN graph END) AS graphs
+      FROM graph_nodes WHERE run_id = ?1)
+SELECT (SELECT count(*) FROM st) AS ops, (SELECT count(*) FROM st WHERE dyn) AS dynamic_ops,
+  (SELECT count(*) FROM st WHERE sta) AS static_ops,
+  coalesce((SELECT sum(ns) FROM st WHERE dyn), 0) / 1000.0 AS dynamic_us,
+  coalesce(CAST((SELECT sum(ns) FROM st WHERE dyn) AS REAL) / nullif((SELECT ns FROM total), 0), 0.0)
+    AS dynamic_share,
+  (SELECT name FROM st WHERE dyn ORDER BY ns DESC LIMIT 1) AS top_dynamic_op,
+  g.nodes AS graph_nodes, coalesce(g.unknown, 0) AS unknown_shape_nodes,
+  g.graphs AS unknown_shape_graphs
+FROM g WHERE (SELECT count(*) FROM st) > 0 OR g.nodes > 0)sql"});
 }
 
 }  // namespace perfsage::engine::facts

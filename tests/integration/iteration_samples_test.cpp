@@ -147,3 +147,21 @@ TEST_CASE("CPU-only trace and Ascend op tables: only the block-dim check fires")
   CHECK(evidence_number(*bd[0], "misaligned_tasks") == 343);
   CHECK(findings(ops, "ascend_schedule").size() == 1);
 }
+
+TEST_CASE("GE dumps alone: the AI CPU Unique node and unknown-shape execution are found") {
+  PERFSAGE_REQUIRE_SAMPLES();
+  auto report = analyze_json({sample("ascend/oam-tools/ge_proto_00000001_Build.txt")});
+  // Unique runs on DNN_VM_AICPU / aicpu_tf_kernel (its _engine_type attr says AIcoreEngine).
+  auto aicpu = findings(report, "aicpu", "aicpu_graph_node");
+  REQUIRE(aicpu.size() == 1);
+  CHECK(has_subject(*aicpu[0], "Unique"));
+  CHECK(evidence_text(*aicpu[0], "kernel_lib") == "aicpu_tf_kernel");
+  auto dyn = findings(report, "ascend_schedule", "dynamic_shape_graph");
+  REQUIRE(dyn.size() == 1);
+  CHECK(evidence_number(*dyn[0], "graphs") == 5);
+  CHECK(report.recommendations_size() == 2);
+
+  // The 2020 dump: one AI Core GatherV2D, nothing on the AI CPU, nothing fused: no finding.
+  auto old = analyze_json({sample("ascend/oam-tools/ge_proto_00056_Build.txt")});
+  CHECK(old.recommendations_size() == 0);
+}

@@ -213,3 +213,31 @@ TEST_CASE("docs/facts.md matches the registry") {
   text << in.rdbuf();
   CHECK(text.str() == engine::facts::facts_markdown());
 }
+
+TEST_CASE("transdata chains of one cause are one fact, named by the costliest chain") {
+  store::Database db(":memory:");
+  store::RunWriter w(db, {"job", {"/x"}, "fp", "2026-01-01T00:00:00Z"});
+  int64_t run = w.run_id();
+  w.commit();
+  auto chain = [&](const char* kind, const char* tds, const char* formats, double us) {
+    db.prepare("INSERT INTO transdata_chains VALUES(?1, ?2, 'sequence', '', ?3, ?3, ?4, NULL, 3, "
+               "?5, ?5 / 1000.0)")
+        .bind(1, run)
+        .bind(2, kind)
+        .bind(3, tds)
+        .bind(4, formats)
+        .bind(5, us)
+        .run();
+  };
+  chain("round_trip", "TransData1;TransData2", "NC1HWC0>NCHW>NC1HWC0", 10);
+  chain("round_trip", "TransData55;TransData56", "NC1HWC0>NCHW>NC1HWC0", 40);
+  chain("round_trip", "TransData7;TransData8", "NCHW>NC1HWC0>NCHW", 5);
+  auto facts = facts_of(db, run, "transdata_chain");
+  REQUIRE(facts.size() == 2);
+  CHECK(slot(facts[0], "formats").text == "NC1HWC0>NCHW>NC1HWC0");
+  CHECK(slot(facts[0], "chains").integer == 2);
+  CHECK(slot(facts[0], "count").integer == 6);
+  CHECK(slot(facts[0], "total_us").real == Approx(50));
+  CHECK(slot(facts[0], "first").text == "TransData55");
+  CHECK(slot(facts[1], "chains").integer == 1);
+}
