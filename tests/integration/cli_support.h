@@ -64,4 +64,12 @@ inline bool has_subject(const perfsage::v1::Recommendation& r, const std::string
   return false;
 }
 
+inline bool any_subject(const std::vector<const perfsage::v1::Recommendation*>& recs,
+                        const std::string& subject) {
+  for (const auto* r : recs) {
+    if (has_subject(*r, subject)) return true;
+  }
+  return false;
+}
+
 }  // namespace perfsage::test

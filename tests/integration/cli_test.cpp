@@ -1,4 +1,8 @@
 // The perfsage command line: exit codes, bad input, stores, formats.
+#include <fstream>
+#include <map>
+#include <sstream>
+
 #include "cli_support.h"
 #include "store/database.h"
 
@@ -172,4 +176,62 @@ TEST_CASE("kb list and kb test cover the built-in packs") {
   auto one = run_command("kb", {"test", "aicpu"});
   CHECK(one.code == 0);
   CHECK(run_command("kb", {"test", "no_such_pack"}).code == 2);
+}
+
+TEST_CASE("a PROF_* folder (msprof layout) is one run with ops, steps, timeline and hardware") {
+  PERFSAGE_REQUIRE_SAMPLES();
+  TempDir dir;
+  // The layout msprof writes; contents from the real samples where they exist (copied into a
+  // temporary folder at run time), synthetic where not.
+  const std::string prof = "PROF_000001_20231109194116771_ABCDEFGH/";
+  auto copy = [&](const std::string& from, const std::string& to) {
+    std::ifstream in(samples_dir() / from, std::ios::binary);
+    std::stringstream text;
+    text << in.rdbuf();
+    dir.write(prof + to, text.str());
+  };
+  dir.write(prof + "device_0/info.json.0",
+            R"({"platform_version":"5","DeviceInfo":[{"id":0,"ai_core_num":24,"aiv_num":48,)"
+            R"("aic_frequency":"1800"}]})");
+  dir.write(prof + "device_0/info.json.0.done", "");
+  dir.write(prof + "mindstudio_profiler_output/op_summary_20231109194130.csv",
+            "Device_id,Op Name,OP Type,Task Type,Task Start Time(us),Task Duration(us),"
+            "Task Wait Time(us),Block Dim,Input Data Types,Output Data Types\n"
+            "0,trans_Cast_5,Cast,AI_CPU,1699529622790614.8,198.5,0,1,INT32,UINT64\n"
+            "0,MatMul3,MatMul,AI_CORE,1699529622790900.1,700.0,0,24,FLOAT16;FLOAT16,FLOAT16\n"
+            "0,Add4,Add,AI_VECTOR_CORE,1699529622791700.1,500.0,0,33,FLOAT16,FLOAT16\n");
+  dir.write(prof + "mindstudio_profiler_output/step_trace_20231109194130.csv",
+            "Device_id,Iteration ID,FP Start(us),BP End(us),Iteration End(us),"
+            "Iteration Time(us),FP to BP Time(us),Iteration Refresh(us),"
+            "Data Aug Bound(us),Model ID,Reduce Start(us),Reduce Duration(us)\n"
+            "0,1,1699529622790600,1699529622791500,1699529622792000,1500,900,10,N/A,1,"
+            "1699529622791600,300\n");
+  copy("ascend/mstt/trace_view.json", "mindstudio_profiler_output/msprof_20231109194130.json");
+  dir.write(prof + "mindstudio_profiler_output/README.txt", "not profiling data\n");
+
+  for (const std::string& at : {std::string(""), prof, prof + "mindstudio_profiler_output/"}) {
+    INFO("pointed at '" << at << "'");
+    auto parent = (dir.path() / at).string();
+    auto report = analyze_json({parent});
+    CHECK(report.run().device() == "ascend");
+    CHECK(report.run().ops() == 3);
+    CHECK(report.run().steps() >= 1);
+    std::map<std::string, std::string> collector_of;
+    for (const auto& f : report.ingest())
+      collector_of[std::filesystem::path(f.path()).filename().string()] = f.collector();
+    CHECK(collector_of["op_summary_20231109194130.csv"] == "ascend.op_table");
+    CHECK(collector_of["README.txt"] == "unrecognised");
+    CHECK(collector_of.count("msprof_20231109194130.json") == 1);
+    CHECK(collector_of.count("step_trace_20231109194130.csv") == 1);
+    if (at.empty() || at == prof) {
+      // info.json sits beside mindstudio_profiler_output: its core counts reach the block-dim
+      // check (33 is not a multiple of 48 vector cores: 156 us of idle cores).
+      CHECK(collector_of["info.json.0"] == "ascend.device_info");
+      auto bd = findings(report, "ascend_schedule", "block_dim");
+      REQUIRE(bd.size() == 1);
+      CHECK(has_subject(*bd[0], "AI_VECTOR_CORE"));
+    }
+    // The AI CPU Cast from the op table and the timeline's own AI CPU tasks: the op table wins.
+    CHECK(any_subject(findings(report, "aicpu"), "trans_Cast_5"));
+  }
 }

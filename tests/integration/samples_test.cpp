@@ -6,13 +6,6 @@ using namespace perfsage::test;
 namespace {
 std::string sample(const std::string& rel) { return (samples_dir() / rel).string(); }
 
-bool any_subject(const std::vector<const perfsage::v1::Recommendation*>& recs,
-                 const std::string& subject) {
-  for (const auto* r : recs) {
-    if (has_subject(*r, subject)) return true;
-  }
-  return false;
-}
 }  // namespace
 
 TEST_CASE("kernel_details with ArithmeticUtilization: AI CPU Cast operators are found") {
