@@ -1,5 +1,7 @@
 #include "collectors/ingest.h"
 
+#include <map>
+
 #include <algorithm>
 #include <cstdio>
 
@@ -7,6 +9,24 @@
 
 namespace perfsage::collectors {
 namespace fs = std::filesystem;
+
+namespace {
+// Why a file found by walking a directory needs no probing ("" when it does).
+std::string walked_file_skip_reason(const fs::path& path) {
+  std::string name = path.filename().string();
+  if (name.size() > 5 && name.ends_with(".done")) return "msprof .done marker files";
+  // PROF_*/host/data/ and PROF_*/device_<n>/data/: binary slices that msprof --export turns
+  // into the text files the collectors read.
+  fs::path dir = path.parent_path();
+  for (; !dir.empty() && dir.has_filename(); dir = dir.parent_path()) {
+    if (dir.filename() != "data") continue;
+    std::string owner = dir.parent_path().filename().string();
+    if (owner == "host" || owner.rfind("device_", 0) == 0)
+      return "msprof raw data files (host/data, device_*/data; read by msprof --export)";
+  }
+  return "";
+}
+}  // namespace
 
 std::vector<InputFile> expand_inputs(const std::vector<fs::path>& inputs) {
   std::vector<InputFile> out;
@@ -23,7 +43,10 @@ std::vector<InputFile> expand_inputs(const std::vector<fs::path>& inputs) {
       }
       if (ec) throw ParseError(in.string() + ": cannot walk directory: " + ec.message());
       std::sort(found.begin(), found.end());
-      for (auto& p : found) out.push_back({std::move(p), false});
+      for (auto& p : found) {
+        std::string reason = walked_file_skip_reason(p);
+        out.push_back({std::move(p), false, std::move(reason)});
+      }
     } else {
       out.push_back({in, true});
     }
@@ -75,7 +98,12 @@ const Collector* detect_collector(const FileProbe& probe) {
 
 IngestResult ingest(const std::vector<InputFile>& files, store::RunWriter& out, Mode mode) {
   IngestResult result;
+  std::map<std::string, int64_t> skipped_files;
   for (const auto& f : files) {
+    if (!f.skip_reason.empty()) {
+      ++skipped_files[f.skip_reason];
+      continue;
+    }
     FileProbe probe = probe_file(f.path);
     const Collector* c = detect_collector(probe);
     store::IngestFile summary;
@@ -102,6 +130,15 @@ IngestResult ingest(const std::vector<InputFile>& files, store::RunWriter& out, 
     summary.records = ctx.records();
     summary.skipped = ctx.skipped();
     summary.warnings = ctx.report_lines();
+    out.add(summary);
+    result.files.push_back(std::move(summary));
+  }
+  if (!skipped_files.empty()) {
+    store::IngestFile summary;
+    summary.path = "(profiler files without analysis data)";
+    summary.collector = "skipped";
+    for (const auto& [reason, n] : skipped_files)
+      summary.warnings.push_back(std::to_string(n) + " " + reason + ", not read");
     out.add(summary);
     result.files.push_back(std::move(summary));
   }

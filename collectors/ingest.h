@@ -14,6 +14,9 @@ namespace perfsage::collectors {
 struct InputFile {
   std::filesystem::path path;
   bool named = false;  // named on the command line (not found by walking a directory)
+  // Set for files found in a directory that profilers write but no collector reads (msprof's
+  // raw binary data, .done markers): counted in one summary line instead of probed one by one.
+  std::string skip_reason;
 };
 
 // Files named directly plus every regular file under named directories, in sorted order.

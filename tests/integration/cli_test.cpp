@@ -194,6 +194,9 @@ TEST_CASE("a PROF_* folder (msprof layout) is one run with ops, steps, timeline 
             R"({"platform_version":"5","DeviceInfo":[{"id":0,"ai_core_num":24,"aiv_num":48,)"
             R"("aic_frequency":"1800"}]})");
   dir.write(prof + "device_0/info.json.0.done", "");
+  // Raw binary slices that msprof --export reads: counted once, never probed one by one.
+  dir.write(prof + "device_0/data/ts_track.data.0.slice_0", std::string("\x01\x02\xff\x00", 4));
+  dir.write(prof + "host/data/api_event.data.slice_0", std::string("\x00\x7f", 2));
   dir.write(prof + "mindstudio_profiler_output/op_summary_20231109194130.csv",
             "Device_id,Op Name,OP Type,Task Type,Task Start Time(us),Task Duration(us),"
             "Task Wait Time(us),Block Dim,Input Data Types,Output Data Types\n"
@@ -221,6 +224,19 @@ TEST_CASE("a PROF_* folder (msprof layout) is one run with ops, steps, timeline 
       collector_of[std::filesystem::path(f.path()).filename().string()] = f.collector();
     CHECK(collector_of["op_summary_20231109194130.csv"] == "ascend.op_table");
     CHECK(collector_of["README.txt"] == "unrecognised");
+    CHECK(collector_of.count("ts_track.data.0.slice_0") == 0);
+    if (at.empty() || at == prof) {
+      int skipped_entries = 0;
+      for (const auto& f : report.ingest()) {
+        if (f.collector() != "skipped") continue;
+        ++skipped_entries;
+        std::string all;
+        for (const auto& w : f.warnings()) all += w + "\n";
+        CHECK_THAT(all, Catch::Contains("2 msprof raw data files"));
+        CHECK_THAT(all, Catch::Contains("1 msprof .done marker"));
+      }
+      CHECK(skipped_entries == 1);
+    }
     CHECK(collector_of.count("msprof_20231109194130.json") == 1);
     CHECK(collector_of.count("step_trace_20231109194130.csv") == 1);
     if (at.empty() || at == prof) {
