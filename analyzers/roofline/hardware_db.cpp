@@ -211,7 +211,7 @@ MatchResult HardwareDb::match(const RunDevice& dev) const {
     std::stable_sort(r.candidates.begin(), r.candidates.end(),
                      [&](const Part* a, const Part* b) { return dist(a) < dist(b); });
     if (r.candidates.size() > 1 && dist(r.candidates[0]) < dist(r.candidates[1]))
-      r.candidates.resize(1);
+      r.candidates.erase(r.candidates.begin() + 1, r.candidates.end());
   }
   r.part = r.candidates.front();
   r.how = "generic";

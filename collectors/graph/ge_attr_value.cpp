@@ -119,7 +119,7 @@ std::string attr_text(const AttrDef& v) {
     case AttrDef::kS:
       return v.s();
     case AttrDef::kBt:
-      return "<" + std::to_string(v.bt().size()) + " bytes>";
+      return std::string("<").append(std::to_string(v.bt().size())).append(" bytes>");
     case AttrDef::kTd:
       return "<tensor descriptor>";
     case AttrDef::kT:

@@ -118,7 +118,10 @@ std::string json_value(const clips::Value& v) {
   }
   if (v.type == clips::ValueType::Multifield) {
     out = "[";
-    for (size_t i = 0; i < v.items.size(); ++i) out += (i ? "," : "") + json_value(v.items[i]);
+    for (size_t i = 0; i < v.items.size(); ++i) {
+      if (i) out += ',';
+      out += json_value(v.items[i]);
+    }
     return out + "]";
   }
   store::append_json_string(out, v.text);

@@ -65,8 +65,13 @@ bool is_error(LoadCode c) {
 std::string LoadMessage::str() const {
   std::string out = file.empty() ? std::string("<config>") : file;
   if (line > 0) {
-    out += ":" + std::to_string(line);
-    if (column > 0) out += ":" + std::to_string(column);
+    // Appended piecewise: GCC 12 reports a false -Wrestrict for "literal" + std::string here.
+    out += ':';
+    out += std::to_string(line);
+    if (column > 0) {
+      out += ':';
+      out += std::to_string(column);
+    }
   }
   out += error() ? ": error " : ": warning ";
   out += code_name(code);

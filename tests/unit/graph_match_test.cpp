@@ -22,7 +22,7 @@ store::GraphNode gnode(const std::string& graph, const std::string& name, const 
 store::OpTask task(const std::string& name, int64_t dur_ns = 1000) {
   store::OpTask t;
   t.name = name;
-  t.type = "T";
+  t.type = std::string(1, 'T');  // not = "T": GCC 12 reports a false -Wrestrict
   t.core_type = "AI_CORE";
   t.dur_ns = dur_ns;
   return t;
