@@ -5,6 +5,7 @@
 #include <chrono>
 
 #include "analyzers/core/op_stats.h"
+#include "analyzers/gpu/gpu_analysis.h"
 #include "analyzers/iteration/iteration.h"
 #include "analyzers/patterns/analyze_patterns.h"
 #include "analyzers/roofline/roofline.h"
@@ -24,6 +25,8 @@ void timed(const char* name, F&& f) {
 
 store::RunSummary analyze_run(store::Database& db, int64_t run_id, const RunIdentity& identity) {
   timed("op_stats", [&] { compute_op_stats(db, run_id); });
+  // The GPU step breakdown feeds the iteration analyzer's step sources.
+  timed("gpu", [&] { gpu::analyze_gpu_run(db, run_id); });
   timed("iteration", [&] { iteration::analyze_iteration(db, run_id); });
   timed("patterns", [&] { analyze_patterns(db, run_id); });
   timed("roofline", [&] { roofline::analyze_roofline(db, run_id); });

@@ -132,6 +132,28 @@ SELECT (SELECT n FROM kc) AS kernels, (SELECT tiny FROM kc) AS tiny_kernels,
      AND (name LIKE '%LaunchKernel%' OR name LIKE '%LaunchCooperativeKernel%')) / 1000.0 AS launch_api_us,
   ((SELECT e FROM span) - (SELECT s FROM span)) / 1000.0 AS wall_us
 WHERE (SELECT n FROM kc) > 0)sql"});
+
+  out.push_back(FactType{
+      "gpu_launch",
+      "Kernel-launch latency per rank (analyzers/gpu, HTA's kernel launch stats): launch API "
+      "calls, calls slower than 50 us, and the delay from a launch call's end to its GPU "
+      "activity's start, with the count above 100 us (HTA's outlier cut-offs).",
+      "one per rank with GPU activity",
+      {
+          {"rank", T::Integer, "", "rank", ""},
+          {"launches", T::Integer, "count", "kernel-launch API calls", ""},
+          {"launch_avg_us", T::Float, "us", "mean launch call duration", ""},
+          {"slow_launches", T::Integer, "count", "launch calls longer than 50 us", ""},
+          {"linked", T::Integer, "count", "GPU activities linked to their launch call", ""},
+          {"delay_avg_us", T::Float, "us", "mean launch-to-start delay", ""},
+          {"delay_max_us", T::Float, "us", "longest launch-to-start delay", ""},
+          {"delayed", T::Integer, "count", "activities starting > 100 us after their launch", ""},
+          {"delayed_share", T::Float, "ratio", "delayed / linked", ""},
+      },
+      R"sql(SELECT rank, launches, coalesce(launch_avg_us, 0.0) AS launch_avg_us, slow_launches,
+  linked, coalesce(delay_avg_us, 0.0) AS delay_avg_us, coalesce(delay_max_us, 0.0) AS delay_max_us,
+  delayed, CASE WHEN linked > 0 THEN CAST(delayed AS REAL) / linked ELSE 0.0 END AS delayed_share
+FROM gpu_launch_stats WHERE run_id = ?1 ORDER BY rank)sql"});
 }
 
 }  // namespace perfsage::engine::facts

@@ -34,7 +34,7 @@ dev AS (SELECT count(*) AS n, sum(CASE WHEN kind IN ('kernel','memcpy','memset')
         FROM device_events WHERE run_id = ?1),
 ops AS (SELECT count(*) AS n, sum(dur_ns) AS busy FROM op_tasks WHERE run_id = ?1),
 st AS (SELECT count(DISTINCT step) AS n, avg(dur_ns) / 1000.0 AS mean, count(DISTINCT rank) AS ranks
-       FROM steps WHERE run_id = ?1 AND dur_ns IS NOT NULL),
+       FROM steps WHERE run_id = ?1 AND dur_ns IS NOT NULL AND source != 'gpu_breakdown'),
 comm AS (
   SELECT name, sum(dur_ns) AS ns FROM op_tasks
   WHERE run_id = ?1 AND (core_type IN ('HCCL', 'COMMUNICATION') OR lower(type) LIKE 'hcom%')
@@ -85,7 +85,7 @@ FROM runs r WHERE r.id = ?1)sql"});
           {"has_breakdown", T::Symbol, "", "yes when computing/communication/free were recorded",
            "no"},
       },
-      R"sql(SELECT rank, step, sum(dur_ns) / 1000.0 AS dur_us, sum(computing_us) AS computing_us,
+      R"sql(SELECT rank, step, max(dur_ns) / 1000.0 AS dur_us, sum(computing_us) AS computing_us,
   sum(comm_us) AS comm_us, sum(comm_not_overlapped_us) AS comm_not_overlapped_us,
   sum(free_us) AS free_us, sum(dataloader_us) AS dataloader_us, sum(optimizer_us) AS optimizer_us,
   CASE WHEN count(computing_us) + count(comm_us) + count(free_us) > 0 THEN 'yes' ELSE 'no' END AS has_breakdown

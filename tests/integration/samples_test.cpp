@@ -46,8 +46,8 @@ TEST_CASE("AlexNet Kineto trace: synchronisation and pageable copies are found")
   CHECK_THAT(report.run().chip(), Catch::Contains("A100"));
   auto gpu = findings(report, "gpu_runtime");
   REQUIRE(!gpu.empty());
-  // The 21 sync calls are a negligible share of the 12.9 s window, so the sync rule stays quiet;
-  // the pageable async copies are the runtime finding here.
+  // The 21 sync calls are a negligible share of the 43.4 s run, so the sync rule stays quiet;
+  // the pageable async copies and the launch delays are the runtime findings here.
   bool pageable = false;
   for (const auto* r : gpu) {
     std::string all = r->title() + " " + r->message();
@@ -55,6 +55,14 @@ TEST_CASE("AlexNet Kineto trace: synchronisation and pageable copies are found")
     if (all.find("ageable") != std::string::npos) pageable = true;
   }
   CHECK(pageable);
+  // HTA launch-delay outliers: 43 of 98 GPU activities start > 100 us after their launch call;
+  // 3 launch calls take > 50 us.
+  auto delay = findings(report, "gpu_runtime", "launch_delay");
+  REQUIRE(delay.size() == 1);
+  const auto& ev = delay[0]->evidence().fields();
+  CHECK(ev.at("delayed").number_value() == 43);
+  CHECK(ev.at("linked").number_value() == 98);
+  CHECK(ev.at("slow_launches").number_value() == 3);
   CHECK(findings(report, "aicpu").empty());
 }
 
