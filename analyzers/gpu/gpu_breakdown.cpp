@@ -7,6 +7,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <vector>
 
@@ -30,12 +31,23 @@ struct Window {
   int64_t step, start, end;
 };
 
-bool is_comm_kernel(const std::string& name, const std::string& args) {
-  std::string lower(name);
-  std::transform(lower.begin(), lower.end(), lower.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return lower.find("nccl") != std::string::npos || lower.find("rccl") != std::string::npos ||
-         args.find("\"Collective name\"") != std::string::npos;
+// Case-insensitive substring test; `lower` is already lower-case. No copy of the (often long,
+// templated) kernel name per call.
+bool contains_lower(std::string_view s, std::string_view lower) {
+  if (lower.size() > s.size()) return false;
+  for (size_t i = 0; i + lower.size() <= s.size(); ++i) {
+    size_t k = 0;
+    while (k < lower.size() && std::tolower(static_cast<unsigned char>(s[i + k])) ==
+                                   static_cast<unsigned char>(lower[k]))
+      ++k;
+    if (k == lower.size()) return true;
+  }
+  return false;
+}
+
+bool is_comm_kernel(std::string_view name, std::string_view args) {
+  return contains_lower(name, "nccl") || contains_lower(name, "rccl") ||
+         args.find("\"Collective name\"") != std::string_view::npos;
 }
 
 std::vector<DeviceSpan> load_device(store::Database& db, int64_t run, int64_t rank) {
@@ -45,16 +57,16 @@ std::vector<DeviceSpan> load_device(store::Database& db, int64_t run, int64_t ra
   st.bind(1, run).bind(2, rank);
   std::vector<DeviceSpan> out;
   while (st.step()) {
-    std::string kind = st.text(0);
+    std::string_view kind = st.text_view(0);
     DeviceSpan d;
     d.start = st.int64(4);
     d.end = d.start + st.int64(5);
     if (!st.is_null(2)) d.device = st.int64(2);
     if (!st.is_null(3)) d.stream = st.int64(3);
-    d.cls = kind == "memcpy"                         ? Class::copy
-            : kind == "memset"                       ? Class::set
-            : is_comm_kernel(st.text(1), st.text(6)) ? Class::comm
-                                                     : Class::compute;
+    d.cls = kind == "memcpy"                                   ? Class::copy
+            : kind == "memset"                                 ? Class::set
+            : is_comm_kernel(st.text_view(1), st.text_view(6)) ? Class::comm
+                                                               : Class::compute;
     out.push_back(d);
   }
   return out;
@@ -162,12 +174,22 @@ void compute_gpu_breakdown(store::Database& db, int64_t run) {
   for (int64_t rank : ranks) {
     auto dev = load_device(db, run, rank);
     auto windows = load_windows(db, run, rank, dev);
+    // Sorted by start, each window visits only the activities that can overlap it (those
+    // starting after w.start - longest), not every activity of the rank: steps x activities
+    // would be quadratic on long traces.
+    std::sort(dev.begin(), dev.end(),
+              [](const DeviceSpan& a, const DeviceSpan& b) { return a.start < b.start; });
+    int64_t longest = 0;
+    for (const auto& d : dev) longest = std::max(longest, d.end - d.start);
     auto loader = load_host(db, run, rank, "enumerate(DataLoader)");
     auto optimizer = load_host(db, run, rank, "Optimizer.step");
     for (const Window& w : windows) {
       Sets total;
       std::map<std::tuple<int64_t, int64_t, int64_t, int64_t>, Sets> streams;
-      for (const auto& d : dev) {
+      auto first = std::lower_bound(dev.begin(), dev.end(), w.start - longest,
+                                    [](const DeviceSpan& d, int64_t t) { return d.start < t; });
+      for (auto it = first; it != dev.end() && it->start < w.end; ++it) {
+        const DeviceSpan& d = *it;
         int64_t s = std::max(d.start, w.start), e = std::min(d.end, w.end);
         if (e <= s) continue;
         total.add(d, s, e);

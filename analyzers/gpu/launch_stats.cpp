@@ -73,7 +73,9 @@ void compute_launch_stats(store::Database& db, int64_t run, const GpuAnalysisOpt
     auto link = db.prepare(R"sql(
       WITH h AS MATERIALIZED (
         SELECT correlation, max(start_ns + dur_ns) AS end_ns FROM host_events
-        WHERE run_id=?1 AND rank=?2 AND kind IN ('runtime','driver') AND correlation IS NOT NULL
+        WHERE run_id=?1 AND rank=?2 AND kind IN ('runtime','driver')
+          AND correlation IN (SELECT correlation FROM device_events WHERE run_id=?1 AND rank=?2
+                              AND kind IN ('kernel','memcpy','memset'))
         GROUP BY correlation)
       SELECT d.start_ns - h.end_ns FROM device_events d JOIN h ON h.correlation = d.correlation
       WHERE d.run_id=?1 AND d.rank=?2 AND d.kind IN ('kernel','memcpy','memset')
