@@ -3,15 +3,14 @@
 // the RSS figure belongs to it. Usage: kineto_bench TRACE STORE.db [threads=1|2]
 #include <spdlog/spdlog.h>
 #include <sys/resource.h>
+#include <zlib.h>
 
-#include <cstdlib>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <string>
 #include <vector>
-
-#include <zlib.h>
 
 #include "collectors/common/file_reader.h"
 #include "collectors/ingest.h"

@@ -86,17 +86,18 @@ int main(int argc, char** argv) {
   fs::path dir = argc > 2 ? argv[2] : "/tmp";
 
   // Floor: three columns per row, no index, prepared once, one transaction.
-  double floor_s = run_case(fresh(dir, "ceiling_floor.db"), rows, [](store::Database& db, int64_t n) {
-    db.exec("CREATE TABLE floor(run_id INTEGER, kind TEXT, name TEXT)");
-    store::Transaction txn(db);
-    auto st = db.prepare("INSERT INTO floor VALUES(?1, ?2, ?3)");
-    for (int64_t i = 0; i < n; ++i) {
-      st.bind(1, int64_t{1}).bind_static(2, i % 2 ? "runtime" : "cpu_op");
-      st.bind_static(3, i % 2 ? "cudaLaunchKernel" : "aten::convolution");
-      st.run();
-    }
-    txn.commit();
-  });
+  double floor_s =
+      run_case(fresh(dir, "ceiling_floor.db"), rows, [](store::Database& db, int64_t n) {
+        db.exec("CREATE TABLE floor(run_id INTEGER, kind TEXT, name TEXT)");
+        store::Transaction txn(db);
+        auto st = db.prepare("INSERT INTO floor VALUES(?1, ?2, ?3)");
+        for (int64_t i = 0; i < n; ++i) {
+          st.bind(1, int64_t{1}).bind_static(2, i % 2 ? "runtime" : "cpu_op");
+          st.bind_static(3, i % 2 ? "cudaLaunchKernel" : "aten::convolution");
+          st.run();
+        }
+        txn.commit();
+      });
   double host_s = run_case(fresh(dir, "ceiling_host.db"), rows, [](store::Database& db, int64_t n) {
     writer_fill(db, n, [](store::RunWriter& w, int64_t i) { w.add(host_event(i)); });
   });
@@ -115,13 +116,17 @@ int main(int argc, char** argv) {
   input_dims TEXT, input_types TEXT, args TEXT, seq INTEGER NOT NULL,
   PRIMARY KEY(run_id, kind, seq)) WITHOUT ROWID)sql");
         store::Transaction txn(db);
-        auto st = db.prepare("INSERT INTO he VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14)");
+        auto st =
+            db.prepare("INSERT INTO he VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14)");
         for (int64_t i = 0; i < n; ++i) {
           auto e = host_event(i);
           st.bind(1, int64_t{1}).bind(2, e.rank).bind_static(3, e.kind).bind_static(4, e.name);
           st.bind(5, e.pid).bind(6, e.tid).bind(7, e.start_ns).bind(8, e.dur_ns);
           st.bind(9, e.external_id).bind(10, e.correlation);
-          if (e.input_dims) st.bind_static(11, *e.input_dims); else st.bind_null(11);
+          if (e.input_dims)
+            st.bind_static(11, *e.input_dims);
+          else
+            st.bind_null(11);
           st.bind_null(12).bind_null(13).bind(14, i);
           st.run();
         }
@@ -141,9 +146,8 @@ int main(int argc, char** argv) {
   line("host_events via RunWriter (13 columns, indexed)", host_s);
   line("host_events clustered (run_id, kind, seq), no rowid", clustered_s);
   line("op_tasks via RunWriter (36 columns, indexed)", op_s);
-  for (const char* name :
-       {"ceiling_floor.db", "ceiling_host.db", "ceiling_host_noidx.db", "ceiling_op.db",
-        "ceiling_clustered.db"})
+  for (const char* name : {"ceiling_floor.db", "ceiling_host.db", "ceiling_host_noidx.db",
+                           "ceiling_op.db", "ceiling_clustered.db"})
     for (const char* suffix : {"", "-wal", "-shm"}) fs::remove((dir / name).string() + suffix);
   return 0;
 }

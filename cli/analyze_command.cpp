@@ -16,8 +16,8 @@ int run_analyze(const Args& args, std::ostream& out, std::ostream& err) {
   po::options_description opts("perfsage analyze PATH... [options]");
   std::vector<std::string> inputs, kbs;
   std::string store_path, format = "text", job, config, fail_on;
-  opts.add_options()("help,h", "show this help")(
-      "kb", po::value(&kbs)->composing(), "only these packs (name or glob; repeatable)")(
+  opts.add_options()("help,h", "show this help")("kb", po::value(&kbs)->composing(),
+                                                 "only these packs (name or glob; repeatable)")(
       "config", po::value(&config), "YAML config: pack paths, enable/disable, params")(
       "store", po::value(&store_path), "keep the fact store in this SQLite file")(
       "job", po::value(&job), "job name (default: the first input's name)")(

@@ -16,8 +16,8 @@ int run_ingest(const Args& args, std::ostream& out, std::ostream& err) {
   po::options_description opts("perfsage ingest PATH... --store FILE [options]");
   std::vector<std::string> inputs;
   std::string store_path, format = "text", job;
-  opts.add_options()("help,h", "show this help")(
-      "store", po::value(&store_path)->required(), "SQLite store to collect into (kept)")(
+  opts.add_options()("help,h", "show this help")("store", po::value(&store_path)->required(),
+                                                 "SQLite store to collect into (kept)")(
       "job", po::value(&job), "job name (default: the first input's name)")(
       "format", po::value(&format), "summary format: text | json")(
       "lenient", "skip malformed records and report counts instead of failing")(

@@ -44,7 +44,8 @@ StoreHandle::~StoreHandle() {
 
 namespace {
 double ms_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+      .count();
 }
 
 std::string default_job(const std::vector<fs::path>& inputs) {
@@ -61,7 +62,8 @@ std::string default_job(const std::vector<fs::path>& inputs) {
 }
 }  // namespace
 
-IngestOutcome ingest_and_analyze(store::Database& db, const IngestRequest& req, const Clock& clock) {
+IngestOutcome ingest_and_analyze(store::Database& db, const IngestRequest& req,
+                                 const Clock& clock) {
   auto files = collectors::expand_inputs(req.inputs);
   std::string fp = collectors::fingerprint_inputs(files);
   IngestOutcome out;

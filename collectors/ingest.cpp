@@ -1,9 +1,8 @@
 #include "collectors/ingest.h"
 
-#include <map>
-
 #include <algorithm>
 #include <cstdio>
+#include <map>
 
 #include "collectors/common/file_reader.h"
 
@@ -48,7 +47,7 @@ std::vector<InputFile> expand_inputs(const std::vector<fs::path>& inputs) {
         out.push_back({std::move(p), false, std::move(reason)});
       }
     } else {
-      out.push_back({in, true});
+      out.push_back({in, true, {}});
     }
   }
   return out;

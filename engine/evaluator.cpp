@@ -201,8 +201,8 @@ PackEvaluation evaluate_pack(const CompiledPack& pack, const FactSource& source,
   return out;
 }
 
-Evaluation evaluate(store::Database& db, int64_t run_id, const PackSet& packs,
-                    const Budget& budget, unsigned fact_threads) {
+Evaluation evaluate(store::Database& db, int64_t run_id, const PackSet& packs, const Budget& budget,
+                    unsigned fact_threads) {
   Evaluation ev;
   double ref_time = 0;
   std::string device = "unknown";

@@ -18,8 +18,8 @@ FactResult run_query(store::Database& db, int64_t run_id, const facts::FactType&
   } catch (...) {
     r.error = std::current_exception();
   }
-  r.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-             .count();
+  r.ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return r;
 }
 
@@ -53,10 +53,10 @@ std::map<std::string, FactResult> prefetch_facts(store::Database& db, int64_t ru
   }
   work(db);
   for (auto& w : workers) w.join();
-  spdlog::debug("fact prefetch: {} types in {:.1f} ms on {} connection(s)", types.size(),
-                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-                    .count(),
-                workers.size() + 1);
+  spdlog::debug(
+      "fact prefetch: {} types in {:.1f} ms on {} connection(s)", types.size(),
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count(),
+      workers.size() + 1);
   std::map<std::string, FactResult> out;
   for (size_t i = 0; i < types.size(); ++i) {
     spdlog::debug("facts {}: {} in {:.1f} ms", types[i]->name, results[i].facts.size(),

@@ -19,7 +19,9 @@ Statement::Statement(sqlite3* db, std::string_view sql) : db_(db), stmt_(nullptr
   }
 }
 
-Statement::~Statement() { sqlite3_finalize(stmt_); }
+Statement::~Statement() {
+  sqlite3_finalize(stmt_);
+}
 
 Statement::Statement(Statement&& other) noexcept : db_(other.db_), stmt_(other.stmt_) {
   other.stmt_ = nullptr;
@@ -71,10 +73,18 @@ void Statement::reset() {
   sqlite3_clear_bindings(stmt_);
 }
 
-int Statement::column_count() const { return sqlite3_column_count(stmt_); }
-bool Statement::is_null(int col) const { return sqlite3_column_type(stmt_, col) == SQLITE_NULL; }
-int64_t Statement::int64(int col) const { return sqlite3_column_int64(stmt_, col); }
-double Statement::real(int col) const { return sqlite3_column_double(stmt_, col); }
+int Statement::column_count() const {
+  return sqlite3_column_count(stmt_);
+}
+bool Statement::is_null(int col) const {
+  return sqlite3_column_type(stmt_, col) == SQLITE_NULL;
+}
+int64_t Statement::int64(int col) const {
+  return sqlite3_column_int64(stmt_, col);
+}
+double Statement::real(int col) const {
+  return sqlite3_column_double(stmt_, col);
+}
 std::string Statement::text(int col) const {
   auto* p = reinterpret_cast<const char*>(sqlite3_column_text(stmt_, col));
   return p ? std::string(p, sqlite3_column_bytes(stmt_, col)) : std::string();
@@ -84,8 +94,12 @@ std::string_view Statement::text_view(int col) const {
   return p ? std::string_view(p, static_cast<size_t>(sqlite3_column_bytes(stmt_, col)))
            : std::string_view();
 }
-std::string Statement::column_name(int col) const { return sqlite3_column_name(stmt_, col); }
-int Statement::column_type(int col) const { return sqlite3_column_type(stmt_, col); }
+std::string Statement::column_name(int col) const {
+  return sqlite3_column_name(stmt_, col);
+}
+int Statement::column_type(int col) const {
+  return sqlite3_column_type(stmt_, col);
+}
 
 namespace {
 // Opens a connection or throws naming the store; the handle is closed again on failure.
@@ -144,7 +158,9 @@ std::unique_ptr<Database> Database::open_reader(const std::string& path) {
   return std::unique_ptr<Database>(new Database(path, ReaderTag{}));
 }
 
-Database::~Database() { sqlite3_close(db_); }
+Database::~Database() {
+  sqlite3_close(db_);
+}
 
 void Database::exec(std::string_view sql) {
   char* err = nullptr;
@@ -156,14 +172,18 @@ void Database::exec(std::string_view sql) {
   }
 }
 
-int64_t Database::last_insert_rowid() const { return sqlite3_last_insert_rowid(db_); }
+int64_t Database::last_insert_rowid() const {
+  return sqlite3_last_insert_rowid(db_);
+}
 
 int Database::schema_version() const {
   Statement st(db_, "SELECT max(version) FROM schema_version");
   return st.step() ? static_cast<int>(st.int64(0)) : 0;
 }
 
-Transaction::Transaction(Database& db) : db_(db) { db_.exec("BEGIN IMMEDIATE"); }
+Transaction::Transaction(Database& db) : db_(db) {
+  db_.exec("BEGIN IMMEDIATE");
+}
 Transaction::~Transaction() {
   if (!done_) {
     try {

@@ -2,9 +2,9 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <stdexcept>
-#include <memory>
 #include <string>
 #include <string_view>
 
@@ -32,7 +32,9 @@ class Statement {
   Statement& bind(int index, double value);
   Statement& bind(int index, std::string_view value);
   Statement& bind(int index, const char* value) { return bind(index, std::string_view(value)); }
-  Statement& bind(int index, const std::string& value) { return bind(index, std::string_view(value)); }
+  Statement& bind(int index, const std::string& value) {
+    return bind(index, std::string_view(value));
+  }
   Statement& bind_null(int index);
   // Binds text without copying it: the caller keeps `value` alive until the statement has run.
   Statement& bind_static(int index, std::string_view value);

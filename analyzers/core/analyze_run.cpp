@@ -17,9 +17,9 @@ template <typename F>
 void timed(const char* name, F&& f) {
   auto start = std::chrono::steady_clock::now();
   f();
-  spdlog::debug("analyzer {}: {:.1f} ms", name,
-                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-                    .count());
+  spdlog::debug(
+      "analyzer {}: {:.1f} ms", name,
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
 }
 }  // namespace
 

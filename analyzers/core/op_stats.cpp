@@ -30,7 +30,9 @@ void compute_op_stats(store::Database& db, int64_t run_id) {
            a.cube_fops, a.vector_fops, a.mac_ratio, a.vec_ratio, a.scalar_ratio, a.mte2_ratio,
            a.mte3_ratio, a.read_bytes, a.write_bytes
     FROM agg a JOIN op_tasks l ON l.rowid=a.rid
-  )sql").bind(1, run_id).run();
+  )sql")
+      .bind(1, run_id)
+      .run();
   // Without an op table (a trace_view.json or msprof timeline alone), the timeline's device
   // tasks stand for the ops: name, task type as core type, times; the name doubles as the type
   // and there are no shapes or counters. GPU kernels carry no "Task Type" and stay out.
@@ -49,7 +51,9 @@ void compute_op_stats(store::Database& db, int64_t run_id) {
            CASE WHEN (SELECT ns FROM total) > 0 THEN sum(dur_ns)*1.0/(SELECT ns FROM total)
                 ELSE 0 END
     FROM t GROUP BY name, core_type
-  )sql").bind(1, run_id).run();
+  )sql")
+      .bind(1, run_id)
+      .run();
   db.prepare(R"sql(
     WITH total AS (SELECT sum(dur_ns) AS ns FROM op_tasks WHERE run_id=?1)
     INSERT INTO op_type_stats
@@ -58,7 +62,9 @@ void compute_op_stats(store::Database& db, int64_t run_id) {
            CASE WHEN (SELECT ns FROM total) > 0
                 THEN sum(dur_ns)*1.0/(SELECT ns FROM total) ELSE 0 END
     FROM op_tasks WHERE run_id=?1 GROUP BY type, core_type
-  )sql").bind(1, run_id).run();
+  )sql")
+      .bind(1, run_id)
+      .run();
   txn.commit();
 }
 

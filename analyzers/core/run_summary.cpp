@@ -50,11 +50,11 @@ store::RunSummary summarize_run(store::Database& db, int64_t run_id, const RunId
         run_id);
   }
   // Step time: mean measured step duration; else the cluster breakdown's sum per rank and step.
-  s.step_time_us = query_real(
-      db,
-      "SELECT avg(dur_ns)/1000.0 FROM steps WHERE run_id=?1 AND dur_ns > 0 AND "
-      "source != 'gpu_breakdown'",
-      run_id);
+  s.step_time_us =
+      query_real(db,
+                 "SELECT avg(dur_ns)/1000.0 FROM steps WHERE run_id=?1 AND dur_ns > 0 AND "
+                 "source != 'gpu_breakdown'",
+                 run_id);
   if (s.step_time_us == 0) {
     s.step_time_us = query_real(db, R"sql(
       SELECT avg(coalesce(computing_us,0) + coalesce(comm_not_overlapped_us,0) +

@@ -64,7 +64,8 @@ Pattern parse_one(const std::string& file, const YAML::Node& n) {
     if (!n["chain"].IsSequence()) fail(file, n["chain"], "'chain' must be a list of op types");
     p.chain = true;
     for (size_t i = 0; i < n["chain"].size(); ++i) {
-      p.nodes.push_back(parse_types(file, n["chain"][i], std::string("n").append(std::to_string(i))));
+      p.nodes.push_back(
+          parse_types(file, n["chain"][i], std::string("n").append(std::to_string(i))));
       if (i > 0) p.edges.emplace_back(i - 1, i);
     }
   } else if (n["nodes"]) {

@@ -9,8 +9,8 @@
 #include <condition_variable>
 #include <functional>
 #include <mutex>
-#include <thread>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "collectors/common/record_sink.h"
@@ -90,11 +90,11 @@ Identity TraceIngest::identify(const TraceMetadata& md) const {
 TraceLayout TraceIngest::scan(const std::function<void(Span)>& on_chunk) {
   auto scan_start = std::chrono::steady_clock::now();
   TraceLayout layout = scan_trace(text_, options_.chunk_bytes, on_chunk);
-  spdlog::debug("kineto {}: layout scan {:.1f} ms, {} chunks", ctx_.path(),
-                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() -
-                                                          scan_start)
-                    .count(),
-                layout.chunks.size());
+  spdlog::debug(
+      "kineto {}: layout scan {:.1f} ms, {} chunks", ctx_.path(),
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - scan_start)
+          .count(),
+      layout.chunks.size());
   return layout;
 }
 

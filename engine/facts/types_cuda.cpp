@@ -15,7 +15,9 @@ void declare_cuda_types(std::vector<FactType>& out) {
       {
           {"name", T::String, "",
            "API name (cudaStreamSynchronize, AscendCL@aclrtSynchronizeStream, ...)", ""},
-          {"category", T::Symbol, "", "sync (blocks the host), wait (orders streams on the GPU; the host goes on), launch, memcpy, "
+          {"category", T::Symbol, "",
+           "sync (blocks the host), wait (orders streams on the GPU; the host goes on), launch, "
+           "memcpy, "
            "malloc, compile or other",
            "other"},
           {"count", T::Integer, "count", "calls", ""},

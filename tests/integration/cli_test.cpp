@@ -155,7 +155,8 @@ TEST_CASE("unrecognised files inside a folder are reported, not fatal") {
 
 TEST_CASE("lenient mode keeps good rows and reports what it skipped") {
   TempDir dir;
-  auto p = dir.write("kernel_details.csv", kernel_details_csv() + "1,Bad,Cast,AI_CPU,x,notanumber,0,1,INT64\n");
+  auto p = dir.write("kernel_details.csv",
+                     kernel_details_csv() + "1,Bad,Cast,AI_CPU,x,notanumber,0,1,INT64\n");
   CHECK(run_command("analyze", {p.string()}).code == 1);
   auto report = analyze_json({p.string(), "--lenient"});
   REQUIRE(report.ingest_size() == 1);

@@ -4,7 +4,9 @@
 using namespace perfsage::test;
 
 namespace {
-std::string sample(const std::string& rel) { return (samples_dir() / rel).string(); }
+std::string sample(const std::string& rel) {
+  return (samples_dir() / rel).string();
+}
 
 }  // namespace
 
@@ -39,8 +41,8 @@ TEST_CASE("kernel_details with minimal columns: types come from names") {
 
 TEST_CASE("AlexNet Kineto trace: synchronisation and pageable copies are found") {
   PERFSAGE_REQUIRE_SAMPLES();
-  auto report = analyze_json(
-      {sample("kineto/hta__critical_path__alexnet__benchmark_result_2869224_1695835535_trace.json.gz")});
+  auto report = analyze_json({sample(
+      "kineto/hta__critical_path__alexnet__benchmark_result_2869224_1695835535_trace.json.gz")});
   CHECK(report.run().device() == "cuda");
   CHECK(report.run().kernels() == 79);
   CHECK_THAT(report.run().chip(), Catch::Contains("A100"));

@@ -220,8 +220,9 @@ TEST_CASE("transdata chains of one cause are one fact, named by the costliest ch
   int64_t run = w.run_id();
   w.commit();
   auto chain = [&](const char* kind, const char* tds, const char* formats, double us) {
-    db.prepare("INSERT INTO transdata_chains VALUES(?1, ?2, 'sequence', '', ?3, ?3, ?4, NULL, 3, "
-               "?5, ?5 / 1000.0)")
+    db.prepare(
+          "INSERT INTO transdata_chains VALUES(?1, ?2, 'sequence', '', ?3, ?3, ?4, NULL, 3, "
+          "?5, ?5 / 1000.0)")
         .bind(1, run)
         .bind(2, kind)
         .bind(3, tds)

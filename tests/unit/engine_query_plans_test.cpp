@@ -59,9 +59,9 @@ std::vector<std::string> nested_scans(store::Database& db, const std::string& sq
 // per core type. Everything else must be probed by its join key.
 bool small_by_construction(const std::string& type, const std::string& detail) {
   static const std::multimap<std::string, std::string> allowed = {
-      {"rank", "SCAN r"},                      // r: one row per rank
-      {"comm", "SCAN ref"},                    // ref: four transport reference rows
-      {"schedule", "iteration_ranks"},         // one row per rank
+      {"rank", "SCAN r"},                         // r: one row per rank
+      {"comm", "SCAN ref"},                       // ref: four transport reference rows
+      {"schedule", "iteration_ranks"},            // one row per rank
       {"block_dim", "USING INDEX op_tasks_run"},  // outer loop: two core types
   };
   auto [lo, hi] = allowed.equal_range(type);
