@@ -28,11 +28,16 @@ void declare_run_types(std::vector<FactType>& out) {
            "summed device time of communication tasks (Ascend HCCL tasks, NCCL kernels)", ""},
           {"comm_device_share", T::Float, "ratio", "comm_device_us / device_time_us", ""},
           {"top_comm_op", T::String, "", "the communication op or kernel with the most time", ""},
+          {"task_wait_us", T::Float, "us",
+           "summed Wait Time of Ascend op tasks (device idle before each task on its stream)", ""},
+          {"task_wait_share", T::Float, "ratio", "task_wait_us / (task_wait_us + op task time)",
+           ""},
       },
       R"sql(WITH {common},
 dev AS (SELECT count(*) AS n, sum(CASE WHEN kind IN ('kernel','memcpy','memset') THEN dur_ns ELSE 0 END) AS busy
         FROM device_events WHERE run_id = ?1),
-ops AS (SELECT count(*) AS n, sum(dur_ns) AS busy FROM op_tasks WHERE run_id = ?1),
+ops AS (SELECT count(*) AS n, sum(dur_ns) AS busy, sum(wait_ns) AS wait FROM op_tasks
+        WHERE run_id = ?1),
 st AS (SELECT count(DISTINCT step) AS n, avg(dur_ns) / 1000.0 AS mean, count(DISTINCT rank) AS ranks
        FROM steps WHERE run_id = ?1 AND dur_ns IS NOT NULL AND source != 'gpu_breakdown'),
 comm AS (
@@ -64,7 +69,11 @@ SELECT coalesce(nullif(lower(r.framework), ''), 'unknown') AS framework,
   coalesce((SELECT us FROM commtotal) * 1000.0 /
            nullif(coalesce((SELECT busy FROM ops), 0) + coalesce((SELECT busy FROM dev), 0), 0),
            0.0) AS comm_device_share,
-  (SELECT name FROM comm ORDER BY ns DESC LIMIT 1) AS top_comm_op
+  (SELECT name FROM comm ORDER BY ns DESC LIMIT 1) AS top_comm_op,
+  coalesce((SELECT wait FROM ops), 0) / 1000.0 AS task_wait_us,
+  coalesce(CAST((SELECT wait FROM ops) AS REAL) /
+           nullif(coalesce((SELECT wait FROM ops), 0) + coalesce((SELECT busy FROM ops), 0), 0),
+           0.0) AS task_wait_share
 FROM runs r WHERE r.id = ?1)sql"});
 
   out.push_back(FactType{

@@ -37,6 +37,10 @@ TEST_CASE("kernel_details with minimal columns: types come from names") {
   auto report = analyze_json({sample("ascend/mstt/kernel_details_minimal_names.csv")});
   CHECK(report.run().ops() == 8);
   CHECK(report.run().device_time_us() == Approx(1000.85).epsilon(0.001));
+  // Wait Time up to 199 ms against 1 ms of task time: the device waits for the host.
+  auto waits = findings(report, "training_iteration", "task_waits");
+  REQUIRE(waits.size() == 1);
+  CHECK(waits[0]->evidence().fields().at("task_wait_share").number_value() > 0.99);
 }
 
 TEST_CASE("AlexNet Kineto trace: synchronisation and pageable copies are found") {
