@@ -170,12 +170,18 @@ WHERE h.run_id = ?1 AND h.kind = 'cpu_op' ORDER BY h.rank, 2, h.start_ns)sql");
   // Model graphs: Softplus -> Tanh -> Mul edges (no timing).
   {
     auto st = db.prepare(R"sql(
+-- The run's data edges are materialized once and probed by (graph, src) through an automatic
+-- index; CROSS JOIN fixes the order (Softplus nodes first), since without statistics SQLite
+-- chose to rescan nodes and edges for every candidate.
+WITH e AS MATERIALIZED (SELECT graph, src, dst FROM graph_edges WHERE run_id = ?1 AND control = 0)
 SELECT count(*), min(a.name || ' -> ' || b.name || ' -> ' || c.name)
 FROM graph_nodes a
-JOIN graph_edges e1 ON e1.run_id = a.run_id AND e1.graph = a.graph AND e1.src = a.name AND e1.control = 0
-JOIN graph_nodes b ON b.run_id = a.run_id AND b.graph = a.graph AND b.name = e1.dst AND b.type = 'Tanh'
-JOIN graph_edges e2 ON e2.run_id = a.run_id AND e2.graph = a.graph AND e2.src = b.name AND e2.control = 0
-JOIN graph_nodes c ON c.run_id = a.run_id AND c.graph = a.graph AND c.name = e2.dst AND c.type = 'Mul'
+CROSS JOIN e e1 ON e1.graph = a.graph AND e1.src = a.name
+CROSS JOIN graph_nodes b ON b.run_id = a.run_id AND b.name = e1.dst AND b.graph = a.graph
+  AND b.type = 'Tanh'
+CROSS JOIN e e2 ON e2.graph = b.graph AND e2.src = b.name
+CROSS JOIN graph_nodes c ON c.run_id = a.run_id AND c.name = e2.dst AND c.graph = a.graph
+  AND c.type = 'Mul'
 WHERE a.run_id = ?1 AND a.type = 'Softplus')sql");
     st.bind(1, run_id);
     if (st.step() && st.int64(0) > 0) {

@@ -1,0 +1,78 @@
+// Every SQL statement that a real analysis runs (collectors' inserts, analyzers, fact queries,
+// results) is traced and its plan checked: a join whose inner loop rescans a table is quadratic
+// in the trace size (such joins turned a 100 MB trace into minutes of analysis). The plan of a
+// statement depends on schema and query, not on data (the store keeps no statistics), so small
+// samples exercise the same plans as big traces.
+#include <sqlite3.h>
+
+#include <set>
+#include <sstream>
+
+#include "cli/evaluate.h"
+#include "cli/pipeline.h"
+#include "cli_support.h"
+#include "query_plan_check.h"
+
+using namespace perfsage;
+
+namespace {
+
+int trace_statement(unsigned, void* ctx, void* stmt, void*) {
+  auto* seen = static_cast<std::set<std::string>*>(ctx);
+  if (const char* sql = sqlite3_sql(static_cast<sqlite3_stmt*>(stmt))) seen->insert(sql);
+  return 0;
+}
+
+// Inner loops over tables that are small by construction, as (text of the statement, text of
+// the plan line): per rank, per core type, per transport, one-row CTEs.
+bool small_by_construction(const std::string& sql, const std::string& detail) {
+  static const std::pair<const char*, const char*> allowed[] = {
+      {"", "iteration_ranks"},             // one row per rank
+      {"", "SCAN ref"},                    // four transport reference rows
+      {"FROM iteration_ranks", "SCAN r"},  // the rank fact: one row per rank
+      {"", "SEARCH dev USING AUTOMATIC COVERING INDEX (rank=?)"},  // per-rank totals
+      {"ranks AS (SELECT rank FROM ops", "SCAN ops"},                // per-rank totals
+      {"AI_VECTOR_CORE", "USING INDEX op_tasks_run"},  // block_dim: outer loop is 2 core types
+  };
+  for (const auto& [in_sql, in_plan] : allowed)
+    if (sql.find(in_sql) != std::string::npos && detail.find(in_plan) != std::string::npos)
+      return true;
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("no statement of a real analysis joins by rescanning a table") {
+  PERFSAGE_REQUIRE_SAMPLES();
+  test::TempDir dir;
+  store::Database db((dir.path() / "store.db").string());
+  std::set<std::string> statements;
+  sqlite3_trace_v2(db.handle(), SQLITE_TRACE_STMT, trace_statement, &statements);
+  std::ostringstream err;
+  auto packs = cli::load_packs({}, err);
+  REQUIRE(packs);
+  for (const char* rel :
+       {"kineto/hta__critical_path__alexnet__benchmark_result_2869224_1695835535_trace.json.gz",
+        "ascend/mstt/kernel_details_arith_util.csv", "ascend/mstt/trace_view.json",
+        "ascend/mstt/cluster_step_trace_time.csv", "ascend/oam-tools/ge_proto_00000001_Build.txt"}) {
+    cli::IngestRequest req;
+    req.inputs = {test::samples_dir() / rel};
+    auto outcome = cli::ingest_and_analyze(db, req, [] { return std::string("now"); });
+    cli::evaluate_and_store(db, outcome.run_id, *packs);
+  }
+  sqlite3_trace_v2(db.handle(), 0, nullptr, nullptr);
+  REQUIRE(statements.size() > 50);
+
+  std::string problems;
+  for (const auto& sql : statements) {
+    if (sql.rfind("PRAGMA", 0) == 0 || sql.rfind("BEGIN", 0) == 0 ||
+        sql.rfind("COMMIT", 0) == 0 || sql.rfind("SAVEPOINT", 0) == 0 ||
+        sql.rfind("RELEASE", 0) == 0 || sql.rfind("ROLLBACK", 0) == 0 ||
+        sql.rfind("CREATE", 0) == 0 || sql.find("EXPLAIN") != std::string::npos)
+      continue;
+    for (const auto& p : test::nested_scans(db, sql))
+      if (!small_by_construction(sql, p)) problems += "\n  " + p + "\n    in: " + sql.substr(0, 300);
+  }
+  INFO("inner loops without a join key:" << problems);
+  CHECK(problems.empty());
+}
