@@ -32,6 +32,12 @@ namespace fs = std::filesystem;
 using namespace perfsage;
 
 namespace {
+
+// prefix + number, built by appending: GCC 12 at -O3 warns (falsely, -Wrestrict) on
+// "literal" + std::to_string(n).
+std::string numbered(const char* prefix, int n) {
+  return std::string(prefix).append(std::to_string(n));
+}
 double now_s() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
@@ -64,7 +70,7 @@ std::string scale_dump(const std::string& text, size_t target) {
   std::string out;
   out.reserve(target + text.size());
   for (int k = 0; out.size() < target; ++k) {
-    std::string prefix = "c" + std::to_string(k) + "_";
+    std::string prefix = numbered("c", k) + "_";
     for (std::string g : graphs) {
       replace_all(g, "name: \"", "name: \"" + prefix);
       replace_all(g, "input: \"", "input: \"" + prefix);
@@ -162,17 +168,17 @@ int bench_onnx(double mb) {
   std::string prev = "x";
   for (int i = 0; i < layers; ++i) {
     auto* w = g->add_initializer();
-    w->set_name("w" + std::to_string(i));
+    w->set_name(numbered("w", i));
     w->set_data_type(ox::TensorProto::FLOAT);
     w->add_dims(dim);
     w->add_dims(dim);
     w->set_raw_data(std::string(dim * dim * 4, static_cast<char>(i)));
     auto* n = g->add_node();
     n->set_op_type("MatMul");
-    n->set_name("mm" + std::to_string(i));
+    n->set_name(numbered("mm", i));
     n->add_input(prev);
     n->add_input(w->name());
-    prev = "h" + std::to_string(i);
+    prev = numbered("h", i);
     n->add_output(prev);
   }
   g->add_output()->set_name(prev);
