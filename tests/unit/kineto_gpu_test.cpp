@@ -143,3 +143,24 @@ TEST_CASE("GPU analyzers on a CPU-only run write no GPU numbers", "[gpu][samples
   CHECK(r.count("SELECT count(*) FROM gpu_launch_stats WHERE run_id=?1") == 0);
   CHECK(r.count("SELECT count(*) FROM gpu_streams WHERE run_id=?1") == 0);
 }
+
+TEST_CASE("Kernels that straddle steps count in each step for the part inside it", "[gpu]") {
+  // Step 1 is [0, 100) us and step 2 [100, 200) us; kernel A runs [50, 150), B [10, 30),
+  // C [150, 160). Each step window must see A clipped to it, however far A started before.
+  const char* trace = R"J({"traceEvents": [
+  {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 1, "tid": 1, "ts": 0, "dur": 100},
+  {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#2", "pid": 1, "tid": 1, "ts": 100, "dur": 100},
+  {"ph": "X", "cat": "kernel", "name": "A", "pid": 0, "tid": 7, "ts": 50, "dur": 100,
+   "args": {"device": 0, "stream": 7}},
+  {"ph": "X", "cat": "kernel", "name": "B", "pid": 0, "tid": 7, "ts": 10, "dur": 20,
+   "args": {"device": 0, "stream": 7}},
+  {"ph": "X", "cat": "kernel", "name": "C", "pid": 0, "tid": 8, "ts": 150, "dur": 10,
+   "args": {"device": 0, "stream": 8}}
+  ]})J";
+  TempDir dir;
+  auto r = kineto_ingest(dir.write("straddle.json", trace), collectors::Mode::strict);
+  analyze_gpu_run(*r.db, r.run);
+  CHECK(r.text("SELECT group_concat(step || ':' || computing_us || ':' || free_us, ' ') FROM "
+               "(SELECT * FROM steps WHERE run_id=?1 AND source='gpu_breakdown' ORDER BY step)") ==
+        "1:70.0:30.0 2:60.0:40.0");
+}
