@@ -54,14 +54,15 @@ void compute_op_stats(store::Database& db, int64_t run_id) {
   )sql")
       .bind(1, run_id)
       .run();
+  // Per op type, from the per-name rows just written (one row per name, type and core type):
+  // a second pass over every task would cost as much as the first. Only op-table runs have op
+  // types; the timeline fallback above names no types.
   db.prepare(R"sql(
-    WITH total AS (SELECT sum(dur_ns) AS ns FROM op_tasks WHERE run_id=?1)
     INSERT INTO op_type_stats
-    SELECT ?1, type, core_type, count(*), count(DISTINCT name), sum(dur_ns)/1000.0,
-           avg(dur_ns)/1000.0, max(dur_ns)/1000.0,
-           CASE WHEN (SELECT ns FROM total) > 0
-                THEN sum(dur_ns)*1.0/(SELECT ns FROM total) ELSE 0 END
-    FROM op_tasks WHERE run_id=?1 GROUP BY type, core_type
+    SELECT ?1, type, core_type, sum(count), count(*), sum(total_us), sum(total_us) / sum(count),
+           max(max_us), sum(share)
+    FROM op_stats WHERE run_id=?1 AND EXISTS (SELECT 1 FROM op_tasks WHERE run_id=?1)
+    GROUP BY type, core_type
   )sql")
       .bind(1, run_id)
       .run();
