@@ -204,20 +204,21 @@ PackEvaluation evaluate_pack(const CompiledPack& pack, const FactSource& source,
 Evaluation evaluate(store::Database& db, int64_t run_id, const PackSet& packs, const Budget& budget,
                     unsigned fact_threads) {
   Evaluation ev;
+  // The run fact gives the device (which packs apply) and the reference time; it is queried
+  // first and then served to the packs like every other fact type.
+  const auto& run_type = *facts::find_fact_type("run");
+  std::vector<facts::SlotValues> run = facts::query_facts(db, run_id, run_type);
   double ref_time = 0;
   std::string device = "unknown";
-  if (const auto* run = facts::find_fact_type("run")) {
-    auto rows = facts::query_facts(db, run_id, *run);
-    if (!rows.empty())
-      for (const auto& [slot, value] : rows[0]) {
-        if (slot == "ref_time_us") ref_time = value.number();
-        if (slot == "device") device = value.text;
-      }
-  }
-  // Several packs use the same fact types (run, op, kernel): each is queried once per run, and
+  if (!run.empty())
+    for (const auto& [slot, value] : run[0]) {
+      if (slot == "ref_time_us") ref_time = value.number();
+      if (slot == "device") device = value.text;
+    }
+  // Several packs use the same fact types (op, kernel, ...): each is queried once per run, and
   // the queries of all packs that will run are spread over two read connections.
   std::vector<const facts::FactType*> needed;
-  std::set<std::string> seen;
+  std::set<std::string> seen = {run_type.name};
   for (const auto& pack : packs.packs) {
     if (!pack.valid || !applies_to_device(pack, device)) continue;
     for (const auto& name : pack.pack.uses)
@@ -225,12 +226,12 @@ Evaluation evaluate(store::Database& db, int64_t run_id, const PackSet& packs, c
         needed.push_back(t);
   }
   auto fetched = prefetch_facts(db, run_id, needed, fact_threads);
+  fetched[run_type.name].facts = std::move(run);
+  // Packs that run only use prefetched types (a valid pack's `uses` are registered types).
   FactSource source = [&](const facts::FactType& t) {
-    auto it = fetched.find(t.name);
-    if (it == fetched.end())
-      it = fetched.emplace(t.name, FactResult{facts::query_facts(db, run_id, t), {}, 0}).first;
-    if (it->second.error) std::rethrow_exception(it->second.error);
-    return it->second.facts;
+    const FactResult& r = fetched.at(t.name);
+    if (r.error) std::rethrow_exception(r.error);
+    return r.facts;
   };
   for (const auto& pack : packs.packs) {
     auto pe = evaluate_pack(pack, source, ref_time, device, budget);
