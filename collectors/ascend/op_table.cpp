@@ -2,7 +2,6 @@
 
 #include <array>
 #include <charconv>
-#include <vector>
 
 #include "collectors/ascend/layout.h"
 #include "collectors/ascend/op_columns.h"
@@ -10,6 +9,7 @@
 #include "collectors/common/csv_values.h"
 #include "collectors/common/file_reader.h"
 #include "collectors/common/record_sink.h"
+#include "collectors/common/slots.h"
 #include "store/json_text.h"
 
 namespace perfsage::collectors::ascend {
@@ -52,12 +52,6 @@ struct RowState {
   bool has_cube = false, has_vector = false, has_read = false, has_write = false;
 };
 
-// Parsed rows waiting for the store; slots are reused across batches.
-struct TaskBatch {
-  std::vector<store::OpTask> tasks;
-  size_t used = 0;
-  void clear() { used = 0; }
-};
 constexpr size_t kTasksPerBatch = 4096;
 
 class Parser {
@@ -364,20 +358,20 @@ void OpTableCollector::collect(const FileProbe& probe, CollectContext& ctx) cons
   Parser parser(plan, header, ctx, loc);
   // Rows are parsed here while a second thread inserts the previous batch; the slots of a
   // batch are reused, so a row's strings keep their capacity from batch to batch.
-  RecordSink<TaskBatch> sink(ctx.out(), threaded_, [](store::RunWriter& out, TaskBatch& b) {
-    for (size_t i = 0; i < b.used; ++i) out.add(b.tasks[i]);
-  });
+  RecordSink<Slots<store::OpTask>> sink(ctx.out(), threaded_,
+                                        [](store::RunWriter& out, Slots<store::OpTask>& batch) {
+                                          for (const auto& task : batch) out.add(task);
+                                        });
   while (reader.next()) {
     if (!reader.error().empty()) {
       ctx.skip(reader.error(), "line " + std::to_string(reader.line()));
       continue;
     }
     if (!parser.parse(reader)) continue;
-    TaskBatch& batch = sink.batch();
-    if (batch.used == batch.tasks.size()) batch.tasks.emplace_back();
-    batch.tasks[batch.used++] = parser.task();
+    auto& batch = sink.batch();
+    batch.next() = parser.task();
     ctx.record();
-    if (batch.used == kTasksPerBatch) sink.submit();
+    if (batch.size() == kTasksPerBatch) sink.submit();
   }
   sink.finish();
 }

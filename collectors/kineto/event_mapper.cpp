@@ -175,7 +175,7 @@ const char* EventMapper::map(const TraceEvent& ev, Batch& out) {
     case Category::python:
     case Category::runtime:
     case Category::driver: {
-      auto& h = out.next_host();
+      auto& h = out.host.next();
       h.rank = rank_;
       h.kind = c == Category::cpu_op            ? "cpu_op"
                : c == Category::user_annotation ? "user_annotation"
@@ -214,7 +214,7 @@ const char* EventMapper::map(const TraceEvent& ev, Batch& out) {
       break;
   }
 
-  auto& d = out.next_device();
+  auto& d = out.device.next();
   d.rank = rank_;
   d.kind = c == Category::kernel   ? "kernel"
            : c == Category::memcpy ? "memcpy"
@@ -252,8 +252,8 @@ const char* EventMapper::map(const TraceEvent& ev, Batch& out) {
 }
 
 void EventMapper::rollback(const Mark& m, Batch& b) {
-  b.n_host = m.n_host;
-  b.n_device = m.n_device;
+  b.host.truncate(m.n_host);
+  b.device.truncate(m.n_device);
   b.steps.resize(m.n_steps);
   flow_starts_.resize(m.n_flow_starts);
   flow_ends_.resize(m.n_flow_ends);

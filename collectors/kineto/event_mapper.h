@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "collectors/common/slots.h"
 #include "collectors/kineto/trace_event.h"
 #include "store/records.h"
 
@@ -15,22 +16,14 @@ namespace perfsage::collectors::kineto {
 // Records of a run of events, reused across chunks: slots keep their string capacity so the
 // steady state allocates nothing.
 struct Batch {
-  std::vector<store::HostEvent> host;
-  std::vector<store::DeviceEvent> device;
+  Slots<store::HostEvent> host;
+  Slots<store::DeviceEvent> device;
   std::vector<store::Step> steps;
-  size_t n_host = 0, n_device = 0;
 
-  store::HostEvent& next_host() {
-    if (n_host == host.size()) host.emplace_back();
-    return host[n_host++];
-  }
-  store::DeviceEvent& next_device() {
-    if (n_device == device.size()) device.emplace_back();
-    return device[n_device++];
-  }
-  size_t size() const { return n_host + n_device + steps.size(); }
+  size_t size() const { return host.size() + device.size() + steps.size(); }
   void clear() {
-    n_host = n_device = 0;
+    host.clear();
+    device.clear();
     steps.clear();
   }
 };
@@ -75,8 +68,8 @@ class EventMapper {
     MapCounters counters;
   };
   Mark mark(const Batch& b) const {
-    return {b.n_host,          b.n_device, b.steps.size(), flow_starts_.size(),
-            flow_ends_.size(), counters_};
+    return {b.host.size(),       b.device.size(),   b.steps.size(),
+            flow_starts_.size(), flow_ends_.size(), counters_};
   }
   // Forgets everything mapped since `m` (a chunk that has to be read again event by event).
   void rollback(const Mark& m, Batch& b);

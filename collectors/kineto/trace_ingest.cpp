@@ -145,8 +145,8 @@ void TraceIngest::parse_chunk(Span chunk, RecordSink<Batch>& sink) {
 
 RecordSink<Batch> TraceIngest::make_sink() {
   return RecordSink<Batch>(ctx_.out(), options_.threaded, [](store::RunWriter& out, Batch& b) {
-    for (size_t i = 0; i < b.n_host; ++i) out.add(b.host[i]);
-    for (size_t i = 0; i < b.n_device; ++i) out.add(b.device[i]);
+    for (const auto& h : b.host) out.add(h);
+    for (const auto& d : b.device) out.add(d);
     for (const auto& s : b.steps) out.add(s);
   });
 }
