@@ -205,6 +205,12 @@ CREATE TABLE gpu_launch_stats(
   wait_event_calls INTEGER NOT NULL, gpu_sync_events INTEGER NOT NULL,
   gpu_sync_us REAL NOT NULL);
 )sql",
+    // 7: the steps a run recorded, without the GPU analyzer's derived windows (source
+    // gpu_breakdown), which mirror ProfilerStep or span a trace that has no steps. Step counts,
+    // durations and totals read this view so that no reader has to remember the exception.
+    R"sql(
+CREATE VIEW recorded_steps AS SELECT * FROM steps WHERE source != 'gpu_breakdown';
+)sql",
 };
 
 }  // namespace

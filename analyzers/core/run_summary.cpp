@@ -39,27 +39,22 @@ store::RunSummary summarize_run(store::Database& db, int64_t run_id, const RunId
       UNION SELECT rank FROM steps WHERE run_id=?1))sql",
                       run_id);
   // Steps: distinct step numbers from the step tables, else from the op tables' step ids.
-  // The GPU analyzer's windows (source gpu_breakdown) mirror ProfilerStep or span the whole
-  // trace when there is none: they are not steps of their own.
-  s.steps = query_int(
-      db, "SELECT count(DISTINCT step) FROM steps WHERE run_id=?1 AND source != 'gpu_breakdown'",
-      run_id);
+  // recorded_steps: the steps table without the GPU analyzer's derived windows.
+  s.steps =
+      query_int(db, "SELECT count(DISTINCT step) FROM recorded_steps WHERE run_id=?1", run_id);
   if (s.steps == 0) {
     s.steps = query_int(
         db, "SELECT count(DISTINCT step) FROM op_tasks WHERE run_id=?1 AND step IS NOT NULL",
         run_id);
   }
   // Step time: mean measured step duration; else the cluster breakdown's sum per rank and step.
-  s.step_time_us =
-      query_real(db,
-                 "SELECT avg(dur_ns)/1000.0 FROM steps WHERE run_id=?1 AND dur_ns > 0 AND "
-                 "source != 'gpu_breakdown'",
-                 run_id);
+  s.step_time_us = query_real(
+      db, "SELECT avg(dur_ns)/1000.0 FROM recorded_steps WHERE run_id=?1 AND dur_ns > 0", run_id);
   if (s.step_time_us == 0) {
     s.step_time_us = query_real(db, R"sql(
       SELECT avg(coalesce(computing_us,0) + coalesce(comm_not_overlapped_us,0) +
                  coalesce(free_us,0))
-      FROM steps WHERE run_id=?1 AND computing_us IS NOT NULL AND source != 'gpu_breakdown')sql",
+      FROM recorded_steps WHERE run_id=?1 AND computing_us IS NOT NULL)sql",
                                 run_id);
   }
   // Device time per rank: the op tables when the rank has them, else the timeline's device

@@ -20,11 +20,9 @@ span AS (
     UNION ALL
     SELECT min(start_ns), max(start_ns + dur_ns) FROM op_tasks WHERE run_id = ?1)),
 steptotal AS (
-  -- One duration per rank and step, whatever number of sources recorded it; the GPU analyzer's
-  -- own windows (source gpu_breakdown) are derived, not steps of the run.
+  -- One duration per rank and step, whatever number of sources recorded it.
   SELECT sum(d) / 1000.0 AS us FROM (
-    SELECT max(dur_ns) AS d FROM steps WHERE run_id = ?1 AND source != 'gpu_breakdown'
-    GROUP BY rank, step)),
+    SELECT max(dur_ns) AS d FROM recorded_steps WHERE run_id = ?1 GROUP BY rank, step)),
 reftime AS (
   SELECT CASE WHEN coalesce((SELECT us FROM steptotal), 0) > 0 THEN (SELECT us FROM steptotal)
               ELSE ((SELECT e FROM span) - (SELECT s FROM span)) / 1000.0 END AS us))sql";

@@ -39,7 +39,7 @@ dev AS (SELECT count(*) AS n, sum(CASE WHEN kind IN ('kernel','memcpy','memset')
 ops AS (SELECT count(*) AS n, sum(dur_ns) AS busy, sum(wait_ns) AS wait FROM op_tasks
         WHERE run_id = ?1),
 st AS (SELECT count(DISTINCT step) AS n, avg(dur_ns) / 1000.0 AS mean, count(DISTINCT rank) AS ranks
-       FROM steps WHERE run_id = ?1 AND dur_ns IS NOT NULL AND source != 'gpu_breakdown'),
+       FROM recorded_steps WHERE run_id = ?1 AND dur_ns IS NOT NULL),
 comm AS (
   SELECT name, sum(dur_ns) AS ns FROM op_tasks
   WHERE run_id = ?1 AND (core_type IN ('HCCL', 'COMMUNICATION') OR lower(type) LIKE 'hcom%')
