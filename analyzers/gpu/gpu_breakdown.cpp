@@ -45,6 +45,7 @@ bool contains_lower(std::string_view s, std::string_view lower) {
   return false;
 }
 
+// The SQL twin of this test is the run fact's `comm` CTE (engine/facts/types_run.cpp).
 bool is_comm_kernel(std::string_view name, std::string_view args) {
   return contains_lower(name, "nccl") || contains_lower(name, "rccl") ||
          args.find("\"Collective name\"") != std::string_view::npos;

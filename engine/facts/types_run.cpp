@@ -40,13 +40,17 @@ ops AS (SELECT count(*) AS n, sum(dur_ns) AS busy, sum(wait_ns) AS wait FROM op_
         WHERE run_id = ?1),
 st AS (SELECT count(DISTINCT step) AS n, avg(dur_ns) / 1000.0 AS mean, count(DISTINCT rank) AS ranks
        FROM recorded_steps WHERE run_id = ?1 AND dur_ns IS NOT NULL),
+-- Communication as the rest of perfsage classifies it: the op-table collector files every
+-- HCCL task (COMMUNICATION cores, hcom_ names) under core type HCCL; GPU kernels are collectives
+-- as in the GPU breakdown (NCCL/RCCL names, or Kineto's "Collective name" argument).
 comm AS (
-  SELECT name, sum(dur_ns) AS ns FROM op_tasks
-  WHERE run_id = ?1 AND (core_type IN ('HCCL', 'COMMUNICATION') OR lower(type) LIKE 'hcom%')
+  SELECT name, sum(dur_ns) AS ns FROM op_tasks WHERE run_id = ?1 AND core_type = 'HCCL'
   GROUP BY name
   UNION ALL
   SELECT name, sum(dur_ns) FROM device_events
-  WHERE run_id = ?1 AND kind = 'kernel' AND name LIKE 'nccl%' GROUP BY name),
+  WHERE run_id = ?1 AND kind = 'kernel'
+    AND (name LIKE '%nccl%' OR name LIKE '%rccl%' OR args LIKE '%"Collective name"%')
+  GROUP BY name),
 commtotal AS (SELECT sum(ns) / 1000.0 AS us FROM comm)
 SELECT coalesce(nullif(lower(r.framework), ''), 'unknown') AS framework,
   CASE WHEN lower(r.device) IN ('ascend','npu') THEN 'ascend'

@@ -242,3 +242,25 @@ TEST_CASE("transdata chains of one cause are one fact, named by the costliest ch
   CHECK(slot(facts[0], "first").text == "TransData55");
   CHECK(slot(facts[1], "chains").integer == 1);
 }
+
+TEST_CASE("the run fact counts HCCL tasks and collective kernels as communication") {
+  store::Database db(":memory:");
+  store::RunWriter w(db, {"job", {"/x"}, "fp", "2026-01-01T00:00:00Z"});
+  auto coll = dev("kernel", "custom_allreduce_kernel", 0, 100000);
+  coll.args = R"({"Collective name":"allreduce"})";
+  w.add(coll);
+  w.add(dev("kernel", "ncclDevKernel_AllReduce_Sum_f32_RING_LL", 200, 100000));
+  w.add(dev("kernel", "ampere_sgemm_128x64_tn", 400, 300000));
+  store::OpTask hccl;
+  hccl.name = "hcom_allReduce__1";
+  hccl.type = "hcom_allReduce_";
+  hccl.core_type = "HCCL";
+  hccl.dur_ns = 500000;
+  w.add(hccl);
+  w.commit();
+  auto run = facts_of(db, w.run_id(), "run");
+  REQUIRE(run.size() == 1);
+  CHECK(slot(run[0], "comm_device_us").real == Approx(700));
+  CHECK(slot(run[0], "comm_device_share").real == Approx(0.7));
+  CHECK(slot(run[0], "top_comm_op").text == "hcom_allReduce__1");
+}
