@@ -4,9 +4,10 @@ namespace perfsage::collectors {
 
 void CollectContext::skip(std::string_view reason, std::string_view where) {
   if (mode_ == Mode::strict) fail(where, reason);
-  ++skipped_;
-  auto it = skips_.find(reason);
-  if (it == skips_.end()) it = skips_.emplace(std::string(reason), SkipCount{}).first;
+  ++tally_.skipped;
+  auto& skips = tally_.skips;
+  auto it = skips.find(reason);
+  if (it == skips.end()) it = skips.emplace(std::string(reason), Tally::SkipCount{}).first;
   if (it->second.count++ == 0) it->second.first_where = std::string(where);
 }
 
@@ -15,8 +16,8 @@ void CollectContext::fail(std::string_view where, std::string_view what) const {
 }
 
 std::vector<std::string> CollectContext::report_lines() const {
-  std::vector<std::string> out = warnings_;
-  for (const auto& [reason, c] : skips_) {
+  std::vector<std::string> out = tally_.warnings;
+  for (const auto& [reason, c] : tally_.skips) {
     out.push_back("skipped " + std::to_string(c.count) + " record(s): " + reason + " (first at " +
                   c.first_where + ")");
   }

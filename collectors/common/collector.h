@@ -43,21 +43,30 @@ class CollectContext {
   RunHints& hints() { return hints_; }
 
   // Counts one stored record.
-  void record() { ++records_; }
+  void record() { ++tally_.records; }
   // A record that could not be used. In strict mode this throws ParseError with `where`
   // (e.g. "line 12") and the reason; in lenient mode it is counted per reason.
   void skip(std::string_view reason, std::string_view where);
   // Something worth telling the user that is not a skipped record.
-  void warn(std::string message) { warnings_.push_back(std::move(message)); }
+  void warn(std::string message) { tally_.warnings.push_back(std::move(message)); }
   [[noreturn]] void fail(std::string_view where, std::string_view what) const;
 
-  // The counts and messages so far, to return to when a speculative read is redone.
-  struct Snapshot;
-  Snapshot snapshot() const;
-  void restore(const Snapshot& s);
+  // What the file has produced so far: counts, skip reasons, warnings. A speculative read
+  // takes a copy and puts it back when it has to start over.
+  struct Tally {
+    struct SkipCount {
+      int64_t count = 0;
+      std::string first_where;
+    };
+    int64_t records = 0, skipped = 0;
+    std::map<std::string, SkipCount, std::less<>> skips;
+    std::vector<std::string> warnings;
+  };
+  const Tally& tally() const { return tally_; }
+  void restore(Tally t) { tally_ = std::move(t); }
 
-  int64_t records() const { return records_; }
-  int64_t skipped() const { return skipped_; }
+  int64_t records() const { return tally_.records; }
+  int64_t skipped() const { return tally_.skipped; }
   // Warnings plus one line per skip reason with its count and first location.
   std::vector<std::string> report_lines() const;
 
@@ -66,32 +75,8 @@ class CollectContext {
   Mode mode_;
   std::string path_;
   RunHints& hints_;
-  int64_t records_ = 0, skipped_ = 0;
-  struct SkipCount {
-    int64_t count = 0;
-    std::string first_where;
-  };
-  std::map<std::string, SkipCount, std::less<>> skips_;
-  std::vector<std::string> warnings_;
-
- public:
-  struct Snapshot {
-    int64_t records = 0, skipped = 0;
-    std::map<std::string, SkipCount, std::less<>> skips;
-    std::vector<std::string> warnings;
-  };
+  Tally tally_;
 };
-
-inline CollectContext::Snapshot CollectContext::snapshot() const {
-  return {records_, skipped_, skips_, warnings_};
-}
-
-inline void CollectContext::restore(const Snapshot& s) {
-  records_ = s.records;
-  skipped_ = s.skipped;
-  skips_ = s.skips;
-  warnings_ = s.warnings;
-}
 
 // The first bytes of a file (inflated when gzip) and its name, for format detection.
 struct FileProbe {

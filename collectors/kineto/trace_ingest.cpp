@@ -181,7 +181,7 @@ bool TraceIngest::run_overlapped() {
   }
   Identity guess = identify(read_metadata(text_, keys, parser_));
 
-  auto before = ctx_.snapshot();
+  CollectContext::Tally before = ctx_.tally();
   store::Database& db = ctx_.out().db();
   db.exec("SAVEPOINT kineto_overlap");
   std::mutex mu;
@@ -234,7 +234,7 @@ bool TraceIngest::run_overlapped() {
                   ctx_.path(), guess.rank, guess.base_ns, id.rank, id.base_ns);
     db.exec("ROLLBACK TO kineto_overlap");
     db.exec("RELEASE kineto_overlap");
-    ctx_.restore(before);
+    ctx_.restore(std::move(before));
     mapper_ = nullptr;
     event_index_ = repaired_utf8_ = repaired_quotes_ = repaired_control_ = repaired_bare_ = 0;
     return false;
