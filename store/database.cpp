@@ -135,23 +135,24 @@ Database::Database(const std::string& path) : path_(path) {
     exec("PRAGMA foreign_keys=ON");
     if (path != ":memory:") exec("PRAGMA journal_mode=WAL");
     exec("PRAGMA synchronous=NORMAL");
-    // A larger page cache keeps bulk ingest of multi-million-row runs off the disk path.
-    exec("PRAGMA cache_size=-65536");
-    exec("PRAGMA temp_store=MEMORY");
-    // Analyzers scan whole tables; reading pages through a memory map avoids one pread system
-    // call per page (SQLite clamps the size to its compile-time maximum).
-    exec("PRAGMA mmap_size=8589934592");
+    apply_cache_pragmas();
     migrate(*this);
   });
 }
 
+// Shared by writer and reader connections.
+void Database::apply_cache_pragmas() {
+  // A larger page cache keeps bulk ingest of multi-million-row runs off the disk path.
+  exec("PRAGMA cache_size=-65536");
+  exec("PRAGMA temp_store=MEMORY");
+  // Analyzers scan whole tables; reading pages through a memory map avoids one pread system
+  // call per page (SQLite clamps the size to its compile-time maximum).
+  exec("PRAGMA mmap_size=8589934592");
+}
+
 Database::Database(const std::string& path, ReaderTag) : path_(path) {
   db_ = open_handle(path, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, " for reading");
-  set_up_or_close([&] {
-    exec("PRAGMA cache_size=-65536");
-    exec("PRAGMA temp_store=MEMORY");
-    exec("PRAGMA mmap_size=8589934592");
-  });
+  set_up_or_close([&] { apply_cache_pragmas(); });
 }
 
 std::unique_ptr<Database> Database::open_reader(const std::string& path) {

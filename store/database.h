@@ -87,6 +87,7 @@ class Database {
   Database(const std::string& path, ReaderTag);
   template <typename Setup>
   void set_up_or_close(Setup&& setup);
+  void apply_cache_pragmas();
   sqlite3* db_ = nullptr;
   std::string path_;
 };
