@@ -14,6 +14,7 @@ void usage(std::ostream& os) {
         "commands:\n"
         "  analyze PATH...   collect profiling dumps and graphs, analyse, print recommendations\n"
         "  ingest PATH...    collect into a store without analysing (--store FILE)\n"
+        "  query SQL         read-only SQL over a store (--store FILE), tab-separated\n"
         "  kb list           list the knowledge-base packs\n"
         "  kb test [PACK]    run pack tests\n"
         "  kb facts          print the fact types packs can use (Markdown)\n"
@@ -36,6 +37,7 @@ int main(int argc, char** argv) {
   if (cmd == "analyze") return run_analyze(args, std::cout, std::cerr);
   if (cmd == "ingest") return run_ingest(args, std::cout, std::cerr);
   if (cmd == "kb") return run_kb(args, std::cout, std::cerr);
+  if (cmd == "query") return run_query(args, std::cout, std::cerr);
   if (cmd == "version" || cmd == "--version") {
     std::cout << "perfsage " << PERFSAGE_VERSION << "\n";
     return 0;

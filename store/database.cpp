@@ -2,6 +2,7 @@
 
 #include <sqlite3.h>
 
+#include "store/event_table.h"
 #include "store/schema.h"
 
 namespace perfsage::store {
@@ -44,6 +45,11 @@ Statement& Statement::bind(int index, std::string_view value) {
 Statement& Statement::bind_static(int index, std::string_view value) {
   if (sqlite3_bind_text(stmt_, index, value.data(), static_cast<int>(value.size()),
                         SQLITE_STATIC) != SQLITE_OK)
+    fail(db_, "bind");
+  return *this;
+}
+Statement& Statement::bind_blob_static(int index, std::string_view bytes) {
+  if (sqlite3_bind_blob64(stmt_, index, bytes.data(), bytes.size(), SQLITE_STATIC) != SQLITE_OK)
     fail(db_, "bind");
   return *this;
 }
@@ -136,6 +142,7 @@ Database::Database(const std::string& path) : path_(path) {
     if (path != ":memory:") exec("PRAGMA journal_mode=WAL");
     exec("PRAGMA synchronous=NORMAL");
     apply_cache_pragmas();
+    register_tables();
     migrate(*this);
   });
 }
@@ -150,9 +157,19 @@ void Database::apply_cache_pragmas() {
   exec("PRAGMA mmap_size=8589934592");
 }
 
+// Raw events are column blocks read through virtual tables, which every connection needs.
+void Database::register_tables() {
+  if (register_event_tables(db_) != SQLITE_OK) {
+    throw StoreError("cannot register the event tables on " + path_ + ": " + sqlite3_errmsg(db_));
+  }
+}
+
 Database::Database(const std::string& path, ReaderTag) : path_(path) {
   db_ = open_handle(path, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, " for reading");
-  set_up_or_close([&] { apply_cache_pragmas(); });
+  set_up_or_close([&] {
+    apply_cache_pragmas();
+    register_tables();
+  });
 }
 
 std::unique_ptr<Database> Database::open_reader(const std::string& path) {

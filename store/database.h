@@ -38,6 +38,8 @@ class Statement {
   Statement& bind_null(int index);
   // Binds text without copying it: the caller keeps `value` alive until the statement has run.
   Statement& bind_static(int index, std::string_view value);
+  // Binds bytes as a BLOB without copying them, under the same rule as bind_static.
+  Statement& bind_blob_static(int index, std::string_view bytes);
   template <typename T>
   Statement& bind(int index, const std::optional<T>& value) {
     return value ? bind(index, *value) : bind_null(index);
@@ -88,6 +90,7 @@ class Database {
   template <typename Setup>
   void set_up_or_close(Setup&& setup);
   void apply_cache_pragmas();
+  void register_tables();
   sqlite3* db_ = nullptr;
   std::string path_;
 };

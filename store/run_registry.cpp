@@ -86,12 +86,31 @@ std::vector<IngestFile> load_ingest_files(Database& db, int64_t run_id) {
 
 void delete_run(Database& db, int64_t run_id) {
   Transaction txn(db);
-  for (const char* table :
-       {"op_tasks", "host_events", "device_events", "steps", "hardware", "ranks", "graph_nodes",
-        "graph_edges", "tensors", "comm_ops", "fusion_stats", "op_stats", "op_type_stats",
-        "recommendations", "pack_results", "ingest_files", "graph_attrs", "graph_op_matches",
-        "iteration_ranks", "device_activity", "iteration_schedule", "fusion_candidates",
-        "transdata_chains", "hardware_specs", "roofline_ops", "activation_patterns"}) {
+  for (const char* table : {"op_tasks",
+                            "event_blocks",
+                            "steps",
+                            "hardware",
+                            "ranks",
+                            "graph_nodes",
+                            "graph_edges",
+                            "tensors",
+                            "comm_ops",
+                            "fusion_stats",
+                            "op_stats",
+                            "op_type_stats",
+                            "recommendations",
+                            "pack_results",
+                            "ingest_files",
+                            "graph_attrs",
+                            "graph_op_matches",
+                            "iteration_ranks",
+                            "device_activity",
+                            "iteration_schedule",
+                            "fusion_candidates",
+                            "transdata_chains",
+                            "hardware_specs",
+                            "roofline_ops",
+                            "activation_patterns"}) {
     db.prepare(std::string("DELETE FROM ") + table + " WHERE run_id=?1").bind(1, run_id).run();
   }
   db.prepare("DELETE FROM runs WHERE id=?1").bind(1, run_id).run();

@@ -1,6 +1,7 @@
 #include "store/run_writer.h"
 
 #include "store/bind.h"
+#include "store/event_block_sink.h"
 #include "store/json_text.h"
 
 namespace perfsage::store {
@@ -10,21 +11,23 @@ struct RunWriter::Statements {
       : op_task(db.prepare(
             "INSERT INTO op_tasks VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,"
             "?17,?18,?19,?20,?21,?22,?23,?24,?25,?26,?27,?28,?29,?30,?31,?32,?33,?34,?35,?36)")),
-        host(db.prepare("INSERT INTO host_events VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13)")),
-        device(db.prepare("INSERT INTO device_events VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,"
-                          "?13,?14,?15,?16,?17,?18,?19,?20,?21)")),
-        step(db.prepare("INSERT INTO steps VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14)")),
+        events(db),
+        step(
+            db.prepare("INSERT INTO steps VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14)")),
         graph_node(db.prepare(
             "INSERT INTO graph_nodes VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13)")),
         graph_edge(db.prepare("INSERT INTO graph_edges VALUES(?1,?2,?3,?4,?5,?6,?7)")),
         tensor(db.prepare("INSERT INTO tensors VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11)")),
         graph_attr(db.prepare("INSERT INTO graph_attrs VALUES(?1,?2,?3,?4,?5)")) {}
-  Statement op_task, host, device, step, graph_node, graph_edge, tensor, graph_attr;
+  Statement op_task;
+  EventBlockSink events;
+  Statement step, graph_node, graph_edge, tensor, graph_attr;
 };
 
 RunWriter::RunWriter(Database& db, const RunHeader& h) : db_(db), txn_(db) {
   auto st = db_.prepare(
-      "INSERT INTO runs(job, inputs, fingerprint, created, status) VALUES(?1,?2,?3,?4,'ingesting')");
+      "INSERT INTO runs(job, inputs, fingerprint, created, status) "
+      "VALUES(?1,?2,?3,?4,'ingesting')");
   insert(st, h.job, json_string_array(h.inputs), h.fingerprint, h.created);
   run_id_ = db_.last_insert_rowid();
   st_ = std::make_unique<Statements>(db_);
@@ -42,14 +45,15 @@ void RunWriter::add(const OpTask& r) {
 }
 
 void RunWriter::add(const HostEvent& r) {
-  insert(st_->host, run_id_, r.rank, r.kind, r.name, r.pid, r.tid, r.start_ns, r.dur_ns,
-         r.external_id, r.correlation, r.input_dims, r.input_types, r.args);
+  st_->events.add(run_id_, r);
 }
 
 void RunWriter::add(const DeviceEvent& r) {
-  insert(st_->device, run_id_, r.rank, r.kind, r.name, r.device, r.stream, r.start_ns, r.dur_ns,
-         r.correlation, r.external_id, r.grid, r.block, r.registers, r.shared_mem, r.blocks_per_sm,
-         r.warps_per_sm, r.occupancy, r.bytes, r.bandwidth_gbps, r.memcpy_kind, r.args);
+  st_->events.add(run_id_, r);
+}
+
+void RunWriter::flush_events() {
+  st_->events.flush();
 }
 
 void RunWriter::add(const Step& r) {
@@ -91,8 +95,8 @@ void RunWriter::add(const GraphAttr& r) {
 void RunWriter::add(const CommOp& r) {
   auto st = db_.prepare(
       "INSERT INTO comm_ops VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15)");
-  insert(st, run_id_, r.rank, r.step, r.name, r.type, r.start_ns, r.dur_ns, r.transit_us,
-         r.wait_us, r.sync_us, r.idle_us, r.bytes, r.bandwidth_gbps, r.transport, r.dtype);
+  insert(st, run_id_, r.rank, r.step, r.name, r.type, r.start_ns, r.dur_ns, r.transit_us, r.wait_us,
+         r.sync_us, r.idle_us, r.bytes, r.bandwidth_gbps, r.transport, r.dtype);
 }
 
 void RunWriter::add(const FusionStat& r) {
@@ -106,6 +110,7 @@ void RunWriter::add(const IngestFile& r) {
 }
 
 void RunWriter::commit() {
+  flush_events();
   db_.prepare("UPDATE runs SET status='ingested' WHERE id=?1").bind(1, run_id_).run();
   txn_.commit();
 }

@@ -42,6 +42,9 @@ class RunWriter {
   void add(const FusionStat& r);
   void add(const IngestFile& r);
 
+  // Host and device events are buffered into column blocks; this writes the open blocks, so
+  // that the run's events so far can be read back or covered by a savepoint.
+  void flush_events();
   void commit();
 
  private:

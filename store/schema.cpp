@@ -4,6 +4,7 @@
 #include <string>
 
 #include "store/database.h"
+#include "store/event_block_sink.h"
 
 namespace perfsage::store {
 namespace {
@@ -211,11 +212,34 @@ CREATE TABLE gpu_launch_stats(
     R"sql(
 CREATE VIEW recorded_steps AS SELECT * FROM steps WHERE source != 'gpu_breakdown';
 )sql",
+    // 8: raw host and device events move to column blocks (store/event_block.h), read through
+    // the host_events / device_events virtual tables; convert_event_tables() moves the rows.
+    R"sql(
+CREATE TABLE event_blocks(
+  run_id INTEGER NOT NULL, side TEXT NOT NULL, kind TEXT NOT NULL, seq INTEGER NOT NULL,
+  rows INTEGER NOT NULL, data BLOB NOT NULL);
+CREATE INDEX event_blocks_key ON event_blocks(side, run_id, kind, seq);
+)sql",
 };
+
+// Rows of the version-7 event tables become blocks; the tables are dropped, so the names now
+// resolve to the virtual tables over the blocks.
+void convert_event_tables(Database& db) {
+  EventBlockSink sink(db);
+  for (const EventSchema* schema : {&host_event_schema(), &device_event_schema()}) {
+    std::string table = schema->table;
+    auto st = db.prepare("SELECT * FROM " + table + " ORDER BY rowid");
+    while (st.step()) sink.add_row(*schema, st);
+  }
+  sink.flush();
+  db.exec("DROP TABLE host_events; DROP TABLE device_events;");
+}
 
 }  // namespace
 
-int current_schema_version() { return static_cast<int>(kMigrations.size()); }
+int current_schema_version() {
+  return static_cast<int>(kMigrations.size());
+}
 
 void migrate(Database& db) {
   db.exec("CREATE TABLE IF NOT EXISTS schema_version(version INTEGER PRIMARY KEY, applied TEXT)");
@@ -228,6 +252,7 @@ void migrate(Database& db) {
   for (int v = have; v < current_schema_version(); ++v) {
     Transaction txn(db);
     db.exec(kMigrations[v]);
+    if (v + 1 == 8) convert_event_tables(db);
     db.prepare("INSERT INTO schema_version VALUES(?1, datetime('now'))").bind(1, v + 1).run();
     txn.commit();
   }

@@ -69,7 +69,8 @@ void compute_launch_stats(store::Database& db, int64_t run, const GpuAnalysisOpt
     // Launch call end -> GPU start, for every activity linked to its API call.
     // The launch calls are materialized so that SQLite probes them through an automatic index
     // on correlation; joined directly it searched them by run and kind for every activity,
-    // which is quadratic in the trace size.
+    // which is quadratic in the trace size. CROSS JOIN keeps the activities outside: the
+    // planner, guessing a grouped CTE small, would otherwise rescan them per launch call.
     auto link = db.prepare(R"sql(
       WITH h AS MATERIALIZED (
         SELECT correlation, max(start_ns + dur_ns) AS end_ns FROM host_events
@@ -77,7 +78,7 @@ void compute_launch_stats(store::Database& db, int64_t run, const GpuAnalysisOpt
           AND correlation IN (SELECT correlation FROM device_events WHERE run_id=?1 AND rank=?2
                               AND kind IN ('kernel','memcpy','memset'))
         GROUP BY correlation)
-      SELECT d.start_ns - h.end_ns FROM device_events d JOIN h ON h.correlation = d.correlation
+      SELECT d.start_ns - h.end_ns FROM device_events d CROSS JOIN h ON h.correlation = d.correlation
       WHERE d.run_id=?1 AND d.rank=?2 AND d.kind IN ('kernel','memcpy','memset')
         AND d.correlation IS NOT NULL)sql");
     link.bind(1, run).bind(2, rank);

@@ -183,6 +183,9 @@ bool TraceIngest::run_overlapped() {
 
   CollectContext::Tally before = ctx_.tally();
   store::Database& db = ctx_.out().db();
+  // Events of earlier files are buffered in open blocks; write them so that the savepoint
+  // separates them from this file's.
+  ctx_.out().flush_events();
   db.exec("SAVEPOINT kineto_overlap");
   std::mutex mu;
   std::condition_variable cv;
@@ -226,6 +229,7 @@ bool TraceIngest::run_overlapped() {
     sink.finish();
   }
   scanner.join();
+  ctx_.out().flush_events();
 
   TraceMetadata md = check_layout(layout);
   Identity id = identify(md);

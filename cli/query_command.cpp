@@ -1,0 +1,77 @@
+// perfsage query: read-only SQL over a store. host_events and device_events are virtual tables
+// that only a perfsage connection knows, so this is how users (and developers checking a query
+// plan) reach them.
+#include <boost/program_options.hpp>
+
+#include "cli/commands.h"
+#include "store/database.h"
+
+namespace po = boost::program_options;
+
+namespace perfsage::cli {
+namespace {
+
+// Tab-separated output: tabs and newlines inside values are escaped so each row stays a line.
+void put_cell(std::ostream& out, std::string_view v) {
+  for (char c : v) {
+    if (c == '\t') {
+      out << "\\t";
+    } else if (c == '\n') {
+      out << "\\n";
+    } else if (c == '\\') {
+      out << "\\\\";
+    } else {
+      out << c;
+    }
+  }
+}
+
+}  // namespace
+
+int run_query(const Args& args, std::ostream& out, std::ostream& err) {
+  po::options_description opts("perfsage query --store FILE SQL");
+  std::string store_path, sql;
+  opts.add_options()("help,h", "show this help")("store", po::value(&store_path)->required(),
+                                                 "SQLite store to read (opened read-only)")(
+      "header", po::value<bool>()->default_value(true), "print the column names first")(
+      "sql", po::value(&sql)->required(), "one SQL statement");
+  po::positional_options_description pos;
+  pos.add("sql", 1);
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(args).options(opts).positional(pos).run(), vm);
+    if (vm.count("help")) {
+      out << opts;
+      return kExitOk;
+    }
+    po::notify(vm);
+  } catch (const po::error& e) {
+    err << "perfsage query: " << e.what() << "\n" << opts;
+    return kExitUsage;
+  }
+  try {
+    auto db = store::Database::open_reader(store_path);
+    auto st = db->prepare(sql);
+    bool header = vm["header"].as<bool>();
+    bool first = true;
+    while (st.step()) {
+      int n = st.column_count();
+      if (first && header) {
+        for (int i = 0; i < n; ++i) out << (i ? "\t" : "") << st.column_name(i);
+        out << "\n";
+      }
+      first = false;
+      for (int i = 0; i < n; ++i) {
+        if (i) out << "\t";
+        if (!st.is_null(i)) put_cell(out, st.text_view(i));
+      }
+      out << "\n";
+    }
+    return kExitOk;
+  } catch (const std::exception& e) {
+    err << "perfsage query: " << e.what() << "\n";
+    return kExitInput;
+  }
+}
+
+}  // namespace perfsage::cli

@@ -1,0 +1,278 @@
+#include "store/event_block.h"
+
+#include <cstring>
+
+#include "store/database.h"
+
+namespace perfsage::store {
+namespace {
+
+constexpr EventColumn kHostColumns[] = {
+    {"run_id", ColumnType::kInt},      {"rank", ColumnType::kInt},
+    {"kind", ColumnType::kText},       {"name", ColumnType::kText},
+    {"pid", ColumnType::kInt},         {"tid", ColumnType::kInt},
+    {"start_ns", ColumnType::kInt},    {"dur_ns", ColumnType::kInt},
+    {"external_id", ColumnType::kInt}, {"correlation", ColumnType::kInt},
+    {"input_dims", ColumnType::kText}, {"input_types", ColumnType::kText},
+    {"args", ColumnType::kText},
+};
+
+constexpr EventColumn kDeviceColumns[] = {
+    {"run_id", ColumnType::kInt},          {"rank", ColumnType::kInt},
+    {"kind", ColumnType::kText},           {"name", ColumnType::kText},
+    {"device", ColumnType::kInt},          {"stream", ColumnType::kInt},
+    {"start_ns", ColumnType::kInt},        {"dur_ns", ColumnType::kInt},
+    {"correlation", ColumnType::kInt},     {"external_id", ColumnType::kInt},
+    {"grid", ColumnType::kText},           {"block", ColumnType::kText},
+    {"registers", ColumnType::kInt},       {"shared_mem", ColumnType::kInt},
+    {"blocks_per_sm", ColumnType::kReal},  {"warps_per_sm", ColumnType::kReal},
+    {"occupancy", ColumnType::kReal},      {"bytes", ColumnType::kInt},
+    {"bandwidth_gbps", ColumnType::kReal}, {"memcpy_kind", ColumnType::kText},
+    {"args", ColumnType::kText},
+};
+
+constexpr uint8_t kFormatVersion = 1;
+enum : uint8_t { kAllNull = 0, kNoNulls = 1, kSomeNulls = 2 };
+
+void put_varint(std::string& out, uint64_t v) {
+  while (v >= 0x80) {
+    out.push_back(static_cast<char>(v | 0x80));
+    v >>= 7;
+  }
+  out.push_back(static_cast<char>(v));
+}
+
+uint64_t zigzag(int64_t v) {
+  return (static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63);
+}
+int64_t unzigzag(uint64_t v) {
+  return static_cast<int64_t>(v >> 1) ^ -static_cast<int64_t>(v & 1);
+}
+
+[[noreturn]] void corrupt(const char* what) {
+  throw StoreError(std::string("corrupt event block: ") + what);
+}
+
+// Bounds-checked reading of a block's bytes.
+struct Cursor {
+  const uint8_t* p;
+  const uint8_t* end;
+  uint64_t varint() {
+    uint64_t v = 0;
+    for (int shift = 0; shift < 64; shift += 7) {
+      if (p == end) corrupt("varint runs past the end");
+      uint8_t b = *p++;
+      v |= static_cast<uint64_t>(b & 0x7f) << shift;
+      if (b < 0x80) return v;
+    }
+    corrupt("varint longer than 10 bytes");
+  }
+  const uint8_t* take(uint64_t n) {
+    if (n > static_cast<uint64_t>(end - p)) corrupt("field runs past the end");
+    const uint8_t* at = p;
+    p += n;
+    return at;
+  }
+};
+
+}  // namespace
+
+const EventSchema& host_event_schema() {
+  static const EventSchema s{"host_events", kHostColumns};
+  return s;
+}
+const EventSchema& device_event_schema() {
+  static const EventSchema s{"device_events", kDeviceColumns};
+  return s;
+}
+
+EventBlockBuilder::EventBlockBuilder(const EventSchema& schema) : schema_(schema) {
+  for (const auto& c : schema.columns) cols_.emplace_back(c.type);
+}
+
+EventBlockBuilder::Column& EventBlockBuilder::at(int col, ColumnType t) {
+  Column& c = cols_[static_cast<size_t>(col)];
+  if (c.type != t || is_key_column(col)) {
+    throw StoreError(std::string("event block: wrong type for column ") +
+                     schema_.columns[static_cast<size_t>(col)].name);
+  }
+  c.present.push_back(1);
+  return c;
+}
+
+void EventBlockBuilder::set_int(int col, int64_t v) {
+  at(col, ColumnType::kInt).ints.push_back(v);
+  bytes_ += 8;
+}
+
+void EventBlockBuilder::set_real(int col, double v) {
+  at(col, ColumnType::kReal).reals.push_back(v);
+  bytes_ += 8;
+}
+
+void EventBlockBuilder::set_text(int col, std::string_view v) {
+  Column& c = at(col, ColumnType::kText);
+  auto it = c.dict.find(v);
+  if (it == c.dict.end()) {
+    it = c.dict.emplace(std::string(v), static_cast<uint32_t>(c.dict.size())).first;
+    c.dict_order.push_back(&it->first);
+    bytes_ += v.size() + 48;
+  }
+  c.ids.push_back(it->second);
+  bytes_ += 4;
+}
+
+void EventBlockBuilder::set_null(int col) {
+  Column& c = cols_[static_cast<size_t>(col)];
+  c.present.push_back(0);
+  ++c.nulls;
+}
+
+std::string EventBlockBuilder::finish() {
+  std::string out;
+  out.reserve(bytes_ + 64);
+  out.push_back(static_cast<char>(kFormatVersion));
+  put_varint(out, rows_);
+  std::string body;
+  for (size_t i = 0; i < cols_.size(); ++i) {
+    if (is_key_column(static_cast<int>(i))) continue;
+    Column& c = cols_[i];
+    if (c.present.size() != rows_) {
+      throw StoreError(std::string("event block: column ") + schema_.columns[i].name +
+                       " was not set on every row");
+    }
+    uint8_t tag = c.nulls == rows_ ? kAllNull : c.nulls == 0 ? kNoNulls : kSomeNulls;
+    body.clear();
+    if (tag == kSomeNulls) {
+      size_t at = body.size();
+      body.resize(at + (rows_ + 7) / 8);
+      for (size_t r = 0; r < rows_; ++r)
+        if (c.present[r]) body[at + r / 8] = static_cast<char>(body[at + r / 8] | (1 << (r % 8)));
+    }
+    if (tag != kAllNull) {
+      switch (c.type) {
+        case ColumnType::kInt: {
+          int64_t prev = 0;
+          for (int64_t v : c.ints) {
+            put_varint(body, zigzag(static_cast<int64_t>(static_cast<uint64_t>(v) -
+                                                         static_cast<uint64_t>(prev))));
+            prev = v;
+          }
+          break;
+        }
+        case ColumnType::kReal:
+          body.append(reinterpret_cast<const char*>(c.reals.data()), c.reals.size() * 8);
+          break;
+        case ColumnType::kText:
+          put_varint(body, c.dict_order.size());
+          for (const std::string* s : c.dict_order) {
+            put_varint(body, s->size());
+            body.append(*s);
+          }
+          for (uint32_t id : c.ids) put_varint(body, id);
+          break;
+      }
+    }
+    out.push_back(static_cast<char>(tag));
+    put_varint(out, body.size());
+    out.append(body);
+    c = Column(c.type);
+  }
+  rows_ = 0;
+  bytes_ = 0;
+  return out;
+}
+
+EventBlockReader::EventBlockReader(const EventSchema& schema, const uint8_t* data, size_t size)
+    : schema_(schema), cols_(schema.columns.size()) {
+  Cursor in{data, data + size};
+  if (size == 0 || *in.take(1) != kFormatVersion) corrupt("unknown format version");
+  uint64_t rows = in.varint();
+  if (rows > (uint64_t{1} << 32)) corrupt("row count out of range");
+  rows_ = static_cast<size_t>(rows);
+  for (size_t i = 0; i < cols_.size(); ++i) {
+    if (is_key_column(static_cast<int>(i))) continue;
+    Column& c = cols_[i];
+    c.tag = *in.take(1);
+    if (c.tag > kSomeNulls) corrupt("unknown column tag");
+    c.size = in.varint();
+    c.begin = in.take(c.size);
+  }
+}
+
+bool EventBlockReader::is_null(int col, size_t row) {
+  Column& c = cols_[static_cast<size_t>(col)];
+  if (c.tag == kAllNull) return true;
+  if (c.tag == kNoNulls) return false;
+  return !decoded(col).present[row];
+}
+
+EventBlockReader::Column& EventBlockReader::decoded(int col) {
+  Column& c = cols_[static_cast<size_t>(col)];
+  if (!c.decoded) {
+    decode(col, c);
+    c.decoded = true;
+  }
+  return c;
+}
+
+void EventBlockReader::decode(int col, Column& c) {
+  ColumnType type = schema_.columns[static_cast<size_t>(col)].type;
+  if (c.tag == kAllNull) {
+    // Readers check is_null() first; sized vectors keep a stray read in bounds.
+    c.ints.assign(type == ColumnType::kInt ? rows_ : 0, 0);
+    c.reals.assign(type == ColumnType::kReal ? rows_ : 0, 0.0);
+    if (type == ColumnType::kText) {
+      c.dict.assign(1, std::string_view());
+      c.ids.assign(rows_, 0);
+    }
+    return;
+  }
+  Cursor in{c.begin, c.begin + c.size};
+  c.present.assign(rows_, 1);
+  if (c.tag == kSomeNulls) {
+    const uint8_t* bits = in.take((rows_ + 7) / 8);
+    for (size_t r = 0; r < rows_; ++r) c.present[r] = (bits[r / 8] >> (r % 8)) & 1;
+  }
+  switch (type) {
+    case ColumnType::kInt: {
+      c.ints.assign(rows_, 0);
+      int64_t prev = 0;
+      for (size_t r = 0; r < rows_; ++r) {
+        if (!c.present[r]) continue;
+        prev = static_cast<int64_t>(static_cast<uint64_t>(prev) +
+                                    static_cast<uint64_t>(unzigzag(in.varint())));
+        c.ints[r] = prev;
+      }
+      break;
+    }
+    case ColumnType::kReal: {
+      c.reals.assign(rows_, 0.0);
+      for (size_t r = 0; r < rows_; ++r) {
+        if (c.present[r]) std::memcpy(&c.reals[r], in.take(8), 8);
+      }
+      break;
+    }
+    case ColumnType::kText: {
+      uint64_t n = in.varint();
+      if (n > c.size) corrupt("dictionary larger than its column");
+      c.dict.resize(static_cast<size_t>(n));
+      for (auto& s : c.dict) {
+        uint64_t len = in.varint();
+        s = std::string_view(reinterpret_cast<const char*>(in.take(len)), len);
+      }
+      c.ids.assign(rows_, 0);
+      for (size_t r = 0; r < rows_; ++r) {
+        if (!c.present[r]) continue;
+        uint64_t id = in.varint();
+        if (id >= n) corrupt("text index outside the dictionary");
+        c.ids[r] = static_cast<uint32_t>(id);
+      }
+      if (c.dict.empty()) c.dict.emplace_back();
+      break;
+    }
+  }
+  if (in.p != in.end) corrupt("column has trailing bytes");
+}
+
+}  // namespace perfsage::store

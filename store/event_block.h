@@ -1,0 +1,117 @@
+// Column blocks of raw trace events. Host and device events (millions per Kineto trace) are
+// stored as blocks of up to a few ten thousand rows of one run and kind, one BLOB per block,
+// column by column: integers as zig-zag deltas, text through a per-block dictionary. Writing a
+// block costs a fraction of inserting its rows one by one into an indexed table, which is what
+// bounded ingest speed; the host_events / device_events virtual tables (event_table.h) decode
+// them again for SQL.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace perfsage::store {
+
+enum class ColumnType : uint8_t { kInt, kReal, kText };
+
+struct EventColumn {
+  const char* name;
+  ColumnType type;
+};
+
+// The SQL columns of one event table. Columns 0 (run_id) and 2 (kind) are the block's key and
+// are not stored in the block.
+struct EventSchema {
+  const char* table;  // host_events or device_events
+  std::span<const EventColumn> columns;
+};
+
+const EventSchema& host_event_schema();
+const EventSchema& device_event_schema();
+inline constexpr int kRunIdColumn = 0;
+inline constexpr int kKindColumn = 2;
+inline bool is_key_column(int c) {
+  return c == kRunIdColumn || c == kKindColumn;
+}
+
+// Accumulates rows of one block; set every stored column of a row, then end_row().
+class EventBlockBuilder {
+ public:
+  struct TextHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+
+  explicit EventBlockBuilder(const EventSchema& schema);
+
+  void set_int(int col, int64_t v);
+  void set_real(int col, double v);
+  void set_text(int col, std::string_view v);
+  void set_null(int col);
+  void end_row() { ++rows_; }
+
+  size_t rows() const { return rows_; }
+  size_t bytes() const { return bytes_; }  // payload held so far, a flush trigger
+  // Serialises the block and empties the builder for reuse.
+  std::string finish();
+
+ private:
+  struct Column {
+    explicit Column(ColumnType t) : type(t) {}
+    ColumnType type;
+    std::vector<uint8_t> present;  // one flag per row
+    size_t nulls = 0;
+    std::vector<int64_t> ints;
+    std::vector<double> reals;
+    std::vector<uint32_t> ids;  // text: dictionary index per non-null row
+    std::unordered_map<std::string, uint32_t, TextHash, std::equal_to<>> dict;
+    std::vector<const std::string*> dict_order;
+  };
+  Column& at(int col, ColumnType t);
+
+  const EventSchema& schema_;
+  std::vector<Column> cols_;
+  size_t rows_ = 0;
+  size_t bytes_ = 0;
+};
+
+// A decoded view of one serialised block; columns are decoded on first use. Text values point
+// into the block's bytes, which must outlive the reader. Malformed bytes throw StoreError.
+class EventBlockReader {
+ public:
+  EventBlockReader(const EventSchema& schema, const uint8_t* data, size_t size);
+
+  size_t rows() const { return rows_; }
+  bool is_null(int col, size_t row);
+  int64_t int_at(int col, size_t row) { return decoded(col).ints[row]; }
+  double real_at(int col, size_t row) { return decoded(col).reals[row]; }
+  std::string_view text_at(int col, size_t row) {
+    auto& c = decoded(col);
+    return c.dict[c.ids[row]];
+  }
+
+ private:
+  struct Column {
+    uint8_t tag = 0;  // 0 all null, 1 no nulls, 2 bitmap follows
+    const uint8_t* begin = nullptr;
+    size_t size = 0;
+    bool decoded = false;
+    std::vector<uint8_t> present;
+    std::vector<int64_t> ints;
+    std::vector<double> reals;
+    std::vector<std::string_view> dict;
+    std::vector<uint32_t> ids;
+  };
+  Column& decoded(int col);
+  void decode(int col, Column& c);
+
+  const EventSchema& schema_;
+  size_t rows_ = 0;
+  std::vector<Column> cols_;
+};
+
+}  // namespace perfsage::store

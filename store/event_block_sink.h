@@ -1,0 +1,47 @@
+// Groups a run's host and device events into column blocks per kind and writes each block to
+// event_blocks once it is full (or on flush), inside the caller's transaction.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <tuple>
+
+#include "store/database.h"
+#include "store/event_block.h"
+#include "store/records.h"
+
+namespace perfsage::store {
+
+class EventBlockSink {
+ public:
+  // Blocks close at this many rows or about this many payload bytes, whichever comes first:
+  // large enough that a block costs one B-tree insert per ten thousand events, small enough
+  // that the open blocks of all kinds stay a few tens of MB.
+  static constexpr size_t kBlockRows = 32768;
+  static constexpr size_t kBlockBytes = 4 << 20;
+
+  explicit EventBlockSink(Database& db);
+
+  void add(int64_t run_id, const HostEvent& e);
+  void add(int64_t run_id, const DeviceEvent& e);
+  // Copies the current row of `row` (the event table's columns in schema order) into a block.
+  void add_row(const EventSchema& schema, Statement& row);
+  // Writes every open block.
+  void flush();
+
+ private:
+  using Key = std::tuple<const EventSchema*, int64_t, std::string>;
+  EventBlockBuilder& builder(const EventSchema& schema, int64_t run_id, const std::string& kind);
+  void row_done(const Key& key, EventBlockBuilder& b);
+  void write(const Key& key, EventBlockBuilder& b);
+
+  Database& db_;
+  Statement insert_;
+  std::map<Key, EventBlockBuilder> open_;
+  const Key* last_key_ = nullptr;
+  EventBlockBuilder* last_ = nullptr;
+  int64_t seq_ = 0;
+};
+
+}  // namespace perfsage::store

@@ -1,0 +1,248 @@
+#include "store/event_table.h"
+
+#include <exception>
+#include <memory>
+#include <set>
+#include <string>
+
+#include "store/event_block.h"
+
+namespace perfsage::store {
+namespace {
+
+enum IndexBits : int { kByRun = 1, kByKind = 2 };
+
+struct EventTable {
+  sqlite3_vtab base{};  // first member: SQLite casts between the two
+  sqlite3* db = nullptr;
+  const EventSchema* schema = nullptr;
+  // Kind names handed to SQLite without a copy; they live as long as the connection's table.
+  std::set<std::string, std::less<>> kinds;
+};
+
+struct EventCursor {
+  sqlite3_vtab_cursor base{};
+  EventTable* table = nullptr;
+  sqlite3_stmt* blocks = nullptr;  // run_id, kind, data of the blocks to visit
+  std::unique_ptr<EventBlockReader> block;
+  int64_t run_id = 0;
+  const std::string* kind = nullptr;
+  int64_t block_no = 0;
+  size_t row = 0;
+  bool eof = true;
+};
+
+int fail(sqlite3_vtab* vtab, int code, const char* what) {
+  sqlite3_free(vtab->zErrMsg);
+  vtab->zErrMsg = sqlite3_mprintf("%s", what);
+  return code;
+}
+
+std::string declaration(const EventSchema& s) {
+  std::string sql = "CREATE TABLE x(";
+  for (size_t i = 0; i < s.columns.size(); ++i) {
+    if (i > 0) sql += ", ";
+    sql += s.columns[i].name;
+    sql += s.columns[i].type == ColumnType::kInt    ? " INTEGER"
+           : s.columns[i].type == ColumnType::kReal ? " REAL"
+                                                    : " TEXT";
+  }
+  return sql + ")";
+}
+
+int connect(sqlite3* db, void* aux, int, const char* const*, sqlite3_vtab** out, char** err) {
+  auto* schema = static_cast<const EventSchema*>(aux);
+  int rc = sqlite3_declare_vtab(db, declaration(*schema).c_str());
+  if (rc != SQLITE_OK) {
+    *err = sqlite3_mprintf("cannot declare %s", schema->table);
+    return rc;
+  }
+  auto* t = new (std::nothrow) EventTable;
+  if (t == nullptr) return SQLITE_NOMEM;
+  t->db = db;
+  t->schema = schema;
+  *out = &t->base;
+  return SQLITE_OK;
+}
+
+int disconnect(sqlite3_vtab* vtab) {
+  delete reinterpret_cast<EventTable*>(vtab);
+  return SQLITE_OK;
+}
+
+// run_id and kind equalities select blocks; everything else SQLite checks row by row.
+int best_index(sqlite3_vtab*, sqlite3_index_info* info) {
+  int by[3] = {-1, -1, -1};
+  for (int i = 0; i < info->nConstraint; ++i) {
+    const auto& c = info->aConstraint[i];
+    if (!c.usable || c.op != SQLITE_INDEX_CONSTRAINT_EQ) continue;
+    if (c.iColumn == kRunIdColumn) by[0] = i;
+    if (c.iColumn == kKindColumn) by[2] = i;
+  }
+  int bits = 0;
+  int argv = 0;
+  for (int col : {0, 2}) {
+    if (by[col] < 0) continue;
+    bits |= col == 0 ? kByRun : kByKind;
+    auto& use = info->aConstraintUsage[by[col]];
+    use.argvIndex = ++argv;
+    // An IN list arrives as one xFilter call per value; SQLite still checks it.
+    use.omit = !sqlite3_vtab_in(info, by[col], -1);
+  }
+  info->idxNum = bits;
+  double rows = 1e7;
+  if (bits & kByRun) rows /= 100;
+  if (bits & kByKind) rows /= 10;
+  info->estimatedRows = static_cast<sqlite3_int64>(rows);
+  info->estimatedCost = rows;
+  return SQLITE_OK;
+}
+
+int open_cursor(sqlite3_vtab* vtab, sqlite3_vtab_cursor** out) {
+  auto* c = new (std::nothrow) EventCursor;
+  if (c == nullptr) return SQLITE_NOMEM;
+  c->table = reinterpret_cast<EventTable*>(vtab);
+  *out = &c->base;
+  return SQLITE_OK;
+}
+
+int close_cursor(sqlite3_vtab_cursor* cur) {
+  auto* c = reinterpret_cast<EventCursor*>(cur);
+  c->block.reset();
+  sqlite3_finalize(c->blocks);
+  delete c;
+  return SQLITE_OK;
+}
+
+// Moves to the next non-empty block, or to the end.
+int next_block(EventCursor* c) {
+  c->block.reset();
+  for (;;) {
+    int rc = sqlite3_step(c->blocks);
+    if (rc == SQLITE_DONE) {
+      c->eof = true;
+      return SQLITE_OK;
+    }
+    if (rc != SQLITE_ROW) return fail(&c->table->base, rc, sqlite3_errmsg(c->table->db));
+    c->run_id = sqlite3_column_int64(c->blocks, 0);
+    std::string_view kind(reinterpret_cast<const char*>(sqlite3_column_text(c->blocks, 1)),
+                          static_cast<size_t>(sqlite3_column_bytes(c->blocks, 1)));
+    auto it = c->table->kinds.find(kind);
+    if (it == c->table->kinds.end()) it = c->table->kinds.emplace(kind).first;
+    c->kind = &*it;
+    const auto* data = static_cast<const uint8_t*>(sqlite3_column_blob(c->blocks, 2));
+    auto size = static_cast<size_t>(sqlite3_column_bytes(c->blocks, 2));
+    c->block = std::make_unique<EventBlockReader>(*c->table->schema, data, size);
+    ++c->block_no;
+    c->row = 0;
+    if (c->block->rows() > 0) return SQLITE_OK;
+  }
+}
+
+int filter(sqlite3_vtab_cursor* cur, int bits, const char*, int argc, sqlite3_value** argv) {
+  auto* c = reinterpret_cast<EventCursor*>(cur);
+  try {
+    sqlite3_finalize(c->blocks);
+    c->blocks = nullptr;
+    std::string sql = "SELECT run_id, kind, data FROM event_blocks WHERE side = ?1";
+    if (bits & kByRun) sql += " AND run_id = ?2";
+    if (bits & kByKind) sql += " AND kind = ?3";
+    sql += " ORDER BY run_id, kind, seq";
+    int rc = sqlite3_prepare_v2(c->table->db, sql.c_str(), -1, &c->blocks, nullptr);
+    if (rc != SQLITE_OK) return fail(cur->pVtab, rc, sqlite3_errmsg(c->table->db));
+    sqlite3_bind_text(c->blocks, 1, c->table->schema->table, -1, SQLITE_STATIC);
+    int arg = 0;
+    if ((bits & kByRun) && arg < argc) sqlite3_bind_value(c->blocks, 2, argv[arg++]);
+    if ((bits & kByKind) && arg < argc) sqlite3_bind_value(c->blocks, 3, argv[arg++]);
+    c->eof = false;
+    return next_block(c);
+  } catch (const std::exception& e) {
+    return fail(cur->pVtab, SQLITE_CORRUPT, e.what());
+  }
+}
+
+int next(sqlite3_vtab_cursor* cur) {
+  auto* c = reinterpret_cast<EventCursor*>(cur);
+  try {
+    if (++c->row < c->block->rows()) return SQLITE_OK;
+    return next_block(c);
+  } catch (const std::exception& e) {
+    return fail(cur->pVtab, SQLITE_CORRUPT, e.what());
+  }
+}
+
+int eof(sqlite3_vtab_cursor* cur) {
+  return reinterpret_cast<EventCursor*>(cur)->eof ? 1 : 0;
+}
+
+int column(sqlite3_vtab_cursor* cur, sqlite3_context* ctx, int col) {
+  auto* c = reinterpret_cast<EventCursor*>(cur);
+  try {
+    if (col == kRunIdColumn) {
+      sqlite3_result_int64(ctx, c->run_id);
+      return SQLITE_OK;
+    }
+    if (col == kKindColumn) {
+      sqlite3_result_text(ctx, c->kind->data(), static_cast<int>(c->kind->size()), SQLITE_STATIC);
+      return SQLITE_OK;
+    }
+    EventBlockReader& b = *c->block;
+    if (b.is_null(col, c->row)) return SQLITE_OK;  // the result defaults to NULL
+    switch (c->table->schema->columns[static_cast<size_t>(col)].type) {
+      case ColumnType::kInt:
+        sqlite3_result_int64(ctx, b.int_at(col, c->row));
+        break;
+      case ColumnType::kReal:
+        sqlite3_result_double(ctx, b.real_at(col, c->row));
+        break;
+      case ColumnType::kText: {
+        // Copied: SQLite may keep a value (an aggregate's, a sorter's) past this block.
+        std::string_view s = b.text_at(col, c->row);
+        sqlite3_result_text(ctx, s.data(), static_cast<int>(s.size()), SQLITE_TRANSIENT);
+        break;
+      }
+    }
+    return SQLITE_OK;
+  } catch (const std::exception& e) {
+    sqlite3_result_error(ctx, e.what(), -1);
+    return SQLITE_CORRUPT;
+  }
+}
+
+int rowid(sqlite3_vtab_cursor* cur, sqlite3_int64* out) {
+  auto* c = reinterpret_cast<EventCursor*>(cur);
+  *out = (c->block_no << 32) | static_cast<int64_t>(c->row);
+  return SQLITE_OK;
+}
+
+sqlite3_module make_module() {
+  sqlite3_module m{};
+  m.iVersion = 0;
+  m.xCreate = nullptr;  // eponymous only: the table exists on every connection, never in the schema
+  m.xConnect = connect;
+  m.xBestIndex = best_index;
+  m.xDisconnect = disconnect;
+  m.xDestroy = disconnect;
+  m.xOpen = open_cursor;
+  m.xClose = close_cursor;
+  m.xFilter = filter;
+  m.xNext = next;
+  m.xEof = eof;
+  m.xColumn = column;
+  m.xRowid = rowid;
+  return m;
+}
+
+const sqlite3_module kModule = make_module();
+
+}  // namespace
+
+int register_event_tables(sqlite3* db) {
+  for (const EventSchema* s : {&host_event_schema(), &device_event_schema()}) {
+    int rc = sqlite3_create_module(db, s->table, &kModule, const_cast<EventSchema*>(s));
+    if (rc != SQLITE_OK) return rc;
+  }
+  return SQLITE_OK;
+}
+
+}  // namespace perfsage::store
