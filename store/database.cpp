@@ -110,6 +110,10 @@ int Statement::column_type(int col) const {
 namespace {
 // Opens a connection or throws naming the store; the handle is closed again on failure.
 sqlite3* open_handle(const std::string& path, int flags, const char* purpose) {
+  // Without memory statistics SQLite's allocator takes no global mutex, which two reader
+  // threads otherwise contend on. Effective only before SQLite initialises; harmless after.
+  static const int no_memstatus = sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+  (void)no_memstatus;
   sqlite3* db = nullptr;
   if (sqlite3_open_v2(path.c_str(), &db, flags, nullptr) != SQLITE_OK) {
     std::string msg = db ? sqlite3_errmsg(db) : "out of memory";

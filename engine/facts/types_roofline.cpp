@@ -16,28 +16,35 @@ constexpr const char* kTensorCoreKernel = R"sql((k.name LIKE '%h884%' OR k.name 
 
 // CPU ops whose kernels could use Tensor Cores (autocast lists: convolutions, matmuls, RNNs).
 constexpr const char* kEligibleOp =
-    R"sql((o.name LIKE 'aten::conv%' OR o.name LIKE 'aten::cudnn_conv%'
-  OR o.name LIKE 'aten::_convolution%' OR o.name IN ('aten::addmm', 'aten::mm', 'aten::bmm',
+    R"sql((k.op LIKE 'aten::conv%' OR k.op LIKE 'aten::cudnn_conv%'
+  OR k.op LIKE 'aten::_convolution%' OR k.op IN ('aten::addmm', 'aten::mm', 'aten::bmm',
   'aten::matmul', 'aten::linear', 'aten::baddbmm', 'aten::addbmm', 'aten::_scaled_mm')
-  OR o.name LIKE 'aten::%lstm%' OR o.name LIKE 'aten::%gru%' OR o.name LIKE 'aten::_cudnn_rnn%'))sql";
+  OR k.op LIKE 'aten::%lstm%' OR k.op LIKE 'aten::%gru%' OR k.op LIKE 'aten::_cudnn_rnn%'))sql";
 
 std::string kernels_with_ops() {
   // o is materialized and k is not: SQLite then probes o through an automatic index. With both
   // materialized it joins two scans, quadratic in the trace size. o keeps only ops that launched
-  // kernels (most CPU ops launch none), which spares grouping all of them.
+  // kernels (most CPU ops launch none), which spares grouping all of them. Kernels are grouped
+  // by (name, op, op input types) before their names are classified: a run has millions of
+  // kernels but a few hundred such groups, and the name patterns are two dozen LIKEs.
   return R"sql(k AS NOT MATERIALIZED (SELECT rank, name, dur_ns, external_id, occupancy,
-        blocks_per_sm, warps_per_sm FROM device_events WHERE run_id = ?1 AND kind = 'kernel'),
+        blocks_per_sm FROM device_events WHERE run_id = ?1 AND kind = 'kernel'),
 o AS MATERIALIZED (SELECT rank, external_id, min(name) AS name, min(input_types) AS types
       FROM host_events WHERE run_id = ?1 AND kind = 'cpu_op'
         AND external_id IN (SELECT external_id FROM device_events
                             WHERE run_id = ?1 AND kind = 'kernel')
       GROUP BY rank, external_id),
-ko AS (SELECT k.*, o.name AS op, o.types AS types,
-         CASE WHEN )sql" +
+kg AS MATERIALIZED (SELECT k.name AS name, o.name AS op, o.types AS types, count(*) AS n,
+         sum(k.dur_ns) AS dur_ns, sum(k.occupancy * k.dur_ns) AS occ_ns,
+         sum(CASE WHEN k.occupancy IS NOT NULL THEN k.dur_ns END) AS occ_weight,
+         sum(k.blocks_per_sm) AS bps_sum, count(k.blocks_per_sm) AS bps_n
+       FROM k LEFT JOIN o ON o.rank = k.rank AND o.external_id = k.external_id
+       GROUP BY k.name, o.name, o.types),
+ko AS (SELECT k.*, CASE WHEN )sql" +
          std::string(kTensorCoreKernel) + R"sql( THEN 1 ELSE 0 END AS tc,
-         CASE WHEN o.name IS NOT NULL AND )sql" +
+         CASE WHEN k.op IS NOT NULL AND )sql" +
          std::string(kEligibleOp) + R"sql( THEN 1 ELSE 0 END AS eligible
-       FROM k LEFT JOIN o ON o.rank = k.rank AND o.external_id = k.external_id))sql";
+       FROM kg k))sql";
 }
 
 }  // namespace
@@ -191,10 +198,11 @@ FROM r HAVING count(*) > 0)sql"});
           {"eligible", T::Symbol, "", "yes when launched by a Tensor-Core eligible op", "no"},
       },
       "WITH " + kernels_with_ops() + R"sql(
-SELECT name, coalesce(op, '') AS op, count(*) AS count, sum(dur_ns) / 1000.0 AS total_us,
-  avg(dur_ns) / 1000.0 AS avg_us, CAST(sum(dur_ns) AS REAL) / (SELECT sum(dur_ns) FROM k) AS share,
-  coalesce(sum(occupancy * dur_ns) / nullif(sum(CASE WHEN occupancy IS NOT NULL THEN dur_ns END), 0), -1.0) AS occupancy,
-  coalesce(avg(blocks_per_sm), -1.0) AS blocks_per_sm,
+SELECT name, coalesce(op, '') AS op, sum(n) AS count, sum(dur_ns) / 1000.0 AS total_us,
+  CAST(sum(dur_ns) AS REAL) / sum(n) / 1000.0 AS avg_us,
+  CAST(sum(dur_ns) AS REAL) / (SELECT sum(dur_ns) FROM kg) AS share,
+  coalesce(sum(occ_ns) / nullif(sum(occ_weight), 0), -1.0) AS occupancy,
+  coalesce(CAST(sum(bps_sum) AS REAL) / nullif(sum(bps_n), 0), -1.0) AS blocks_per_sm,
   CASE WHEN max(tc) = 1 THEN 'yes' ELSE 'no' END AS tensor_core,
   CASE WHEN max(eligible) = 1 THEN 'yes' ELSE 'no' END AS eligible
 FROM ko GROUP BY name, op ORDER BY total_us DESC LIMIT 20000)sql"});
@@ -228,7 +236,7 @@ SELECT coalesce((SELECT major FROM hw), 0) AS compute_major, sum(dur_ns) / 1000.
   CAST(coalesce((SELECT sum(ns) FROM f32), 0) AS REAL) / sum(dur_ns) AS fp32_share,
   CAST(sum(CASE WHEN tc = 1 THEN dur_ns ELSE 0 END) AS REAL) / sum(dur_ns) AS tc_share,
   (SELECT op FROM f32 ORDER BY ns DESC LIMIT 1) AS top_op
-FROM ko HAVING count(*) > 0)sql"});
+FROM ko HAVING sum(n) > 0)sql"});
 
   out.push_back(FactType{
       "activation",
