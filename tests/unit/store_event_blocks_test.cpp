@@ -1,0 +1,264 @@
+// Raw events as column blocks: what goes in through RunWriter comes out of host_events and
+// device_events unchanged, across block boundaries, nulls and extreme values; damaged blocks
+// are reported, and stores written before the blocks existed are converted on open.
+#include <sqlite3.h>
+
+#include <catch2/catch.hpp>
+#include <limits>
+
+#include "store/database.h"
+#include "store/event_block.h"
+#include "store/event_block_sink.h"
+#include "store/run_registry.h"
+#include "store/run_writer.h"
+#include "store/schema.h"
+#include "test_support.h"
+
+using namespace perfsage::store;
+
+namespace {
+
+RunHeader header(const std::string& fp = "fp") {
+  return {"job", {"/x/trace.json"}, fp, "2026-01-01T00:00:00Z"};
+}
+
+int64_t one_int(Database& db, const std::string& sql, int64_t run_id = 0) {
+  auto st = db.prepare(sql);
+  if (sql.find("?1") != std::string::npos) st.bind(1, run_id);
+  REQUIRE(st.step());
+  return st.is_null(0) ? -999 : st.int64(0);
+}
+
+HostEvent host(const std::string& kind, int64_t i) {
+  HostEvent e;
+  e.kind = kind;
+  e.name = "aten::op" + std::to_string(i % 7);
+  e.rank = 3;
+  e.pid = 100;
+  if (i % 3 == 0) e.tid = i;  // a column with some nulls
+  e.start_ns = 1'700'000'000'000'000'000 + i * 1000;
+  e.dur_ns = i % 11;
+  e.external_id = i;
+  if (i % 2 == 0) e.args = "{\"i\":" + std::to_string(i) + "}";
+  return e;
+}
+
+}  // namespace
+
+TEST_CASE("events read back through the virtual tables as they were written") {
+  Database db(":memory:");
+  RunWriter w(db, header());
+  // More rows than one block holds, two kinds interleaved.
+  const int64_t n = static_cast<int64_t>(EventBlockSink::kBlockRows) + 1000;
+  for (int64_t i = 0; i < n; ++i) w.add(host(i % 4 == 0 ? "runtime" : "cpu_op", i));
+  DeviceEvent k;
+  k.kind = "kernel";
+  k.name = "volta_sgemm";
+  k.start_ns = std::numeric_limits<int64_t>::max();
+  k.dur_ns = std::numeric_limits<int64_t>::min();
+  k.occupancy = 37.5;
+  k.grid = "[1, 2, 3]";
+  k.bytes = -5;
+  w.add(k);
+  w.commit();
+  int64_t run = w.run_id();
+
+  CHECK(one_int(db, "SELECT count(*) FROM host_events WHERE run_id = ?1", run) == n);
+  CHECK(one_int(db, "SELECT count(*) FROM host_events WHERE run_id = ?1 AND kind = 'runtime'",
+                run) == n / 4);
+  CHECK(one_int(db,
+                "SELECT count(*) FROM host_events WHERE run_id = ?1 AND kind IN "
+                "('runtime', 'cpu_op', 'absent')",
+                run) == n);
+  CHECK(one_int(db, "SELECT sum(external_id) FROM host_events WHERE run_id = ?1", run) ==
+        n * (n - 1) / 2);
+  CHECK(one_int(db, "SELECT count(tid) FROM host_events WHERE run_id = ?1", run) == (n + 2) / 3);
+  CHECK(one_int(db, "SELECT count(args) FROM host_events", run) == (n + 1) / 2);
+  CHECK(one_int(db, "SELECT count(*) FROM host_events WHERE run_id = ?1 + 1", run) == 0);
+  // Every field of one row, read back by a non-key column.
+  auto st = db.prepare(
+      "SELECT rank, kind, name, pid, tid, start_ns, dur_ns, args, input_dims FROM host_events "
+      "WHERE external_id = 33000");
+  REQUIRE(st.step());
+  HostEvent want = host("runtime", 33000);
+  CHECK(st.int64(0) == 3);
+  CHECK(st.text(1) == "runtime");
+  CHECK(st.text(2) == want.name);
+  CHECK(st.int64(3) == 100);
+  CHECK(st.int64(4) == 33000);
+  CHECK(st.int64(5) == want.start_ns);
+  CHECK(st.int64(6) == want.dur_ns);
+  CHECK(st.text(7) == *want.args);
+  CHECK(st.is_null(8));
+  CHECK_FALSE(st.step());
+  // Rows of one kind keep their order.
+  auto order = db.prepare("SELECT external_id FROM host_events WHERE kind = 'cpu_op'");
+  int64_t prev = -1;
+  bool ordered = true;
+  while (order.step()) {
+    ordered = ordered && order.int64(0) > prev;
+    prev = order.int64(0);
+  }
+  CHECK(ordered);
+
+  auto d =
+      db.prepare("SELECT start_ns, dur_ns, occupancy, grid, bytes, registers FROM device_events");
+  REQUIRE(d.step());
+  CHECK(d.int64(0) == std::numeric_limits<int64_t>::max());
+  CHECK(d.int64(1) == std::numeric_limits<int64_t>::min());
+  CHECK(d.real(2) == 37.5);
+  CHECK(d.text(3) == "[1, 2, 3]");
+  CHECK(d.int64(4) == -5);
+  CHECK(d.is_null(5));
+}
+
+TEST_CASE("an ingest that is not committed leaves no event blocks") {
+  Database db(":memory:");
+  {
+    RunWriter w(db, header());
+    w.add(host("cpu_op", 1));
+    w.flush_events();  // written inside the transaction, then rolled back
+    w.add(host("cpu_op", 2));
+  }
+  CHECK(one_int(db, "SELECT count(*) FROM event_blocks") == 0);
+  CHECK(one_int(db, "SELECT count(*) FROM host_events") == 0);
+}
+
+TEST_CASE("deleting a run deletes its event blocks and nothing else") {
+  Database db(":memory:");
+  int64_t runs[2];
+  for (int r = 0; r < 2; ++r) {
+    RunWriter w(db, header("fp" + std::to_string(r)));
+    for (int i = 0; i < 10; ++i) w.add(host("cpu_op", i));
+    w.commit();
+    runs[r] = w.run_id();
+  }
+  delete_run(db, runs[0]);
+  CHECK(one_int(db, "SELECT count(*) FROM host_events") == 10);
+  CHECK(one_int(db, "SELECT count(*) FROM host_events WHERE run_id = ?1", runs[1]) == 10);
+}
+
+TEST_CASE("a damaged event block is an error that names it, not a crash") {
+  Database db(":memory:");
+  RunWriter w(db, header());
+  for (int i = 0; i < 100; ++i) w.add(host("cpu_op", i));
+  w.commit();
+  SECTION("cut short") {
+    db.exec("UPDATE event_blocks SET data = substr(data, 1, 40)");
+  }
+  SECTION("unknown version") {
+    db.exec("UPDATE event_blocks SET data = x'09' || data");
+  }
+  SECTION("overlong varint") {
+    db.exec("UPDATE event_blocks SET data = x'01ffffffffffffffffffffffff'");
+  }
+  auto st = db.prepare("SELECT sum(length(args)), sum(tid), max(name) FROM host_events");
+  try {
+    st.step();
+    FAIL("a damaged block was read without an error");
+  } catch (const StoreError& e) {
+    CHECK_THAT(e.what(), Catch::Contains("event block"));
+  }
+}
+
+TEST_CASE("the block reader rejects every truncation of a valid block") {
+  EventBlockBuilder b(host_event_schema());
+  for (int64_t i = 0; i < 50; ++i) {
+    b.set_int(1, i);
+    b.set_text(3, "name" + std::to_string(i % 3));
+    for (int c : {4, 5, 8, 9}) i % 2 ? b.set_int(c, -i) : b.set_null(c);
+    b.set_int(6, i * 1000);
+    b.set_int(7, 5);
+    for (int c : {10, 11, 12}) b.set_null(c);
+    b.end_row();
+  }
+  std::string block = b.finish();
+  auto read_all = [](const std::string& bytes) {
+    EventBlockReader r(host_event_schema(), reinterpret_cast<const uint8_t*>(bytes.data()),
+                       bytes.size());
+    int64_t sum = 0;
+    for (size_t row = 0; row < r.rows(); ++row)
+      for (int c : {1, 4, 6})
+        if (!r.is_null(c, row)) sum += r.int_at(c, row);
+    for (size_t row = 0; row < r.rows(); ++row)
+      sum += static_cast<int64_t>(r.text_at(3, row).size());
+    return sum;
+  };
+  // ranks 0..49, minus the odd values of columns 4, times 1000 for column 6, 5-byte names.
+  CHECK(read_all(block) == 1225 - 625 + 1225 * 1000 + 50 * 5);
+  for (size_t len = 0; len < block.size(); ++len) {
+    INFO("truncated to " << len << " of " << block.size() << " bytes");
+    CHECK_THROWS_AS(read_all(block.substr(0, len)), StoreError);
+  }
+}
+
+TEST_CASE("a store written before event blocks existed is converted on open") {
+  perfsage::test::TempDir dir;
+  auto path = (dir.path() / "v7.db").string();
+  int64_t run;
+  {
+    Database db(path);
+    RunWriter w(db, header());
+    w.commit();
+    run = w.run_id();
+  }
+  {
+    // Turn the file back into a version-7 store holding rows in the old tables.
+    sqlite3* raw = nullptr;
+    REQUIRE(sqlite3_open(path.c_str(), &raw) == SQLITE_OK);
+    std::string sql = R"sql(
+DROP TABLE event_blocks; DELETE FROM schema_version WHERE version >= 8;
+CREATE TABLE host_events(
+  run_id INTEGER NOT NULL, rank INTEGER NOT NULL DEFAULT 0, kind TEXT NOT NULL,
+  name TEXT NOT NULL, pid INTEGER, tid INTEGER, start_ns INTEGER NOT NULL,
+  dur_ns INTEGER NOT NULL, external_id INTEGER, correlation INTEGER,
+  input_dims TEXT, input_types TEXT, args TEXT);
+CREATE TABLE device_events(
+  run_id INTEGER NOT NULL, rank INTEGER NOT NULL DEFAULT 0, kind TEXT NOT NULL,
+  name TEXT NOT NULL, device INTEGER, stream INTEGER, start_ns INTEGER NOT NULL,
+  dur_ns INTEGER NOT NULL, correlation INTEGER, external_id INTEGER,
+  grid TEXT, block TEXT, registers INTEGER, shared_mem INTEGER, blocks_per_sm REAL,
+  warps_per_sm REAL, occupancy REAL, bytes INTEGER, bandwidth_gbps REAL, memcpy_kind TEXT,
+  args TEXT);
+INSERT INTO host_events VALUES(RUN, 0, 'cpu_op', 'aten::mm', 1, 2, 10, 5, 7, NULL, '[[2,2]]', NULL, NULL);
+INSERT INTO host_events VALUES(RUN, 1, 'runtime', 'cudaLaunchKernel', 1, 2, 12, 1, 7, 9, NULL, NULL, '{}');
+INSERT INTO device_events VALUES(RUN, 1, 'kernel', 'sgemm', 0, 7, 20, 4, 9, 7, '[1,1,1]', NULL,
+  32, NULL, 0.5, NULL, 12.5, NULL, NULL, NULL, NULL);
+)sql";
+    for (auto at = sql.find("RUN"); at != std::string::npos; at = sql.find("RUN"))
+      sql.replace(at, 3, std::to_string(run));
+    char* err = nullptr;
+    int rc = sqlite3_exec(raw, sql.c_str(), nullptr, nullptr, &err);
+    INFO((err ? err : ""));
+    sqlite3_free(err);
+    sqlite3_close(raw);
+    REQUIRE(rc == SQLITE_OK);
+  }
+  Database db(path);
+  CHECK(db.schema_version() == current_schema_version());
+  CHECK(one_int(db,
+                "SELECT count(*) FROM sqlite_schema WHERE name IN "
+                "('host_events', 'device_events')") == 0);
+  CHECK(one_int(db, "SELECT count(*) FROM host_events WHERE run_id = ?1", run) == 2);
+  CHECK(one_int(db, "SELECT correlation FROM host_events WHERE kind = 'runtime'") == 9);
+  auto st = db.prepare("SELECT name, rank, registers, occupancy, grid FROM device_events");
+  REQUIRE(st.step());
+  CHECK(st.text(0) == "sgemm");
+  CHECK(st.int64(1) == 1);
+  CHECK(st.int64(2) == 32);
+  CHECK(st.real(3) == 12.5);
+  CHECK(st.text(4) == "[1,1,1]");
+}
+
+TEST_CASE("read-only connections see the event tables") {
+  perfsage::test::TempDir dir;
+  auto path = (dir.path() / "r.db").string();
+  {
+    Database db(path);
+    RunWriter w(db, header());
+    for (int i = 0; i < 5; ++i) w.add(host("cpu_op", i));
+    w.commit();
+  }
+  auto reader = Database::open_reader(path);
+  CHECK(one_int(*reader, "SELECT count(*) FROM host_events") == 5);
+}
