@@ -1,7 +1,8 @@
-// How fast can any row-per-record SQLite store take records on this machine? Measures, in one
-// run and on the same disk, RunWriter inserting Kineto-shaped host events and Ascend op-table
-// rows, next to baselines: the same host events into a table without the (run_id, kind) index,
-// and a floor of three columns (run_id, kind, name) per row. Each case inserts N rows in one
+// How fast can the store take records on this machine? Measures, in one run and on the same
+// disk, RunWriter storing Kineto-shaped host events (column blocks, store/event_block.h) and
+// Ascend op-table rows, next to baselines: the same host events as one row each in the
+// 13-column table they had before blocks (with and without its (run_id, kind) index), and a
+// floor of three columns (run_id, kind, name) per row. Each case inserts N records in one
 // transaction into a fresh store file and commits (WAL, synchronous=NORMAL, as in production).
 // Usage: store_ceiling_bench [ROWS=1000000] [DIR=/tmp]
 #include <chrono>
@@ -79,6 +80,31 @@ void writer_fill(store::Database& db, int64_t rows,
   w.commit();
 }
 
+// Host events one row each, as the store kept them before column blocks (schema version 7).
+void row_fill(store::Database& db, int64_t n, bool indexed) {
+  db.exec(R"sql(CREATE TABLE he(
+  run_id INTEGER NOT NULL, rank INTEGER NOT NULL DEFAULT 0, kind TEXT NOT NULL,
+  name TEXT NOT NULL, pid INTEGER, tid INTEGER, start_ns INTEGER NOT NULL,
+  dur_ns INTEGER NOT NULL, external_id INTEGER, correlation INTEGER,
+  input_dims TEXT, input_types TEXT, args TEXT))sql");
+  if (indexed) db.exec("CREATE INDEX he_run ON he(run_id, kind)");
+  store::Transaction txn(db);
+  auto st = db.prepare("INSERT INTO he VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13)");
+  for (int64_t i = 0; i < n; ++i) {
+    auto e = host_event(i);
+    st.bind(1, int64_t{1}).bind(2, e.rank).bind_static(3, e.kind).bind_static(4, e.name);
+    st.bind(5, e.pid).bind(6, e.tid).bind(7, e.start_ns).bind(8, e.dur_ns);
+    st.bind(9, e.external_id).bind(10, e.correlation);
+    if (e.input_dims)
+      st.bind_static(11, *e.input_dims);
+    else
+      st.bind_null(11);
+    st.bind_null(12).bind_null(13);
+    st.run();
+  }
+  txn.commit();
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -101,37 +127,10 @@ int main(int argc, char** argv) {
   double host_s = run_case(fresh(dir, "ceiling_host.db"), rows, [](store::Database& db, int64_t n) {
     writer_fill(db, n, [](store::RunWriter& w, int64_t i) { w.add(host_event(i)); });
   });
-  double host_noidx_s =
-      run_case(fresh(dir, "ceiling_host_noidx.db"), rows, [](store::Database& db, int64_t n) {
-        db.exec("DROP INDEX host_events_run");
-        writer_fill(db, n, [](store::RunWriter& w, int64_t i) { w.add(host_event(i)); });
-      });
-  // Experiment: host_events clustered by (run_id, kind, seq) in a WITHOUT ROWID table.
-  double clustered_s =
-      run_case(fresh(dir, "ceiling_clustered.db"), rows, [](store::Database& db, int64_t n) {
-        db.exec(R"sql(CREATE TABLE he(
-  run_id INTEGER NOT NULL, rank INTEGER NOT NULL DEFAULT 0, kind TEXT NOT NULL,
-  name TEXT NOT NULL, pid INTEGER, tid INTEGER, start_ns INTEGER NOT NULL,
-  dur_ns INTEGER NOT NULL, external_id INTEGER, correlation INTEGER,
-  input_dims TEXT, input_types TEXT, args TEXT, seq INTEGER NOT NULL,
-  PRIMARY KEY(run_id, kind, seq)) WITHOUT ROWID)sql");
-        store::Transaction txn(db);
-        auto st =
-            db.prepare("INSERT INTO he VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14)");
-        for (int64_t i = 0; i < n; ++i) {
-          auto e = host_event(i);
-          st.bind(1, int64_t{1}).bind(2, e.rank).bind_static(3, e.kind).bind_static(4, e.name);
-          st.bind(5, e.pid).bind(6, e.tid).bind(7, e.start_ns).bind(8, e.dur_ns);
-          st.bind(9, e.external_id).bind(10, e.correlation);
-          if (e.input_dims)
-            st.bind_static(11, *e.input_dims);
-          else
-            st.bind_null(11);
-          st.bind_null(12).bind_null(13).bind(14, i);
-          st.run();
-        }
-        txn.commit();
-      });
+  double rows_s = run_case(fresh(dir, "ceiling_rows.db"), rows,
+                           [](store::Database& db, int64_t n) { row_fill(db, n, true); });
+  double rows_noidx_s = run_case(fresh(dir, "ceiling_rows_noidx.db"), rows,
+                                 [](store::Database& db, int64_t n) { row_fill(db, n, false); });
   double op_s = run_case(fresh(dir, "ceiling_op.db"), rows, [](store::Database& db, int64_t n) {
     writer_fill(db, n, [](store::RunWriter& w, int64_t i) { w.add(op_task(i)); });
   });
@@ -142,12 +141,12 @@ int main(int argc, char** argv) {
   };
   std::printf("%lld rows per case, stores in %s\n", static_cast<long long>(rows), dir.c_str());
   line("floor: 3 columns, no index", floor_s);
-  line("host_events via RunWriter, no (run_id, kind) index", host_noidx_s);
-  line("host_events via RunWriter (13 columns, indexed)", host_s);
-  line("host_events clustered (run_id, kind, seq), no rowid", clustered_s);
+  line("host events as rows (13 columns), no index", rows_noidx_s);
+  line("host events as rows (13 columns, (run_id, kind) index)", rows_s);
+  line("host events via RunWriter (column blocks)", host_s);
   line("op_tasks via RunWriter (36 columns, indexed)", op_s);
-  for (const char* name : {"ceiling_floor.db", "ceiling_host.db", "ceiling_host_noidx.db",
-                           "ceiling_op.db", "ceiling_clustered.db"})
+  for (const char* name : {"ceiling_floor.db", "ceiling_host.db", "ceiling_rows.db",
+                           "ceiling_rows_noidx.db", "ceiling_op.db"})
     for (const char* suffix : {"", "-wal", "-shm"}) fs::remove((dir / name).string() + suffix);
   return 0;
 }

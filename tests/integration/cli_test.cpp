@@ -252,3 +252,31 @@ TEST_CASE("a PROF_* folder (msprof layout) is one run with ops, steps, timeline 
     CHECK(any_subject(findings(report, "aicpu"), "trans_Cast_5"));
   }
 }
+
+TEST_CASE("query reads a store, event tables included, and never writes") {
+  TempDir dir;
+  auto store = (dir.path() / "s.db").string();
+  auto trace = dir.write("t.pt.trace.json", R"({"traceEvents": [
+    {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 2, "ts": 10, "dur": 5,
+     "args": {"External id": 7}},
+    {"ph": "X", "cat": "kernel", "name": "sgemm\tv2", "pid": 0, "tid": 7, "ts": 12, "dur": 3,
+     "args": {"External id": 7, "correlation": 9, "device": 0, "stream": 7}},
+    {"ph": "X", "cat": "kernel", "name": "sgemm\tv2", "pid": 0, "tid": 7, "ts": 16, "dur": 2,
+     "args": {"External id": 7, "correlation": 10, "device": 0, "stream": 7}}
+  ]})");
+  REQUIRE(run_command("ingest", {trace.string(), "--store", store}).code == 0);
+  auto r = run_command("query", {"--store", store,
+                                 "SELECT name, count(*) AS n, sum(dur_ns) AS ns FROM device_events "
+                                 "WHERE kind = 'kernel' GROUP BY name"});
+  INFO(r.err);
+  CHECK(r.code == 0);
+  CHECK(r.out == "name\tn\tns\nsgemm\\tv2\t2\t5000\n");  // a tab inside a value is escaped
+  auto w = run_command("query", {"--store", store, "DELETE FROM runs"});
+  CHECK(w.code == 1);
+  CHECK_THAT(w.err, Catch::Contains("readonly"));
+  CHECK(count_rows(store, "runs") == 1);
+  auto bad = run_command("query", {"--store", store, "SELECT nope FROM runs"});
+  CHECK(bad.code == 1);
+  CHECK_THAT(bad.err, Catch::Contains("nope"));
+  CHECK(run_command("query", {"SELECT 1"}).code == 2);  // --store is required
+}
