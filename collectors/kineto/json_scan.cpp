@@ -9,33 +9,69 @@
 namespace perfsage::collectors::kineto {
 namespace {
 
-// Byte classes for the two hot loops: inside a string and between tokens.
 constexpr std::array<bool, 256> make_table(std::string_view chars) {
   std::array<bool, 256> t{};
   for (char c : chars) t[static_cast<unsigned char>(c)] = true;
   return t;
 }
-constexpr auto kStringStop = make_table("\"\\\n");
-constexpr auto kStructural = make_table("\"{}[]");
 constexpr auto kScalarEnd = make_table(",]}: \t\r\n");
+constexpr auto kInteresting = make_table("\"\\\n{}[]");
 
-// Advances `i` to the first byte of class `table` (one of `chars`, at most 5 of them), 16 bytes
-// at a time with SSE2 where available; the scalar loop finishes the tail.
-template <char... Chars>
-size_t find_class(std::string_view t, size_t i, size_t n, const std::array<bool, 256>& table) {
-#if defined(__SSE2__)
-  while (i + 16 <= n) {
-    __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(t.data() + i));
-    __m128i hit = _mm_setzero_si128();
-    ((hit = _mm_or_si128(hit, _mm_cmpeq_epi8(v, _mm_set1_epi8(Chars)))), ...);
-    int mask = _mm_movemask_epi8(hit);
-    if (mask != 0) return i + static_cast<size_t>(__builtin_ctz(static_cast<unsigned>(mask)));
-    i += 16;
+// The positions of the bytes the scanner acts on (quotes, backslashes, raw newlines, brackets)
+// in text[0, n), found 64 bytes at a time as a bit mask: the scanner then visits only those
+// bytes instead of testing every byte of every string. Positions are asked for in increasing
+// order, so each 64-byte block is classified once.
+class Structurals {
+ public:
+  Structurals(std::string_view t, size_t n) : t_(t.data()), n_(n) {}
+  const char* text() const { return t_; }
+  size_t size() const { return n_; }
+
+  // The first interesting position at or after `pos`, or n when there is none.
+  size_t next(size_t pos) {
+    while (pos < n_) {
+      size_t block = pos & ~size_t{63};
+      if (block != block_) {
+        block_ = block;
+        bits_ = classify(block);
+      }
+      uint64_t m = bits_ & (~uint64_t{0} << (pos - block));
+      if (m != 0) return block + static_cast<size_t>(__builtin_ctzll(m));
+      pos = block + 64;
+    }
+    return n_;
   }
+
+ private:
+  uint64_t classify(size_t block) const {
+    uint64_t bits = 0;
+    size_t i = 0;
+#if defined(__SSE2__)
+    if (block + 64 <= n_) {
+      for (; i < 64; i += 16) {
+        __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(t_ + block + i));
+        __m128i hit = _mm_cmpeq_epi8(v, _mm_set1_epi8('"'));
+        hit = _mm_or_si128(hit, _mm_cmpeq_epi8(v, _mm_set1_epi8('\\')));
+        hit = _mm_or_si128(hit, _mm_cmpeq_epi8(v, _mm_set1_epi8('\n')));
+        hit = _mm_or_si128(hit, _mm_cmpeq_epi8(v, _mm_set1_epi8('{')));
+        hit = _mm_or_si128(hit, _mm_cmpeq_epi8(v, _mm_set1_epi8('}')));
+        hit = _mm_or_si128(hit, _mm_cmpeq_epi8(v, _mm_set1_epi8('[')));
+        hit = _mm_or_si128(hit, _mm_cmpeq_epi8(v, _mm_set1_epi8(']')));
+        bits |= static_cast<uint64_t>(static_cast<uint16_t>(_mm_movemask_epi8(hit))) << i;
+      }
+      return bits;
+    }
 #endif
-  while (i < n && !table[static_cast<unsigned char>(t[i])]) ++i;
-  return i;
-}
+    for (; i < 64 && block + i < n_; ++i)
+      if (kInteresting[static_cast<unsigned char>(t_[block + i])]) bits |= uint64_t{1} << i;
+    return bits;
+  }
+
+  const char* t_;
+  size_t n_;
+  size_t block_ = kNoPos;
+  uint64_t bits_ = 0;
+};
 
 bool is_ws(char c) {
   return c == ' ' || c == '\t' || c == '\n' || c == '\r';
@@ -50,9 +86,11 @@ size_t skip_ws(std::string_view t, size_t i, size_t n) {
 // not followed by a token separator is taken as an unescaped quote inside the string, as
 // written by some PyTorch versions. A raw newline ends the string (JSON forbids it there) so a
 // broken line cannot swallow the following events.
-size_t skip_string(std::string_view t, size_t i, size_t n) {
+size_t skip_string(Structurals& s, size_t i) {
+  const char* t = s.text();
+  const size_t n = s.size();
   for (;;) {
-    i = find_class<'"', '\\', '\n'>(t, i, n, kStringStop);
+    i = s.next(i);
     if (i >= n) return kNoPos;
     char c = t[i];
     if (c == '\\') {
@@ -60,6 +98,10 @@ size_t skip_string(std::string_view t, size_t i, size_t n) {
       continue;
     }
     if (c == '\n') return i;
+    if (c != '"') {  // a bracket inside the string
+      ++i;
+      continue;
+    }
     size_t j = i + 1;
     while (j < n && (t[j] == ' ' || t[j] == '\t' || t[j] == '\r')) ++j;
     if (j >= n) return i + 1;
@@ -69,32 +111,36 @@ size_t skip_string(std::string_view t, size_t i, size_t n) {
   }
 }
 
-size_t skip_container(std::string_view t, size_t i, size_t n) {
+size_t skip_container(Structurals& s, size_t i) {
+  const char* t = s.text();
+  const size_t n = s.size();
   int depth = 0;
   while (i < n) {
-    i = find_class<'"', '{', '}', '[', ']'>(t, i, n, kStructural);
+    i = s.next(i);
     if (i >= n) break;
     char c = t[i];
     if (c == '"') {
-      i = skip_string(t, i + 1, n);
+      i = skip_string(s, i + 1);
       if (i == kNoPos) return kNoPos;
       continue;
     }
     if (c == '{' || c == '[') {
       ++depth;
-    } else if (--depth == 0) {
-      return i + 1;
+    } else if (c == '}' || c == ']') {
+      if (--depth == 0) return i + 1;
     }
-    ++i;
+    ++i;  // also past a backslash or newline between tokens, which only strings care about
   }
   return kNoPos;
 }
 
-size_t skip_value_n(std::string_view t, size_t i, size_t n) {
+size_t skip_value_n(Structurals& s, size_t i) {
+  const char* t = s.text();
+  const size_t n = s.size();
   if (i >= n) return kNoPos;
   char c = t[i];
-  if (c == '{' || c == '[') return skip_container(t, i, n);
-  if (c == '"') return skip_string(t, i + 1, n);
+  if (c == '{' || c == '[') return skip_container(s, i);
+  if (c == '"') return skip_string(s, i + 1);
   while (i < n && !kScalarEnd[static_cast<unsigned char>(t[i])]) ++i;
   return i;
 }
@@ -103,14 +149,15 @@ size_t skip_value_n(std::string_view t, size_t i, size_t n) {
 // Returns the position after the closing ']' or kNoPos when the text ended first; `tail`
 // receives an element cut off by the end.
 template <typename F>
-size_t scan_elements(std::string_view t, size_t i, size_t n, std::optional<Span>& tail,
-                     F&& on_element) {
+size_t scan_elements(Structurals& s, size_t i, std::optional<Span>& tail, F&& on_element) {
+  const char* t = s.text();
+  const size_t n = s.size();
   for (;;) {
     while (i < n && (is_ws(t[i]) || t[i] == ',')) ++i;
     if (i >= n) return kNoPos;
     if (t[i] == ']') return i + 1;
     size_t start = i;
-    size_t end = skip_value_n(t, i, n);
+    size_t end = skip_value_n(s, i);
     if (end == kNoPos) {
       tail = Span{start, n};
       return kNoPos;
@@ -124,12 +171,14 @@ size_t scan_elements(std::string_view t, size_t i, size_t n, std::optional<Span>
 }  // namespace
 
 size_t skip_value(std::string_view text, size_t pos) {
-  return skip_value_n(text, pos, text.size());
+  Structurals s(text, text.size());
+  return skip_value_n(s, pos);
 }
 
 void split_elements(std::string_view text, Span span, std::vector<Span>& out) {
   std::optional<Span> tail;
-  scan_elements(text, span.begin, span.end, tail, [&](Span s) { out.push_back(s); });
+  Structurals s(text, span.end);
+  scan_elements(s, span.begin, tail, [&](Span e) { out.push_back(e); });
   if (tail) out.push_back(*tail);
 }
 
@@ -138,6 +187,7 @@ TraceLayout scan_document(std::string_view t, size_t chunk_bytes,
                           const std::function<void(Span)>& on_chunk, bool head_only) {
   TraceLayout layout;
   const size_t n = t.size();
+  Structurals s(t, n);
   Span chunk{kNoPos, kNoPos};
   auto on_element = [&](Span s) {
     ++layout.elements;
@@ -168,7 +218,7 @@ TraceLayout scan_document(std::string_view t, size_t chunk_bytes,
     if (head_only) return layout;
     layout.object_form = false;
     layout.has_events = true;
-    size_t end = scan_elements(t, i + 1, n, layout.truncated_tail, on_element);
+    size_t end = scan_elements(s, i + 1, layout.truncated_tail, on_element);
     flush();
     // The Chrome array form allows the closing ']' to be missing.
     layout.closed = end != kNoPos;
@@ -194,7 +244,7 @@ TraceLayout scan_document(std::string_view t, size_t chunk_bytes,
       layout.error = {i, "a quoted key in the top-level object"};
       break;
     }
-    size_t key_end = skip_string(t, i + 1, n);
+    size_t key_end = skip_string(s, i + 1);
     if (key_end == kNoPos || key_end < i + 2) {
       layout.closed = false;
       break;
@@ -213,7 +263,7 @@ TraceLayout scan_document(std::string_view t, size_t chunk_bytes,
     if (key == "traceEvents" && i < n && t[i] == '[') {
       if (head_only) return layout;
       layout.has_events = true;
-      size_t end = scan_elements(t, i + 1, n, layout.truncated_tail, on_element);
+      size_t end = scan_elements(s, i + 1, layout.truncated_tail, on_element);
       flush();
       if (end == kNoPos) {
         layout.closed = false;
@@ -222,7 +272,7 @@ TraceLayout scan_document(std::string_view t, size_t chunk_bytes,
       i = end;
       continue;
     }
-    size_t end = skip_value_n(t, i, n);
+    size_t end = skip_value_n(s, i);
     if (end == kNoPos) {
       layout.closed = false;
       break;
@@ -249,6 +299,7 @@ std::vector<std::pair<std::string, Span>> guess_tail_keys(std::string_view t,
   std::vector<std::pair<std::string, Span>> out;
   const size_t n = t.size();
   const size_t from = n > window ? n - window : 0;
+  Structurals s(t, n);
   for (const auto& name : names) {
     std::string quoted = "\"" + name + "\"";
     size_t at = t.substr(from).rfind(quoted);
@@ -257,7 +308,7 @@ std::vector<std::pair<std::string, Span>> guess_tail_keys(std::string_view t,
     size_t i = skip_ws(t, at + quoted.size(), n);
     if (i >= n || t[i] != ':') continue;
     i = skip_ws(t, i + 1, n);
-    size_t end = skip_value_n(t, i, n);
+    size_t end = skip_value_n(s, i);
     if (end == kNoPos || end == i) continue;
     out.emplace_back(name, Span{i, end});
   }

@@ -22,8 +22,10 @@ TraceBuffer::TraceBuffer(const std::filesystem::path& path) {
     size_t size = std::filesystem::file_size(path, ec);
     if (!ec && size > 0) {
       // Private and writable: the few bytes the parser brackets are copied on write, the file
-      // is never modified.
-      void* m = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+      // is never modified. Not MAP_POPULATE: on a writable private mapping it pre-faults for
+      // writing, i.e. copies every page of the file into anonymous memory (measured: 1.4 s
+      // per GB on this VM, against 0.45 s for faulting the file's own pages in as they are read).
+      void* m = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
       if (m != MAP_FAILED) {
         map_ = m;
         map_len_ = size;
