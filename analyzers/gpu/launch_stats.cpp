@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "analyzers/core/name_totals.h"
 #include "analyzers/gpu/gpu_analysis.h"
 #include "store/bind.h"
 
@@ -38,15 +39,15 @@ void compute_launch_stats(store::Database& db, int64_t run, const GpuAnalysisOpt
   for (int64_t rank : ranks) {
     int64_t launches = 0, launch_ns = 0, slow = 0, sync_calls = 0, sync_ns = 0;
     int64_t device_sync = 0, stream_sync = 0, event_sync = 0, wait_event = 0;
-    // Aggregated per API name in SQL, classified per name here: a few dozen names instead of
+    // Aggregated per API name, classified per name here: a few dozen names instead of
     // millions of calls.
     auto host = db.prepare(
-        "SELECT name, count(*), sum(dur_ns), sum(dur_ns > ?3) FROM host_events "
-        "WHERE run_id=?1 AND rank=?2 AND kind IN ('runtime','driver') GROUP BY name");
-    host.bind(1, run).bind(2, rank).bind(3, opt.slow_launch_ns);
-    while (host.step()) {
-      std::string name = host.text(0);
-      int64_t calls = host.int64(1), dur = host.int64(2), slow_calls = host.int64(3);
+        "SELECT name, dur_ns FROM host_events "
+        "WHERE run_id=?1 AND rank=?2 AND kind IN ('runtime','driver')");
+    host.bind(1, run).bind(2, rank);
+    for (const auto& api : totals_by_name(host, opt.slow_launch_ns)) {
+      const std::string& name = api.name;
+      int64_t calls = api.count, dur = api.dur_ns, slow_calls = api.over;
       if (is_launch(name)) {
         launches += calls;
         launch_ns += dur;

@@ -5,6 +5,7 @@
 #include <optional>
 #include <tuple>
 
+#include "analyzers/core/name_totals.h"
 #include "analyzers/roofline/activation.h"
 #include "analyzers/roofline/flop_model.h"
 
@@ -240,22 +241,31 @@ FROM inst GROUP BY name, dims, types ORDER BY sum(dur_ns) DESC LIMIT 100000)sql"
   // why it has no roofline instead of saying nothing.
   auto un = db.prepare(R"sql(
 WITH o AS (SELECT DISTINCT external_id FROM host_events
-           WHERE run_id = ?1 AND kind = 'cpu_op' AND external_id IS NOT NULL),
-all_k AS (SELECT sum(dur_ns) AS ns FROM device_events WHERE run_id = ?1 AND kind = 'kernel')
-SELECT k.name, count(*), sum(k.dur_ns) / 1000.0, (SELECT ns FROM all_k) / 1000.0
-FROM device_events k WHERE k.run_id = ?1 AND k.kind = 'kernel'
-  AND (k.external_id IS NULL OR k.external_id NOT IN (SELECT external_id FROM o))
-GROUP BY k.name ORDER BY sum(k.dur_ns) DESC LIMIT 100000)sql");
+           WHERE run_id = ?1 AND kind = 'cpu_op'
+             AND external_id IN (SELECT external_id FROM device_events
+                                 WHERE run_id = ?1 AND kind = 'kernel'))
+SELECT k.name, k.dur_ns FROM device_events k WHERE k.run_id = ?1 AND k.kind = 'kernel'
+  AND (k.external_id IS NULL OR k.external_id NOT IN (SELECT external_id FROM o)))sql");
   un.bind(1, run_id);
-  while (un.step()) {
+  auto unlinked = totals_by_name(un);
+  if (unlinked.size() > 100000) unlinked.resize(100000);
+  double all_kernel_us = 0;
+  if (!unlinked.empty()) {
+    auto all =
+        db.prepare("SELECT total(dur_ns) FROM device_events WHERE run_id = ?1 AND kind = 'kernel'");
+    all.bind(1, run_id);
+    all.step();
+    all_kernel_us = all.real(0) / 1e3;
+  }
+  for (const auto& k : unlinked) {
     Row r;
     r.scope = "kernel";
-    r.name = r.kernel = un.text(0);
+    r.name = r.kernel = k.name;
     r.type = "kernel";
     r.core_type = "GPU";
-    r.count = un.int64(1);
-    r.total_us = un.real(2);
-    r.share = un.real(3) > 0 ? r.total_us / un.real(3) : 0;
+    r.count = k.count;
+    r.total_us = static_cast<double>(k.dur_ns) / 1e3;
+    r.share = all_kernel_us > 0 ? r.total_us / all_kernel_us : 0;
     r.reason =
         "device kernel not linked to a framework op with input shapes (PyTorch profiler: "
         "record_shapes=True)";

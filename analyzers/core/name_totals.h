@@ -1,0 +1,54 @@
+// Per-name totals of (name, dur_ns) rows, summed in a hash map. SQLite answers GROUP BY by
+// sorting every row; over millions of events with long names (CUDA kernel names run to hundreds
+// of bytes) that sort dominated several analyzers, while the distinct names are a few hundred.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "store/database.h"
+
+namespace perfsage::analyzers {
+
+struct NameTotal {
+  std::string name;
+  int64_t count = 0;
+  int64_t dur_ns = 0;
+  int64_t over = 0;  // rows longer than the threshold
+};
+
+// Steps `rows` (column 0: name, column 1: dur_ns) to the end; returns one total per name,
+// longest total first (ties by name, so the order does not depend on the hash).
+inline std::vector<NameTotal> totals_by_name(
+    store::Statement& rows, int64_t over_ns = std::numeric_limits<int64_t>::max()) {
+  struct Hash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  std::unordered_map<std::string, NameTotal, Hash, std::equal_to<>> by_name;
+  while (rows.step()) {
+    std::string_view name = rows.text_view(0);
+    auto it = by_name.find(name);
+    if (it == by_name.end())
+      it = by_name.emplace(std::string(name), NameTotal{std::string(name)}).first;
+    int64_t dur = rows.int64(1);
+    ++it->second.count;
+    it->second.dur_ns += dur;
+    if (dur > over_ns) ++it->second.over;
+  }
+  std::vector<NameTotal> out;
+  out.reserve(by_name.size());
+  for (auto& [_, t] : by_name) out.push_back(std::move(t));
+  std::sort(out.begin(), out.end(), [](const NameTotal& a, const NameTotal& b) {
+    return a.dur_ns != b.dur_ns ? a.dur_ns > b.dur_ns : a.name < b.name;
+  });
+  return out;
+}
+
+}  // namespace perfsage::analyzers
