@@ -12,9 +12,15 @@ namespace perfsage::store {
 
 namespace detail {
 // Text is bound without a copy: insert() runs the statement before its arguments go away.
-inline void bind_one(Statement& st, int i, const std::string& v) { st.bind_static(i, v); }
-inline void bind_one(Statement& st, int i, std::string_view v) { st.bind_static(i, v); }
-inline void bind_one(Statement& st, int i, const char* v) { st.bind_static(i, v); }
+inline void bind_one(Statement& st, int i, const std::string& v) {
+  st.bind_static(i, v);
+}
+inline void bind_one(Statement& st, int i, std::string_view v) {
+  st.bind_static(i, v);
+}
+inline void bind_one(Statement& st, int i, const char* v) {
+  st.bind_static(i, v);
+}
 inline void bind_one(Statement& st, int i, const std::optional<std::string>& v) {
   if (v) {
     st.bind_static(i, *v);

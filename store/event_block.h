@@ -53,6 +53,13 @@ class EventBlockBuilder {
   void set_text(int col, std::string_view v);
   void set_null(int col);
   void end_row() { ++rows_; }
+  // Widens the block's time span, [min start, max end], stored beside the block.
+  void note_span(int64_t start_ns, int64_t end_ns) {
+    if (rows_ == 0 || start_ns < min_start_) min_start_ = start_ns;
+    if (rows_ == 0 || end_ns > max_end_) max_end_ = end_ns;
+  }
+  int64_t min_start() const { return min_start_; }
+  int64_t max_end() const { return max_end_; }
 
   size_t rows() const { return rows_; }
   size_t bytes() const { return bytes_; }  // payload held so far, a flush trigger
@@ -77,6 +84,7 @@ class EventBlockBuilder {
   std::vector<Column> cols_;
   size_t rows_ = 0;
   size_t bytes_ = 0;
+  int64_t min_start_ = 0, max_end_ = 0;
 };
 
 // A decoded view of one serialised block; columns are decoded on first use. Text values point

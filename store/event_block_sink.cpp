@@ -3,6 +3,11 @@
 namespace perfsage::store {
 namespace {
 
+// start + dur without signed overflow on absurd values (SQLite itself would turn it into a REAL).
+int64_t end_of(int64_t start, int64_t dur) {
+  return static_cast<int64_t>(static_cast<uint64_t>(start) + static_cast<uint64_t>(dur));
+}
+
 void put(EventBlockBuilder& b, int col, const OptInt& v) {
   if (v) {
     b.set_int(col, *v);
@@ -28,7 +33,7 @@ void put(EventBlockBuilder& b, int col, const OptText& v) {
 }  // namespace
 
 EventBlockSink::EventBlockSink(Database& db)
-    : db_(db), insert_(db.prepare("INSERT INTO event_blocks VALUES(?1,?2,?3,?4,?5,?6)")) {}
+    : db_(db), insert_(db.prepare("INSERT INTO event_blocks VALUES(?1,?2,?3,?4,?5,?6,?7,?8)")) {}
 
 EventBlockBuilder& EventBlockSink::builder(const EventSchema& schema, int64_t run_id,
                                            const std::string& kind) {
@@ -52,6 +57,7 @@ void EventBlockSink::row_done(const Key& key, EventBlockBuilder& b) {
 
 void EventBlockSink::add(int64_t run_id, const HostEvent& e) {
   auto& b = builder(host_event_schema(), run_id, e.kind);
+  b.note_span(e.start_ns, end_of(e.start_ns, e.dur_ns));
   b.set_int(1, e.rank);
   b.set_text(3, e.name);
   put(b, 4, e.pid);
@@ -68,6 +74,7 @@ void EventBlockSink::add(int64_t run_id, const HostEvent& e) {
 
 void EventBlockSink::add(int64_t run_id, const DeviceEvent& e) {
   auto& b = builder(device_event_schema(), run_id, e.kind);
+  b.note_span(e.start_ns, end_of(e.start_ns, e.dur_ns));
   b.set_int(1, e.rank);
   b.set_text(3, e.name);
   put(b, 4, e.device);
@@ -92,6 +99,8 @@ void EventBlockSink::add(int64_t run_id, const DeviceEvent& e) {
 
 void EventBlockSink::add_row(const EventSchema& schema, Statement& row) {
   auto& b = builder(schema, row.int64(kRunIdColumn), row.text(kKindColumn));
+  // Both event tables have start_ns and dur_ns at columns 6 and 7.
+  b.note_span(row.int64(6), end_of(row.int64(6), row.int64(7)));
   for (int col = 0; col < static_cast<int>(schema.columns.size()); ++col) {
     if (is_key_column(col)) continue;
     if (row.is_null(col)) {
@@ -115,13 +124,16 @@ void EventBlockSink::add_row(const EventSchema& schema, Statement& row) {
 
 void EventBlockSink::write(const Key& key, EventBlockBuilder& b) {
   size_t rows = b.rows();
+  int64_t lo = b.min_start(), hi = b.max_end();
   std::string data = b.finish();
   insert_.bind(1, std::get<1>(key))
       .bind_static(2, std::get<0>(key)->table)
       .bind_static(3, std::get<2>(key))
       .bind(4, ++seq_)
       .bind(5, static_cast<int64_t>(rows))
-      .bind_blob_static(6, data);
+      .bind(6, lo)
+      .bind(7, hi)
+      .bind_blob_static(8, data);
   insert_.run();
 }
 

@@ -8,11 +8,21 @@ void append_json_string(std::string& out, std::string_view s) {
   out.push_back('"');
   for (unsigned char c : s) {
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
       default:
         if (c < 0x20) {
           char buf[8];
@@ -60,16 +70,24 @@ std::vector<std::string> parse_json_string_array(std::string_view t) {
       if (t[i] == '\\' && i + 1 < t.size()) {
         char e = t[++i];
         switch (e) {
-          case 'n': s.push_back('\n'); break;
-          case 'r': s.push_back('\r'); break;
-          case 't': s.push_back('\t'); break;
+          case 'n':
+            s.push_back('\n');
+            break;
+          case 'r':
+            s.push_back('\r');
+            break;
+          case 't':
+            s.push_back('\t');
+            break;
           case 'u':
             if (i + 4 < t.size()) {
-              s.push_back(static_cast<char>(std::stoi(std::string(t.substr(i + 1, 4)), nullptr, 16)));
+              s.push_back(
+                  static_cast<char>(std::stoi(std::string(t.substr(i + 1, 4)), nullptr, 16)));
               i += 4;
             }
             break;
-          default: s.push_back(e);
+          default:
+            s.push_back(e);
         }
       } else {
         s.push_back(t[i]);

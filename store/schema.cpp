@@ -214,10 +214,12 @@ CREATE VIEW recorded_steps AS SELECT * FROM steps WHERE source != 'gpu_breakdown
 )sql",
     // 8: raw host and device events move to column blocks (store/event_block.h), read through
     // the host_events / device_events virtual tables; convert_event_tables() moves the rows.
+    // Each block records its events' earliest start and latest end, so a run's time span is
+    // read from the blocks without decoding them.
     R"sql(
 CREATE TABLE event_blocks(
   run_id INTEGER NOT NULL, side TEXT NOT NULL, kind TEXT NOT NULL, seq INTEGER NOT NULL,
-  rows INTEGER NOT NULL, data BLOB NOT NULL);
+  rows INTEGER NOT NULL, min_start_ns INTEGER, max_end_ns INTEGER, data BLOB NOT NULL);
 CREATE INDEX event_blocks_key ON event_blocks(side, run_id, kind, seq);
 )sql",
 };

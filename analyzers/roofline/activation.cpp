@@ -1,9 +1,11 @@
 #include "analyzers/roofline/activation.h"
 
+#include <algorithm>
 #include <cctype>
 #include <deque>
 #include <map>
 #include <string_view>
+#include <tuple>
 #include <unordered_map>
 
 namespace perfsage::analyzers::roofline {
@@ -140,30 +142,44 @@ void compute_activation_patterns(store::Database& db, int64_t run_id) {
     }
     scan(seq, found, "ops");
   }
-  // Kineto CPU ops per thread, with the GPU time of their kernels when linked.
+  // Kineto CPU ops per thread, with the GPU time of their kernels when linked. Sorted here,
+  // not by ORDER BY: SQLite's sorter copies every row with its name (a million rows per GB of
+  // trace); this sorts 32-byte entries pointing at interned names.
   {
     auto st = db.prepare(R"sql(
 WITH kt AS (SELECT external_id, sum(dur_ns) AS ns FROM device_events
             WHERE run_id = ?1 AND kind = 'kernel' AND external_id IS NOT NULL GROUP BY external_id)
-SELECT h.rank, coalesce(h.tid, 0), h.name, coalesce(kt.ns, h.dur_ns)
+SELECT h.rank, coalesce(h.tid, 0), h.start_ns, h.name, coalesce(kt.ns, h.dur_ns)
 FROM host_events h LEFT JOIN kt ON kt.external_id = h.external_id
-WHERE h.run_id = ?1 AND h.kind = 'cpu_op' ORDER BY h.rank, 2, h.start_ns)sql");
+WHERE h.run_id = ?1 AND h.kind = 'cpu_op')sql");
     st.bind(1, run_id);
+    struct CpuOp {
+      int64_t rank, tid, start;
+      const Names::Entry* op;
+      double us;
+    };
+    std::vector<CpuOp> ops;
+    while (st.step()) {
+      ops.push_back({st.int64(0), st.int64(1), st.int64(2), &names.get(st.text_view(3)),
+                     static_cast<double>(st.int64(4)) / 1000.0});
+    }
+    std::stable_sort(ops.begin(), ops.end(), [](const CpuOp& a, const CpuOp& b) {
+      return std::tie(a.rank, a.tid, a.start) < std::tie(b.rank, b.tid, b.start);
+    });
     std::vector<Op> seq;
     std::pair<int64_t, int64_t> key{-2, -2};
-    while (st.step()) {
-      std::pair<int64_t, int64_t> k{st.int64(0), st.int64(1)};
+    for (const auto& c : ops) {
+      std::pair<int64_t, int64_t> k{c.rank, c.tid};
       if (k != key) {
         scan(seq, found, "cpu_ops");
         seq.clear();
         key = k;
       }
-      const auto& op = names.get(st.text_view(2));
+      const auto& op = *c.op;
       if (op.helper) continue;
       // Nested calls (aten::mul inside aten::mul_) repeat the type; keep the outer one.
-      if (!seq.empty() && *seq.back().type == op.type && st.int64(3) / 1000.0 <= seq.back().us)
-        continue;
-      seq.push_back({&op.type, &op.name, st.int64(3) / 1000.0});
+      if (!seq.empty() && *seq.back().type == op.type && c.us <= seq.back().us) continue;
+      seq.push_back({&op.type, &op.name, c.us});
     }
     scan(seq, found, "cpu_ops");
   }

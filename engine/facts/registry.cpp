@@ -10,13 +10,13 @@ namespace perfsage::engine::facts {
 namespace {
 
 // Shared CTEs: the run's wall span and the reference time shares of host-side time use
-// (total step time when steps exist, else the wall span).
+// (total step time when steps exist, else the wall span). Host and device events' span comes
+// from their blocks' recorded bounds: no event is decoded.
 constexpr std::string_view kCommon = R"sql(
-span AS (
+span AS MATERIALIZED (
   SELECT min(s) AS s, max(e) AS e FROM (
-    SELECT min(start_ns) AS s, max(start_ns + dur_ns) AS e FROM host_events WHERE run_id = ?1
-    UNION ALL
-    SELECT min(start_ns), max(start_ns + dur_ns) FROM device_events WHERE run_id = ?1
+    SELECT min(min_start_ns) AS s, max(max_end_ns) AS e FROM event_blocks
+    WHERE side IN ('host_events', 'device_events') AND run_id = ?1
     UNION ALL
     SELECT min(start_ns), max(start_ns + dur_ns) FROM op_tasks WHERE run_id = ?1)),
 steptotal AS (

@@ -241,6 +241,8 @@ INSERT INTO device_events VALUES(RUN, 1, 'kernel', 'sgemm', 0, 7, 20, 4, 9, 7, '
                 "('host_events', 'device_events')") == 0);
   CHECK(one_int(db, "SELECT count(*) FROM host_events WHERE run_id = ?1", run) == 2);
   CHECK(one_int(db, "SELECT correlation FROM host_events WHERE kind = 'runtime'") == 9);
+  CHECK(one_int(db, "SELECT min(min_start_ns) FROM event_blocks") == 10);
+  CHECK(one_int(db, "SELECT max(max_end_ns) FROM event_blocks") == 24);
   auto st = db.prepare("SELECT name, rank, registers, occupancy, grid FROM device_events");
   REQUIRE(st.step());
   CHECK(st.text(0) == "sgemm");
@@ -261,4 +263,20 @@ TEST_CASE("read-only connections see the event tables") {
   }
   auto reader = Database::open_reader(path);
   CHECK(one_int(*reader, "SELECT count(*) FROM host_events") == 5);
+}
+
+TEST_CASE("each block records the time span of its events") {
+  Database db(":memory:");
+  RunWriter w(db, header());
+  const int64_t n = static_cast<int64_t>(EventBlockSink::kBlockRows) * 2 + 5;
+  for (int64_t i = 0; i < n; ++i) w.add(host("cpu_op", n - i));  // starts descending
+  w.commit();
+  CHECK(one_int(db, "SELECT count(*) FROM event_blocks") == 3);
+  CHECK(one_int(db, "SELECT min(min_start_ns) FROM event_blocks") ==
+        one_int(db, "SELECT min(start_ns) FROM host_events"));
+  CHECK(one_int(db, "SELECT max(max_end_ns) FROM event_blocks") ==
+        one_int(db, "SELECT max(start_ns + dur_ns) FROM host_events"));
+  // Per block too: the bounds of the first block are those of its own rows.
+  CHECK(one_int(db, "SELECT min_start_ns FROM event_blocks ORDER BY seq LIMIT 1") ==
+        host("cpu_op", n - static_cast<int64_t>(EventBlockSink::kBlockRows) + 1).start_ns);
 }
