@@ -222,6 +222,14 @@ CREATE TABLE event_blocks(
   rows INTEGER NOT NULL, min_start_ns INTEGER, max_end_ns INTEGER, data BLOB NOT NULL);
 CREATE INDEX event_blocks_key ON event_blocks(side, run_id, kind, seq);
 )sql",
+    // 9: GPU kernels per (kernel name, launching CPU op, op input types), computed once by the
+    // GPU analyzer for the gpu_kernel and tensor_core facts. NULL op: not linked to a CPU op.
+    R"sql(
+CREATE TABLE kernel_groups(
+  run_id INTEGER NOT NULL, name TEXT NOT NULL, op TEXT, types TEXT, kernels INTEGER NOT NULL,
+  dur_ns INTEGER NOT NULL, occ_ns REAL, occ_weight INTEGER, bps_sum REAL, bps_n INTEGER NOT NULL);
+CREATE INDEX kernel_groups_run ON kernel_groups(run_id);
+)sql",
 };
 
 // Rows of the version-7 event tables become blocks; the tables are dropped, so the names now

@@ -1,7 +1,7 @@
 // GPU analyzers for one run (Kineto traces): per step and rank, how the GPU time splits into
 // computation, communication, their overlap and idle time (store::Step rows with source
 // "gpu_breakdown"); per step and stream busy times (gpu_streams); kernel launch and
-// synchronisation statistics (gpu_launch_stats).
+// synchronisation statistics (gpu_launch_stats); kernels grouped by launching op (kernel_groups).
 #pragma once
 
 #include <cstdint>
@@ -23,5 +23,7 @@ void analyze_gpu_run(store::Database& db, int64_t run_id, const GpuAnalysisOptio
 // The parts, each run inside the caller's transaction.
 void compute_gpu_breakdown(store::Database& db, int64_t run_id);
 void compute_launch_stats(store::Database& db, int64_t run_id, const GpuAnalysisOptions& opt);
+// Kernels per (name, launching CPU op, op input types): kernel_groups.
+void compute_kernel_groups(store::Database& db, int64_t run_id);
 
 }  // namespace perfsage::analyzers::gpu

@@ -22,24 +22,11 @@ constexpr const char* kEligibleOp =
   OR k.op LIKE 'aten::%lstm%' OR k.op LIKE 'aten::%gru%' OR k.op LIKE 'aten::_cudnn_rnn%'))sql";
 
 std::string kernels_with_ops() {
-  // o is materialized and k is not: SQLite then probes o through an automatic index. With both
-  // materialized it joins two scans, quadratic in the trace size. o keeps only ops that launched
-  // kernels (most CPU ops launch none), which spares grouping all of them. Kernels are grouped
-  // by (name, op, op input types) before their names are classified: a run has millions of
-  // kernels but a few hundred such groups, and the name patterns are two dozen LIKEs.
-  return R"sql(k AS NOT MATERIALIZED (SELECT rank, name, dur_ns, external_id, occupancy,
-        blocks_per_sm FROM device_events WHERE run_id = ?1 AND kind = 'kernel'),
-o AS MATERIALIZED (SELECT rank, external_id, min(name) AS name, min(input_types) AS types
-      FROM host_events WHERE run_id = ?1 AND kind = 'cpu_op'
-        AND external_id IN (SELECT external_id FROM device_events
-                            WHERE run_id = ?1 AND kind = 'kernel')
-      GROUP BY rank, external_id),
-kg AS MATERIALIZED (SELECT k.name AS name, o.name AS op, o.types AS types, count(*) AS n,
-         sum(k.dur_ns) AS dur_ns, sum(k.occupancy * k.dur_ns) AS occ_ns,
-         sum(CASE WHEN k.occupancy IS NOT NULL THEN k.dur_ns END) AS occ_weight,
-         sum(k.blocks_per_sm) AS bps_sum, count(k.blocks_per_sm) AS bps_n
-       FROM k LEFT JOIN o ON o.rank = k.rank AND o.external_id = k.external_id
-       GROUP BY k.name, o.name, o.types),
+  // Kernels grouped by (name, launching op, op input types) by the GPU analyzer
+  // (analyzers/gpu/kernel_groups.cpp): a few hundred rows however many launches; the name
+  // patterns (two dozen LIKEs) are tested once per group.
+  return R"sql(kg AS (SELECT name, op, types, kernels AS n, dur_ns, occ_ns, occ_weight, bps_sum,
+         bps_n FROM kernel_groups WHERE run_id = ?1),
 ko AS (SELECT k.*, CASE WHEN )sql" +
          std::string(kTensorCoreKernel) + R"sql( THEN 1 ELSE 0 END AS tc,
          CASE WHEN k.op IS NOT NULL AND )sql" +
