@@ -14,6 +14,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "store/text_hash.h"
+
 namespace perfsage::store {
 
 enum class ColumnType : uint8_t { kInt, kReal, kText };
@@ -41,11 +43,6 @@ inline bool is_key_column(int c) {
 // Accumulates rows of one block; set every stored column of a row, then end_row().
 class EventBlockBuilder {
  public:
-  struct TextHash {
-    using is_transparent = void;
-    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
-  };
-
   explicit EventBlockBuilder(const EventSchema& schema);
 
   void set_int(int col, int64_t v);

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "store/database.h"
+#include "store/text_hash.h"
 
 namespace perfsage::analyzers {
 
@@ -27,11 +28,7 @@ struct NameTotal {
 // longest total first (ties by name, so the order does not depend on the hash).
 inline std::vector<NameTotal> totals_by_name(
     store::Statement& rows, int64_t over_ns = std::numeric_limits<int64_t>::max()) {
-  struct Hash {
-    using is_transparent = void;
-    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
-  };
-  std::unordered_map<std::string, NameTotal, Hash, std::equal_to<>> by_name;
+  std::unordered_map<std::string, NameTotal, store::TextHash, std::equal_to<>> by_name;
   while (rows.step()) {
     std::string_view name = rows.text_view(0);
     auto it = by_name.find(name);

@@ -15,6 +15,7 @@
 #include "analyzers/gpu/gpu_analysis.h"
 #include "store/bind.h"
 #include "store/records.h"
+#include "store/text_hash.h"
 
 namespace perfsage::analyzers::gpu {
 namespace {
@@ -31,11 +32,6 @@ struct OpKeyHash {
 struct Op {
   std::string name, types;
   bool has_types = false;
-};
-
-struct TextHash {
-  using is_transparent = void;
-  size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
 };
 
 struct Group {
@@ -72,7 +68,7 @@ WHERE run_id = ?1 AND kind = 'cpu_op'
   }
   // (kernel name, op name or none, op types or none) -> sums. Kernel names repeat: they are
   // interned once, and groups are keyed by pointers into the interned set.
-  std::unordered_map<std::string, int, TextHash, std::equal_to<>> kernel_names;
+  std::unordered_map<std::string, int, store::TextHash, std::equal_to<>> kernel_names;
   std::vector<const std::string*> kernel_name_of;
   std::map<std::tuple<int, const Op*>, Group> groups;
   {
