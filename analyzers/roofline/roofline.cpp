@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <optional>
+#include <string>
 #include <tuple>
 
 #include "analyzers/core/name_totals.h"
@@ -175,43 +176,103 @@ GROUP BY name, type, core_type ORDER BY sum(dur_ns) DESC LIMIT 100000)sql");
   return rows;
 }
 
-// GPU: kernels grouped by the launching CPU op instance (External id), then per
-// (op name, input dims, input types).
+// GPU ops per (op name, input dims, input types), over the op instances (rank, External id)
+// that launched kernels: instances, their kernels' summed time, the longest kernel of each
+// instance (the greatest such name per group is reported).
+struct GpuOpGroup {
+  std::string name, dims, types;
+  int64_t instances = 0, dur_ns = 0;
+  std::string kernel;
+};
+
+// Hash joins in C++: a GROUP BY over the kernels, another over the CPU ops and a third over
+// the joined instances each sorted every row in SQLite (a second per GB of trace).
+std::vector<GpuOpGroup> gpu_op_groups(store::Database& db, int64_t run_id, double& kernel_us) {
+  struct Instance {
+    int64_t dur_ns = 0, longest = -1;
+    std::string kernel;
+  };
+  std::map<std::pair<int64_t, int64_t>, Instance> instances;
+  int64_t all_ns = 0;
+  {
+    auto st = db.prepare(
+        "SELECT rank, external_id, name, dur_ns FROM device_events "
+        "WHERE run_id = ?1 AND kind = 'kernel'");
+    st.bind(1, run_id);
+    while (st.step()) {
+      int64_t dur = st.int64(3);
+      all_ns += dur;
+      if (st.is_null(1)) continue;
+      Instance& in = instances[{st.int64(0), st.int64(1)}];
+      in.dur_ns += dur;
+      if (dur > in.longest) {
+        in.longest = dur;
+        in.kernel = st.text(2);
+      }
+    }
+  }
+  kernel_us = static_cast<double>(all_ns) / 1e3;
+  struct Op {
+    std::string name;
+    std::optional<std::string> dims, types;
+  };
+  std::map<std::pair<int64_t, int64_t>, Op> ops;  // min() of each field, as SQL grouping did
+  {
+    auto st = db.prepare(R"sql(
+SELECT rank, external_id, name, input_dims, input_types FROM host_events
+WHERE run_id = ?1 AND kind = 'cpu_op'
+  AND external_id IN (SELECT external_id FROM device_events WHERE run_id = ?1 AND kind = 'kernel'))sql");
+    st.bind(1, run_id);
+    auto keep_min = [](std::optional<std::string>& have, store::Statement& row, int col) {
+      if (row.is_null(col)) return;
+      std::string_view v = row.text_view(col);
+      if (!have || v < *have) have = std::string(v);
+    };
+    while (st.step()) {
+      std::pair<int64_t, int64_t> key{st.int64(0), st.int64(1)};
+      if (!instances.count(key)) continue;
+      auto [it, fresh] = ops.try_emplace(key);
+      std::string_view name = st.text_view(2);
+      if (fresh || name < it->second.name) it->second.name = std::string(name);
+      keep_min(it->second.dims, st, 3);
+      keep_min(it->second.types, st, 4);
+    }
+  }
+  std::map<std::tuple<std::string, std::string, std::string>, GpuOpGroup> groups;
+  for (const auto& [key, op] : ops) {
+    const Instance& in = instances.at(key);
+    GpuOpGroup& g = groups[{op.name, op.dims.value_or(""), op.types.value_or("")}];
+    ++g.instances;
+    g.dur_ns += in.dur_ns;
+    if (in.kernel > g.kernel) g.kernel = in.kernel;
+  }
+  std::vector<GpuOpGroup> out;
+  out.reserve(groups.size());
+  for (auto& [key, g] : groups) {
+    std::tie(g.name, g.dims, g.types) = key;
+    out.push_back(std::move(g));
+  }
+  std::stable_sort(out.begin(), out.end(),
+                   [](const GpuOpGroup& a, const GpuOpGroup& b) { return a.dur_ns > b.dur_ns; });
+  if (out.size() > 100000) out.resize(100000);
+  return out;
+}
+
 std::vector<Row> gpu_rows(store::Database& db, int64_t run_id, const HardwareSpec& hw) {
   std::vector<Row> rows;
-  auto st = db.prepare(R"sql(
-WITH per_op AS MATERIALIZED (
-  -- One row per launching op instance; with a single max(), SQLite takes the bare `name` from
-  -- the row holding the maximum: the longest kernel, without a window sort.
-  SELECT rank, external_id, count(*) AS kernels, sum(dur_ns) AS dur_ns, name AS kernel,
-         max(dur_ns) AS longest
-  FROM device_events WHERE run_id = ?1 AND kind = 'kernel' AND external_id IS NOT NULL
-  GROUP BY rank, external_id),
-o AS (SELECT rank, external_id, min(name) AS name, min(input_dims) AS dims,
-             min(input_types) AS types
-      FROM host_events WHERE run_id = ?1 AND kind = 'cpu_op'
-        AND external_id IN (SELECT external_id FROM per_op)
-      GROUP BY rank, external_id),
-inst AS (SELECT o.name AS name, coalesce(o.dims, '') AS dims, coalesce(o.types, '') AS types,
-                p.kernels, p.dur_ns, p.kernel
-         FROM per_op p JOIN o ON o.rank = p.rank AND o.external_id = p.external_id)
-SELECT name, dims, types, count(*), sum(kernels), sum(dur_ns) / 1000.0, max(kernel),
-  (SELECT sum(dur_ns) FROM device_events WHERE run_id = ?1 AND kind = 'kernel') / 1000.0
-FROM inst GROUP BY name, dims, types ORDER BY sum(dur_ns) DESC LIMIT 100000)sql");
-  st.bind(1, run_id);
-  while (st.step()) {
+  double kernel_us = 0;
+  for (const auto& g : gpu_op_groups(db, run_id, kernel_us)) {
     Row r;
     r.scope = "gpu_op";
-    r.name = st.text(0);
+    r.name = g.name;
     r.type = r.name;
     r.core_type = "GPU";
-    r.count = st.int64(3);
-    r.total_us = st.real(5);
-    r.kernel = st.is_null(6) ? "" : st.text(6);
-    double kernel_us = st.is_null(7) ? 0 : st.real(7);
+    r.count = g.instances;
+    r.total_us = static_cast<double>(g.dur_ns) / 1e3;
+    r.kernel = g.kernel;
     r.share = kernel_us > 0 ? r.total_us / kernel_us : 0;
-    auto dims = parse_shapes(st.text(1));
-    auto types = parse_dtypes(st.text(2));
+    auto dims = parse_shapes(g.dims);
+    auto types = parse_dtypes(g.types);
     std::string first;
     for (const auto& t : types)
       if (dtype_bytes(t) > 0) {
@@ -220,7 +281,7 @@ FROM inst GROUP BY name, dims, types ORDER BY sum(dur_ns) DESC LIMIT 100000)sql"
       }
     r.precision = precision_of(first);
     std::string cls = op_class(r.type);
-    if (st.text(1).empty()) {
+    if (g.dims.empty()) {
       r.reason = "no input shapes recorded (profile with record_shapes=True)";
     } else {
       Estimate e = estimate(r.type, dims, types, {}, {});
