@@ -164,3 +164,34 @@ TEST_CASE("Kernels that straddle steps count in each step for the part inside it
                "(SELECT * FROM steps WHERE run_id=?1 AND source='gpu_breakdown' ORDER BY step)") ==
         "1:70.0:30.0 2:60.0:40.0");
 }
+
+TEST_CASE("Kernel groups: per kernel name, launching op and op types", "[gpu]") {
+  // Two launches of one op (External id 1 and 3, same name and types) are one group; an op
+  // whose External id is shared by two CPU ops takes the smaller name; a kernel without an
+  // External id, or with one no CPU op has, is a group without op.
+  const char* trace = R"J({"traceEvents": [
+  {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 0, "dur": 10, "args": {"External id": 1, "Input type": ["float", "float"]}},
+  {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 20, "dur": 10, "args": {"External id": 3, "Input type": ["float", "float"]}},
+  {"ph": "X", "cat": "cpu_op", "name": "aten::linear", "pid": 1, "tid": 1, "ts": 40, "dur": 10, "args": {"External id": 5}},
+  {"ph": "X", "cat": "cpu_op", "name": "aten::addmm", "pid": 1, "tid": 1, "ts": 41, "dur": 5, "args": {"External id": 5}},
+  {"ph": "X", "cat": "kernel", "name": "sgemm", "pid": 0, "tid": 7, "ts": 1, "dur": 4, "args": {"External id": 1, "device": 0, "stream": 7, "est. achieved occupancy %": 50}},
+  {"ph": "X", "cat": "kernel", "name": "sgemm", "pid": 0, "tid": 7, "ts": 21, "dur": 6, "args": {"External id": 3, "device": 0, "stream": 7, "est. achieved occupancy %": 25, "blocks per SM": 2.0}},
+  {"ph": "X", "cat": "kernel", "name": "sgemm", "pid": 0, "tid": 7, "ts": 42, "dur": 2, "args": {"External id": 5, "device": 0, "stream": 7}},
+  {"ph": "X", "cat": "kernel", "name": "fill", "pid": 0, "tid": 7, "ts": 50, "dur": 1, "args": {"device": 0, "stream": 7}},
+  {"ph": "X", "cat": "kernel", "name": "fill", "pid": 0, "tid": 7, "ts": 52, "dur": 1, "args": {"External id": 99, "device": 0, "stream": 7}}
+ ]})J";
+  TempDir dir;
+  auto r = kineto_ingest(dir.write("t.json", trace), collectors::Mode::strict);
+  analyze_gpu_run(*r.db, r.run);
+  CHECK(r.count("SELECT count(*) FROM kernel_groups WHERE run_id=?1") == 3);
+  CHECK(r.text("SELECT kernels || ':' || dur_ns || ':' || occ_ns || ':' || occ_weight || ':' || "
+               "bps_sum || ':' || bps_n || ':' || types FROM kernel_groups "
+               "WHERE run_id=?1 AND op = 'aten::mm'") ==
+        "2:10000:350000.0:10000:2.0:1:[\"float\",\"float\"]");
+  CHECK(
+      r.text("SELECT kernels || ':' || coalesce(occ_ns, 'null') || ':' || "
+             "coalesce(types, 'null') FROM kernel_groups WHERE run_id=?1 AND op = 'aten::addmm'") ==
+      "1:null:null");
+  CHECK(r.text("SELECT name || ':' || kernels || ':' || dur_ns FROM kernel_groups "
+               "WHERE run_id=?1 AND op IS NULL") == "fill:2:2000");
+}
