@@ -1,6 +1,8 @@
 // Kineto ingest benchmark: file -> parsed -> stored -> committed into a fresh on-disk store.
 // Prints MB/s (of uncompressed JSON), records/s and peak RSS. One configuration per process so
 // the RSS figure belongs to it. Usage: kineto_bench TRACE STORE.db [threads=1|2]
+// threads=1: everything on the calling thread; N > 1: scanner, N parsers and inserter threads.
+// PERFSAGE_BENCH_CHUNK_KB overrides the chunk size (1024 KiB by default).
 #include <spdlog/spdlog.h>
 #include <sys/resource.h>
 #include <zlib.h>
@@ -57,6 +59,9 @@ int main(int argc, char** argv) {
     collectors::CollectContext ctx(w, collectors::Mode::lenient, trace.string(), hints);
     collectors::kineto::KinetoOptions opt;
     opt.threaded = threads > 1;
+    opt.parsers = threads > 1 ? threads : 1;
+    if (const char* kb = std::getenv("PERFSAGE_BENCH_CHUNK_KB"))
+      opt.chunk_bytes = std::stoul(kb) << 10;
     collectors::kineto::KinetoCollector(opt).collect(collectors::probe_file(trace), ctx);
     t_collected = std::chrono::steady_clock::now();
     w.commit();

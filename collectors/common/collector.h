@@ -43,7 +43,7 @@ class CollectContext {
   RunHints& hints() { return hints_; }
 
   // Counts one stored record.
-  void record() { ++tally_.records; }
+  void record(int64_t n = 1) { tally_.records += n; }
   // A record that could not be used. In strict mode this throws ParseError with `where`
   // (e.g. "line 12") and the reason; in lenient mode it is counted per reason.
   void skip(std::string_view reason, std::string_view where);

@@ -260,6 +260,24 @@ void EventMapper::rollback(const Mark& m, Batch& b) {
   counters_ = m.counters;
 }
 
+void EventMapper::absorb(const EventMapper& other, bool other_first) {
+  MapCounters& c = counters_;
+  const MapCounters& o = other.counters_;
+  c.host += o.host;
+  c.device += o.device;
+  c.steps += o.steps;
+  c.flow_events += o.flow_events;
+  c.instants += o.instants;
+  c.metadata += o.metadata;
+  c.counters += o.counters;
+  c.ignored += o.ignored;
+  c.overlong += o.overlong;
+  if (o.kernel_device >= 0 && (c.kernel_device < 0 || other_first))
+    c.kernel_device = o.kernel_device;
+  flow_starts_.insert(flow_starts_.end(), other.flow_starts_.begin(), other.flow_starts_.end());
+  flow_ends_.insert(flow_ends_.end(), other.flow_ends_.begin(), other.flow_ends_.end());
+}
+
 EventMapper::FlowSummary EventMapper::flows() {
   std::sort(flow_starts_.begin(), flow_starts_.end());
   FlowSummary s;

@@ -59,6 +59,8 @@ struct MapCounters {
 class EventMapper {
  public:
   EventMapper(int64_t rank, int64_t base_ns) : rank_(rank), base_ns_(base_ns) {}
+  int64_t rank() const { return rank_; }
+  int64_t base_ns() const { return base_ns_; }
 
   // Adds the records for `ev` to `out`; returns nullptr, or why the event cannot be used.
   const char* map(const TraceEvent& ev, Batch& out);
@@ -75,6 +77,9 @@ class EventMapper {
   void rollback(const Mark& m, Batch& b);
 
   const MapCounters& counters() const { return counters_; }
+  // Adds the tallies and flows of a mapper that read other chunks of the same file. Its first
+  // kernel's device is taken when `other_first` (its first kernel came earlier in the file).
+  void absorb(const EventMapper& other, bool other_first);
   // Flow pairing by (category, id): starts, ends, and ends without a start.
   struct FlowSummary {
     int64_t starts = 0, ends = 0, orphan_ends = 0;

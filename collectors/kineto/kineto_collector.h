@@ -12,6 +12,9 @@ namespace perfsage::collectors::kineto {
 struct KinetoOptions {
   // Insert records on a second thread while the next chunk is parsed.
   bool threaded = true;
+  // Threads parsing chunks when `threaded`; their records are stored in file order. 0: one
+  // per core, at most two (a third parser found no core free of the scanner and inserter).
+  int parsers = 0;
   // Bytes of whole events parsed per simdjson document.
   size_t chunk_bytes = size_t{1} << 20;
 };

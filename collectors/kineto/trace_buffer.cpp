@@ -7,8 +7,8 @@
 #include <zlib.h>
 
 #include <cstdio>
-#include <new>
 #include <cstring>
+#include <new>
 
 #include "collectors/common/collector.h"
 #include "collectors/common/file_reader.h"

@@ -5,14 +5,19 @@
 #include <simdjson.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <cstdint>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "collectors/common/ordered_sink.h"
 #include "collectors/common/record_sink.h"
 #include "collectors/kineto/event_mapper.h"
 #include "collectors/kineto/json_scan.h"
@@ -40,6 +45,22 @@ struct Identity {
   bool operator==(const Identity& o) const { return rank == o.rank && base_ns == o.base_ns; }
 };
 
+// One parser's working state: simdjson's parser, the event being read, a copy buffer.
+struct ChunkReader {
+  od::parser parser;
+  TraceEvent ev;
+  std::string buf;
+};
+
+bool parse_array_chunk(TraceBuffer& buffer, ChunkReader& r, EventMapper& mapper, Span chunk,
+                       bool allow_in_place, Batch& batch, int64_t& elements);
+
+void write_batch(store::RunWriter& out, Batch& b) {
+  for (const auto& h : b.host) out.add(h);
+  for (const auto& d : b.device) out.add(d);
+  for (const auto& s : b.steps) out.add(s);
+}
+
 class TraceIngest {
  public:
   TraceIngest(TraceBuffer& buffer, CollectContext& ctx, const KinetoOptions& options)
@@ -56,7 +77,10 @@ class TraceIngest {
   void parse_chunk(Span chunk, RecordSink<Batch>& sink);
   void finish(const TraceLayout& layout, const TraceMetadata& md, EventMapper& mapper);
   void write_metadata(const TraceMetadata& md, const Identity& id);
-  bool parse_chunk_fast(Span chunk, Batch& batch, int64_t& elements);
+  // Parses the chunks the scanner publishes on `parsers` threads; false when a chunk needs
+  // the event-by-event path (the caller then reads the whole file again sequentially).
+  bool parse_in_parallel(const std::function<bool(size_t, Span&)>& next_chunk, int parsers,
+                         EventMapper& mapper);
   void parse_chunk_slow(Span chunk, Batch& batch);
   void parse_one(Span span, Batch& batch);
   void finish_hints(const TraceMetadata& md, const MapCounters& c);
@@ -65,9 +89,11 @@ class TraceIngest {
   std::string_view text_;
   CollectContext& ctx_;
   KinetoOptions options_;
-  od::parser parser_;
-  TraceEvent ev_;
-  std::string buf_, fixed_;
+  ChunkReader reader_;
+  od::parser& parser_ = reader_.parser;
+  TraceEvent& ev_ = reader_.ev;
+  std::string& buf_ = reader_.buf;
+  std::string fixed_;
   std::vector<Span> spans_;
   EventMapper* mapper_ = nullptr;
   int64_t event_index_ = 0;
@@ -133,7 +159,7 @@ void TraceIngest::parse_chunk(Span chunk, RecordSink<Batch>& sink) {
   Batch& batch = sink.batch();
   auto mark = mapper_->mark(batch);
   int64_t elements = 0;
-  if (!parse_chunk_fast(chunk, batch, elements)) {
+  if (!parse_array_chunk(buffer_, reader_, *mapper_, chunk, true, batch, elements)) {
     mapper_->rollback(mark, batch);
     parse_chunk_slow(chunk, batch);
   } else {
@@ -144,11 +170,7 @@ void TraceIngest::parse_chunk(Span chunk, RecordSink<Batch>& sink) {
 }
 
 RecordSink<Batch> TraceIngest::make_sink() {
-  return RecordSink<Batch>(ctx_.out(), options_.threaded, [](store::RunWriter& out, Batch& b) {
-    for (const auto& h : b.host) out.add(h);
-    for (const auto& d : b.device) out.add(d);
-    for (const auto& s : b.steps) out.add(s);
-  });
+  return RecordSink<Batch>(ctx_.out(), options_.threaded, write_batch);
 }
 
 void TraceIngest::run() {
@@ -196,12 +218,12 @@ bool TraceIngest::run_overlapped() {
     TraceLayout l = scan([&](Span c) {
       std::lock_guard lock(mu);
       ready.push_back(c);
-      cv.notify_one();
+      cv.notify_all();  // every parser may be waiting
     });
     std::lock_guard lock(mu);
     layout = std::move(l);
     scanned = true;
-    cv.notify_one();
+    cv.notify_all();
   });
   struct Join {
     std::thread& t;
@@ -210,32 +232,43 @@ bool TraceIngest::run_overlapped() {
     }
   } join{scanner};
 
+  // Chunk `next`, once the scanner has published the one after it (or finished): a parser
+  // working in place writes brackets just outside its chunk, which the scanner must have
+  // passed. False when there are no more chunks.
+  auto next_chunk = [&](size_t next, Span& chunk) {
+    std::unique_lock lock(mu);
+    cv.wait(lock, [&] { return ready.size() > next + 1 || scanned; });
+    if (next >= ready.size()) return false;
+    chunk = ready[next];
+    return true;
+  };
   EventMapper mapper(guess.rank, guess.base_ns);
-  mapper_ = &mapper;
-  {
+  bool parsed = true;
+  int parsers = options_.parsers > 0
+                    ? options_.parsers
+                    : std::clamp(static_cast<int>(std::thread::hardware_concurrency()), 1, 2);
+  if (parsers > 1) {
+    parsed = parse_in_parallel(next_chunk, parsers, mapper);
+  } else {
+    mapper_ = &mapper;
     auto sink = make_sink();
-    for (size_t next = 0;; ++next) {
-      Span chunk;
-      {
-        // A chunk is parsed once the scanner has published the next one (or finished): the
-        // parser writes brackets just outside its chunk, which the scanner must have passed.
-        std::unique_lock lock(mu);
-        cv.wait(lock, [&] { return ready.size() > next + 1 || scanned; });
-        if (next >= ready.size()) break;
-        chunk = ready[next];
-      }
-      parse_chunk(chunk, sink);
-    }
+    Span chunk;
+    for (size_t next = 0; next_chunk(next, chunk); ++next) parse_chunk(chunk, sink);
     sink.finish();
   }
   scanner.join();
   ctx_.out().flush_events();
 
-  TraceMetadata md = check_layout(layout);
+  TraceMetadata md = parsed ? check_layout(layout) : TraceMetadata{};
   Identity id = identify(md);
-  if (!(id == guess)) {
-    spdlog::debug("kineto {}: guessed rank/base time {}/{} but the trace says {}/{}; reading again",
-                  ctx_.path(), guess.rank, guess.base_ns, id.rank, id.base_ns);
+  if (!parsed || !(id == guess)) {
+    if (parsed) {
+      spdlog::debug(
+          "kineto {}: guessed rank/base time {}/{} but the trace says {}/{}; reading again",
+          ctx_.path(), guess.rank, guess.base_ns, id.rank, id.base_ns);
+    } else {
+      spdlog::debug("kineto {}: a chunk needs repairs; reading again event by event", ctx_.path());
+    }
     db.exec("ROLLBACK TO kineto_overlap");
     db.exec("RELEASE kineto_overlap");
     ctx_.restore(std::move(before));
@@ -246,6 +279,74 @@ bool TraceIngest::run_overlapped() {
   db.exec("RELEASE kineto_overlap");
   write_metadata(md, id);
   finish(layout, md, mapper);
+  return true;
+}
+
+bool TraceIngest::parse_in_parallel(const std::function<bool(size_t, Span&)>& next_chunk,
+                                    int parsers, EventMapper& mapper) {
+  struct Worker {
+    Worker(int64_t rank, int64_t base_ns) : mapper(rank, base_ns) {}
+    ChunkReader reader;
+    EventMapper mapper;
+    int64_t elements = 0, records = 0;
+    size_t first_kernel_chunk = SIZE_MAX;
+    bool needs_repair = false;
+    std::exception_ptr error;
+  };
+  std::vector<std::unique_ptr<Worker>> workers;
+  for (int i = 0; i < parsers; ++i)
+    workers.push_back(std::make_unique<Worker>(mapper.rank(), mapper.base_ns()));
+  std::atomic<size_t> claimed{0};
+  std::atomic<size_t> chunks{0};  // 1 + the highest chunk submitted: all chunks at the end
+  OrderedSink<Batch> sink(ctx_.out(), static_cast<size_t>(parsers) + 2, write_batch);
+  auto work = [&](Worker& w) {
+    try {
+      for (;;) {
+        size_t c = claimed.fetch_add(1);
+        Span chunk;
+        if (!next_chunk(c, chunk)) return;
+        Batch* batch = sink.acquire(c);
+        if (batch == nullptr) return;  // another parser gave up
+        bool had_kernel = w.mapper.counters().kernel_device >= 0;
+        int64_t elements = 0;
+        if (!parse_array_chunk(buffer_, w.reader, w.mapper, chunk, false, *batch, elements)) {
+          w.needs_repair = true;
+          sink.abort();
+          return;
+        }
+        w.elements += elements;
+        w.records += static_cast<int64_t>(batch->size());
+        if (!had_kernel && w.mapper.counters().kernel_device >= 0) w.first_kernel_chunk = c;
+        sink.submit(c);
+        size_t done = c + 1, seen = chunks.load();
+        while (seen < done && !chunks.compare_exchange_weak(seen, done)) {
+          // seen reloaded: retry while ours is higher
+        }
+      }
+    } catch (...) {
+      w.error = std::current_exception();
+      sink.abort();
+    }
+  };
+  {
+    std::vector<std::thread> threads;
+    for (auto& w : workers) threads.emplace_back(work, std::ref(*w));
+    for (auto& t : threads) t.join();
+  }
+  bool repair = false;
+  for (auto& w : workers) {
+    if (w->error) std::rethrow_exception(w->error);
+    repair = repair || w->needs_repair;
+  }
+  if (repair) return false;
+  sink.finish(chunks.load());
+  size_t first = SIZE_MAX;
+  for (auto& w : workers) {
+    mapper.absorb(w->mapper, w->first_kernel_chunk < first);
+    first = std::min(first, w->first_kernel_chunk);
+    event_index_ += w->elements;
+    ctx_.record(w->records);
+  }
   return true;
 }
 
@@ -307,15 +408,18 @@ void TraceIngest::write_metadata(const TraceMetadata& md, const Identity& id) {
   }
 }
 
-// Parses a chunk as one array document. In place when possible: the bytes just before and
-// after the chunk are a separator or bracket, temporarily replaced by '[' and ']'; near the end
-// of the buffer (no room for simdjson's padding) the chunk is copied instead.
-bool TraceIngest::parse_chunk_fast(Span chunk, Batch& batch, int64_t& elements) {
+// Parses a chunk as one array document. In place when allowed and possible: the bytes just
+// before and after the chunk are a separator or bracket, temporarily replaced by '[' and ']';
+// otherwise (parallel parsers, whose neighbouring chunks may share that separator byte, or no
+// room for simdjson's padding near the end of the buffer) the chunk is copied, which measured
+// as fast. Returns false when an element is not a mappable event object.
+bool parse_array_chunk(TraceBuffer& buffer, ChunkReader& r, EventMapper& mapper, Span chunk,
+                       bool allow_in_place, Batch& batch, int64_t& elements) {
   const char* start;
   size_t len = chunk.size() + 2, capacity;
-  char* data = buffer_.data();
-  bool in_place =
-      chunk.begin > 0 && chunk.end + 1 + simdjson::SIMDJSON_PADDING <= buffer_.readable();
+  char* data = buffer.data();
+  bool in_place = allow_in_place && chunk.begin > 0 &&
+                  chunk.end + 1 + simdjson::SIMDJSON_PADDING <= buffer.readable();
   char before = 0, after = 0;
   if (in_place) {
     before = data[chunk.begin - 1];
@@ -323,15 +427,15 @@ bool TraceIngest::parse_chunk_fast(Span chunk, Batch& batch, int64_t& elements) 
     data[chunk.begin - 1] = '[';
     data[chunk.end] = ']';
     start = data + chunk.begin - 1;
-    capacity = buffer_.readable() - (chunk.begin - 1);
+    capacity = buffer.readable() - (chunk.begin - 1);
   } else {
-    buf_.clear();
-    buf_.reserve(len + simdjson::SIMDJSON_PADDING);
-    buf_.push_back('[');
-    buf_.append(text_.substr(chunk.begin, chunk.size()));
-    buf_.push_back(']');
-    start = buf_.data();
-    capacity = buf_.capacity();
+    r.buf.clear();
+    r.buf.reserve(len + simdjson::SIMDJSON_PADDING);
+    r.buf.push_back('[');
+    r.buf.append(buffer.view().substr(chunk.begin, chunk.size()));
+    r.buf.push_back(']');
+    start = r.buf.data();
+    capacity = r.buf.capacity();
   }
   struct Restore {
     char* data;
@@ -346,14 +450,14 @@ bool TraceIngest::parse_chunk_fast(Span chunk, Batch& batch, int64_t& elements) 
   } restore{data, chunk, in_place, before, after};
 
   od::document doc;
-  if (parser_.iterate(start, len, capacity).get(doc)) return false;
+  if (r.parser.iterate(start, len, capacity).get(doc)) return false;
   od::array arr;
   if (doc.get_array().get(arr)) return false;
   for (auto item : arr) {
     od::object obj;
     if (item.get_object().get(obj)) return false;
-    if (read_event(obj, ev_)) return false;
-    if (mapper_->map(ev_, batch) != nullptr) return false;
+    if (read_event(obj, r.ev)) return false;
+    if (mapper.map(r.ev, batch) != nullptr) return false;
     ++elements;
   }
   return true;

@@ -1,7 +1,13 @@
 #include <zlib.h>
 
+#include <atomic>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
 #include "collectors/common/collector.h"
 #include "collectors/common/file_reader.h"
+#include "collectors/common/ordered_sink.h"
 #include "collectors/ingest.h"
 #include "store/database.h"
 #include "test_support.h"
@@ -42,7 +48,8 @@ TEST_CASE("a truncated gzip file is an error naming the file and offset") {
   TempDir dir;
   std::string z = gzip(std::string(100000, 'y') + "abcdefghijklmnopqrstuvwxyz0123456789");
   auto p = dir.write("t.json.gz", z.substr(0, z.size() / 2));
-  CHECK_THROWS_WITH(read_file(p), Catch::Contains("t.json.gz") && Catch::Contains("truncated gzip"));
+  CHECK_THROWS_WITH(read_file(p),
+                    Catch::Contains("t.json.gz") && Catch::Contains("truncated gzip"));
 }
 
 TEST_CASE("strict mode turns a skipped record into an error, lenient mode counts it") {
@@ -74,4 +81,73 @@ TEST_CASE("directories are walked in sorted order; missing inputs are errors") {
   auto fp1 = fingerprint_inputs(files);
   dir.write("a.csv", "xy");
   CHECK(fingerprint_inputs(expand_inputs({dir.path()})) != fp1);
+}
+
+namespace {
+struct IntBatch {
+  std::vector<int> v;
+  void clear() { v.clear(); }
+};
+perfsage::store::RunHeader sink_header() {
+  return {"j", {"x"}, "fp", "2026-01-01T00:00:00Z"};
+}
+}  // namespace
+
+TEST_CASE("OrderedSink stores batches from several producers in number order") {
+  perfsage::store::Database db(":memory:");
+  perfsage::store::RunWriter w(db, sink_header());
+  std::vector<int> written;  // touched by the writer thread only, read after finish()
+  perfsage::collectors::OrderedSink<IntBatch> sink(
+      w, 4, [&](perfsage::store::RunWriter&, IntBatch& b) {
+        written.insert(written.end(), b.v.begin(), b.v.end());
+      });
+  std::atomic<size_t> next{0};
+  const size_t total = 500;
+  auto produce = [&] {
+    for (size_t seq; (seq = next.fetch_add(1)) < total;) {
+      IntBatch* b = sink.acquire(seq);
+      REQUIRE(b != nullptr);
+      CHECK(b->v.empty());                          // slots come back cleared
+      if (seq % 7 == 0) std::this_thread::yield();  // finish out of order now and then
+      b->v = {static_cast<int>(seq) * 2, static_cast<int>(seq) * 2 + 1};
+      sink.submit(seq);
+    }
+  };
+  std::vector<std::thread> producers;
+  for (int i = 0; i < 3; ++i) producers.emplace_back(produce);
+  for (auto& t : producers) t.join();
+  sink.finish(total);
+  REQUIRE(written.size() == 2 * total);
+  bool in_order = true;
+  for (size_t i = 0; i < written.size(); ++i) in_order = in_order && written[i] == int(i);
+  CHECK(in_order);
+}
+
+TEST_CASE("OrderedSink: abort releases waiting producers; a write error reaches them") {
+  perfsage::store::Database db(":memory:");
+  perfsage::store::RunWriter w(db, sink_header());
+  SECTION("abort") {
+    perfsage::collectors::OrderedSink<IntBatch> sink(w, 2, [](auto&, IntBatch&) {});
+    // Batch 5 needs batches 0..3 written, which never come: only abort() can release it.
+    std::atomic<bool> released{false};
+    std::thread waiting([&] {
+      CHECK(sink.acquire(5) == nullptr);
+      released = true;
+    });
+    sink.abort();
+    waiting.join();
+    CHECK(released);
+  }
+  SECTION("write error") {
+    perfsage::collectors::OrderedSink<IntBatch> sink(w, 2, [](auto&, IntBatch& b) {
+      if (!b.v.empty() && b.v[0] == 1) throw std::runtime_error("disk full");
+    });
+    for (int seq = 0; seq < 2; ++seq) {
+      sink.acquire(static_cast<size_t>(seq))->v = {seq};
+      sink.submit(static_cast<size_t>(seq));
+    }
+    // Batch 3 waits for batch 1, whose write fails: the error comes back instead.
+    CHECK_THROWS_WITH(sink.acquire(3), Catch::Contains("disk full"));
+    CHECK_THROWS_WITH(sink.finish(2), Catch::Contains("disk full"));
+  }
 }
