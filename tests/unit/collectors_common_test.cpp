@@ -102,12 +102,15 @@ TEST_CASE("OrderedSink stores batches from several producers in number order") {
         written.insert(written.end(), b.v.begin(), b.v.end());
       });
   std::atomic<size_t> next{0};
+  std::atomic<int> bad{0};  // Catch assertions are not thread-safe: count in the producers
   const size_t total = 500;
   auto produce = [&] {
     for (size_t seq; (seq = next.fetch_add(1)) < total;) {
       IntBatch* b = sink.acquire(seq);
-      REQUIRE(b != nullptr);
-      CHECK(b->v.empty());                          // slots come back cleared
+      if (b == nullptr || !b->v.empty()) {  // slots come back cleared
+        ++bad;
+        return;
+      }
       if (seq % 7 == 0) std::this_thread::yield();  // finish out of order now and then
       b->v = {static_cast<int>(seq) * 2, static_cast<int>(seq) * 2 + 1};
       sink.submit(seq);
@@ -116,6 +119,7 @@ TEST_CASE("OrderedSink stores batches from several producers in number order") {
   std::vector<std::thread> producers;
   for (int i = 0; i < 3; ++i) producers.emplace_back(produce);
   for (auto& t : producers) t.join();
+  REQUIRE(bad == 0);
   sink.finish(total);
   REQUIRE(written.size() == 2 * total);
   bool in_order = true;
@@ -130,10 +134,7 @@ TEST_CASE("OrderedSink: abort releases waiting producers; a write error reaches 
     perfsage::collectors::OrderedSink<IntBatch> sink(w, 2, [](auto&, IntBatch&) {});
     // Batch 5 needs batches 0..3 written, which never come: only abort() can release it.
     std::atomic<bool> released{false};
-    std::thread waiting([&] {
-      CHECK(sink.acquire(5) == nullptr);
-      released = true;
-    });
+    std::thread waiting([&] { released = sink.acquire(5) == nullptr; });
     sink.abort();
     waiting.join();
     CHECK(released);
