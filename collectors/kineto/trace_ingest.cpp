@@ -232,21 +232,23 @@ bool TraceIngest::run_overlapped() {
     }
   } join{scanner};
 
-  // Chunk `next`, once the scanner has published the one after it (or finished): a parser
-  // working in place writes brackets just outside its chunk, which the scanner must have
-  // passed. False when there are no more chunks.
+  // Chunk `next`, once the scanner has published it (a single parser, working in place, waits
+  // for the one after it too: it writes brackets just outside its chunk, which the scanner
+  // must have passed). False when there are no more chunks.
+  int parsers = options_.parsers > 0
+                    ? options_.parsers
+                    : std::clamp(static_cast<int>(std::thread::hardware_concurrency()), 1, 2);
+  // Parallel parsers copy their chunks, so they need not wait for the one after.
+  const size_t lookahead = parsers > 1 ? 0 : 1;
   auto next_chunk = [&](size_t next, Span& chunk) {
     std::unique_lock lock(mu);
-    cv.wait(lock, [&] { return ready.size() > next + 1 || scanned; });
+    cv.wait(lock, [&] { return ready.size() > next + lookahead || scanned; });
     if (next >= ready.size()) return false;
     chunk = ready[next];
     return true;
   };
   EventMapper mapper(guess.rank, guess.base_ns);
   bool parsed = true;
-  int parsers = options_.parsers > 0
-                    ? options_.parsers
-                    : std::clamp(static_cast<int>(std::thread::hardware_concurrency()), 1, 2);
   if (parsers > 1) {
     parsed = parse_in_parallel(next_chunk, parsers, mapper);
   } else {
