@@ -2,6 +2,7 @@
 
 #include <boost/program_options.hpp>
 
+#include "cli/command_line.h"
 #include "cli/commands.h"
 #include "cli/evaluate.h"
 #include "cli/pipeline.h"
@@ -29,22 +30,15 @@ int run_analyze(const Args& args, std::ostream& out, std::ostream& err) {
   po::positional_options_description pos;
   pos.add("input", -1);
   po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(args).options(opts).positional(pos).run(), vm);
-    if (vm.count("help")) {
-      out << opts;
-      return kExitOk;
-    }
-    po::notify(vm);
-    if (vm.count("verbose")) spdlog::set_level(spdlog::level::debug);
-    if (inputs.empty()) throw po::error("no input given");
-    if (format != "text" && format != "json") throw po::error("--format must be text or json");
-    if (!fail_on.empty() && severity_rank(fail_on) < 0) {
-      throw po::error("--fail-on must be one of critical, high, medium, low, info");
-    }
-  } catch (const po::error& e) {
-    err << "perfsage analyze: " << e.what() << "\n" << opts;
-    return kExitUsage;
+  if (auto stop = parse_command_line("analyze", args, opts, pos, vm, out, err, [&] {
+        if (vm.count("verbose")) spdlog::set_level(spdlog::level::debug);
+        if (inputs.empty()) throw po::error("no input given");
+        if (format != "text" && format != "json") throw po::error("--format must be text or json");
+        if (!fail_on.empty() && severity_rank(fail_on) < 0) {
+          throw po::error("--fail-on must be one of critical, high, medium, low, info");
+        }
+      })) {
+    return *stop;
   }
 
   KbRequest kb_req{kbs, config};

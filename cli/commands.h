@@ -9,9 +9,9 @@
 namespace perfsage::cli {
 
 constexpr int kExitOk = 0;
-constexpr int kExitInput = 1;     // an input cannot be read
-constexpr int kExitUsage = 2;     // bad usage
-constexpr int kExitFailOn = 3;    // --fail-on severity reached
+constexpr int kExitInput = 1;   // an input cannot be read
+constexpr int kExitUsage = 2;   // bad usage
+constexpr int kExitFailOn = 3;  // --fail-on severity reached
 
 using Args = std::vector<std::string>;
 

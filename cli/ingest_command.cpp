@@ -2,6 +2,7 @@
 
 #include <boost/program_options.hpp>
 
+#include "cli/command_line.h"
 #include "cli/commands.h"
 #include "cli/pipeline.h"
 #include "cli/report.h"
@@ -26,19 +27,12 @@ int run_ingest(const Args& args, std::ostream& out, std::ostream& err) {
   po::positional_options_description pos;
   pos.add("input", -1);
   po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(args).options(opts).positional(pos).run(), vm);
-    if (vm.count("help")) {
-      out << opts;
-      return kExitOk;
-    }
-    po::notify(vm);
-    if (vm.count("verbose")) spdlog::set_level(spdlog::level::debug);
-    if (inputs.empty()) throw po::error("no input given");
-    if (format != "text" && format != "json") throw po::error("--format must be text or json");
-  } catch (const po::error& e) {
-    err << "perfsage ingest: " << e.what() << "\n" << opts;
-    return kExitUsage;
+  if (auto stop = parse_command_line("ingest", args, opts, pos, vm, out, err, [&] {
+        if (vm.count("verbose")) spdlog::set_level(spdlog::level::debug);
+        if (inputs.empty()) throw po::error("no input given");
+        if (format != "text" && format != "json") throw po::error("--format must be text or json");
+      })) {
+    return *stop;
   }
   try {
     StoreHandle store(store_path);

@@ -1,5 +1,6 @@
 #include <boost/program_options.hpp>
 
+#include "cli/command_line.h"
 #include "cli/commands.h"
 #include "cli/report.h"
 #include "engine/facts/registry.h"
@@ -18,17 +19,10 @@ int kb_list(const Args& args, std::ostream& out, std::ostream& err) {
   opts.add_options()("help,h", "show this help")("format", po::value(&format), "text | json")(
       "config", po::value(&config), "YAML config with pack paths");
   po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(args).options(opts).run(), vm);
-    po::notify(vm);
-    if (format != "text" && format != "json") throw po::error("--format must be text or json");
-  } catch (const po::error& e) {
-    err << "perfsage kb list: " << e.what() << "\n" << opts;
-    return kExitUsage;
-  }
-  if (vm.count("help")) {
-    out << opts;
-    return kExitOk;
+  if (auto stop = parse_command_line("kb list", args, opts, {}, vm, out, err, [&] {
+        if (format != "text" && format != "json") throw po::error("--format must be text or json");
+      })) {
+    return *stop;
   }
   std::vector<engine::LoadMessage> messages;
   engine::Selection sel;
@@ -52,9 +46,9 @@ int kb_list(const Args& args, std::ostream& out, std::ostream& err) {
     return kExitOk;
   }
   for (const auto& p : packs) {
-    out << p.name << " " << p.version << "  [" << p.maturity << "]"
-        << (p.valid ? "" : "  INVALID") << "\n  " << p.description << "\n  rules: "
-        << p.enabled_rules << "/" << p.rules << " enabled, tests: " << p.tests << ", uses:";
+    out << p.name << " " << p.version << "  [" << p.maturity << "]" << (p.valid ? "" : "  INVALID")
+        << "\n  " << p.description << "\n  rules: " << p.enabled_rules << "/" << p.rules
+        << " enabled, tests: " << p.tests << ", uses:";
     for (const auto& u : p.uses) out << " " << u;
     out << "\n  " << p.dir.string() << "\n";
   }
@@ -66,22 +60,12 @@ int kb_test(const Args& args, std::ostream& out, std::ostream& err) {
   std::vector<std::string> names;
   std::string config;
   opts.add_options()("help,h", "show this help")("config", po::value(&config),
-                                                  "YAML config with pack paths")(
+                                                 "YAML config with pack paths")(
       "pack", po::value(&names)->composing(), "pack names or globs (default: all)");
   po::positional_options_description pos;
   pos.add("pack", -1);
   po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(args).options(opts).positional(pos).run(), vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    err << "perfsage kb test: " << e.what() << "\n" << opts;
-    return kExitUsage;
-  }
-  if (vm.count("help")) {
-    out << opts;
-    return kExitOk;
-  }
+  if (auto stop = parse_command_line("kb test", args, opts, pos, vm, out, err)) return *stop;
   std::vector<engine::LoadMessage> messages;
   engine::Selection sel;
   if (!config.empty()) sel = engine::read_config(config, messages);

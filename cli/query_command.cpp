@@ -3,6 +3,7 @@
 // plan) reach them.
 #include <boost/program_options.hpp>
 
+#include "cli/command_line.h"
 #include "cli/commands.h"
 #include "store/database.h"
 
@@ -38,17 +39,7 @@ int run_query(const Args& args, std::ostream& out, std::ostream& err) {
   po::positional_options_description pos;
   pos.add("sql", 1);
   po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(args).options(opts).positional(pos).run(), vm);
-    if (vm.count("help")) {
-      out << opts;
-      return kExitOk;
-    }
-    po::notify(vm);
-  } catch (const po::error& e) {
-    err << "perfsage query: " << e.what() << "\n" << opts;
-    return kExitUsage;
-  }
+  if (auto stop = parse_command_line("query", args, opts, pos, vm, out, err)) return *stop;
   try {
     auto db = store::Database::open_reader(store_path);
     auto st = db->prepare(sql);

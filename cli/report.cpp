@@ -26,14 +26,17 @@ std::string value_text(const google::protobuf::Value& v) {
       os << v.number_value();
       return os.str();
     }
-    case google::protobuf::Value::kStringValue: return v.string_value();
-    case google::protobuf::Value::kBoolValue: return v.bool_value() ? "true" : "false";
+    case google::protobuf::Value::kStringValue:
+      return v.string_value();
+    case google::protobuf::Value::kBoolValue:
+      return v.bool_value() ? "true" : "false";
     case google::protobuf::Value::kListValue: {
       std::string s;
       for (const auto& e : v.list_value().values()) s += (s.empty() ? "" : ", ") + value_text(e);
       return s;
     }
-    default: return "";
+    default:
+      return "";
   }
 }
 
@@ -160,8 +163,9 @@ std::string render_text(const perfsage::v1::AnalysisReport& report) {
   if (report.recommendations().empty()) os << "  none: no rule found a problem in this run\n";
   int n = 0;
   for (const auto& r : report.recommendations()) {
-    os << "\n" << ++n << ". [" << upper(r.severity()) << "] " << r.title() << "  (" << r.pack()
-       << "/" << r.rule() << ")\n";
+    os << "\n"
+       << ++n << ". [" << upper(r.severity()) << "] " << r.title() << "  (" << r.pack() << "/"
+       << r.rule() << ")\n";
     os << "   " << r.message() << "\n";
     if (r.subjects_size()) {
       os << "   subjects: ";
