@@ -34,6 +34,7 @@ class TraceBuffer {
 
  private:
   void inflate(const std::filesystem::path& path);
+  bool inflate_whole(const std::filesystem::path& path, size_t compressed, size_t isize);
 
   using Bytes = std::unique_ptr<char, UnmapBytes>;
   static Bytes allocate(size_t n);

@@ -1,5 +1,8 @@
 // The Kineto collector on synthetic traces written by the tests: legacy spellings, array form,
 // key order, timestamps, flows, ranks, gzip, detection.
+#include <fstream>
+#include <iterator>
+
 #include "collectors/kineto/event_mapper.h"
 #include "collectors/kineto/json_scan.h"
 #include "collectors/kineto/number_text.h"
@@ -244,5 +247,46 @@ TEST_CASE("Metadata guessed from the tail is checked against the real keys", "[k
     auto g = kineto_ingest(dir.write("other.json", right), Mode::strict, opt);
     CHECK(g.text("SELECT start_ns || ':' || rank FROM host_events WHERE run_id=?1") == "11000:3");
     CHECK(g.count("SELECT count(*) FROM ranks WHERE run_id=?1") == 1);
+  }
+}
+
+TEST_CASE("Gzip: one member, several members, trailing bytes and damage read alike or fail clearly",
+          "[kineto]") {
+  // One member is inflated in a single call; the other shapes take the streaming inflater.
+  // Whatever the path, the rows are those of the plain file.
+  TempDir dir;
+  auto rows = [](const Ingested& r) {
+    return r.text(
+        "SELECT count(*) || ':' || group_concat(kind || name || start_ns, ';') FROM "
+        "(SELECT kind, name, start_ns FROM host_events WHERE run_id=?1 UNION ALL "
+        "SELECT kind, name, start_ns FROM device_events WHERE run_id=?1)");
+  };
+  const std::string plain = rows(kineto_ingest(dir.write("p.json", kNewFormat), Mode::strict));
+  auto bytes_of = [](const std::filesystem::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  auto write_bytes = [&](const std::string& name, const std::string& content) {
+    auto p = dir.path() / name;
+    std::ofstream(p, std::ios::binary) << content;
+    return p;
+  };
+  std::string one = bytes_of(write_gz(dir, "one.json.gz", kNewFormat));
+  CHECK(rows(kineto_ingest(dir.path() / "one.json.gz", Mode::strict)) == plain);
+
+  const std::string text = kNewFormat;
+  const size_t half = text.size() / 2;
+  std::string two = bytes_of(write_gz(dir, "a.gz", text.substr(0, half))) +
+                    bytes_of(write_gz(dir, "b.gz", text.substr(half)));
+  CHECK(rows(kineto_ingest(write_bytes("two.json.gz", two), Mode::strict)) == plain);
+
+  // Damage inside the deflate data: an error naming the compressed offset, never a crash.
+  std::string damaged = one;
+  for (size_t i = 20; i < damaged.size() - 20; i += 7) damaged[i] = static_cast<char>(~damaged[i]);
+  try {
+    kineto_ingest(write_bytes("bad.json.gz", damaged), Mode::lenient);
+    FAIL("damaged gzip data was accepted");
+  } catch (const collectors::ParseError& e) {
+    CHECK_THAT(e.what(), Catch::Contains("gzip"));
   }
 }
