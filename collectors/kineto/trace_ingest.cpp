@@ -232,13 +232,12 @@ bool TraceIngest::run_overlapped() {
     }
   } join{scanner};
 
-  // Chunk `next`, once the scanner has published it (a single parser, working in place, waits
-  // for the one after it too: it writes brackets just outside its chunk, which the scanner
-  // must have passed). False when there are no more chunks.
   int parsers = options_.parsers > 0
                     ? options_.parsers
                     : std::clamp(static_cast<int>(std::thread::hardware_concurrency()), 1, 2);
-  // Parallel parsers copy their chunks, so they need not wait for the one after.
+  // Chunk `next`, once the scanner has published it; false when there are no more chunks. A
+  // single parser works in place and writes brackets just outside its chunk, so it also waits
+  // for the scanner to publish the chunk after; parallel parsers copy their chunks.
   const size_t lookahead = parsers > 1 ? 0 : 1;
   auto next_chunk = [&](size_t next, Span& chunk) {
     std::unique_lock lock(mu);
