@@ -30,16 +30,32 @@ void put_cell(std::ostream& out, std::string_view v) {
 }  // namespace
 
 int run_query(const Args& args, std::ostream& out, std::ostream& err) {
-  po::options_description opts("perfsage query --store FILE SQL");
+  po::options_description opts("perfsage query --store FILE (SQL | --tables)");
   std::string store_path, sql;
   opts.add_options()("help,h", "show this help")("store", po::value(&store_path)->required(),
                                                  "SQLite store to read (opened read-only)")(
       "header", po::value<bool>()->default_value(true), "print the column names first")(
-      "sql", po::value(&sql)->required(), "one SQL statement");
+      "tables", "list the tables and views with their columns, the event tables included")(
+      "sql", po::value(&sql), "one SQL statement");
   po::positional_options_description pos;
   pos.add("sql", 1);
   po::variables_map vm;
-  if (auto stop = parse_command_line("query", args, opts, pos, vm, out, err)) return *stop;
+  if (auto stop = parse_command_line("query", args, opts, pos, vm, out, err, [&] {
+        if (sql.empty() == (vm.count("tables") == 0))
+          throw po::error("give one SQL statement or --tables");
+      })) {
+    return *stop;
+  }
+  if (vm.count("tables")) {
+    // host_events and device_events exist only on perfsage's connections: sqlite_schema does
+    // not list them.
+    sql = R"sql(
+WITH t(name) AS (
+  SELECT name FROM sqlite_schema WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite_%'
+  UNION ALL VALUES ('host_events'), ('device_events'))
+SELECT t.name AS "table", group_concat(c.name, ', ') AS columns
+FROM t, pragma_table_info(t.name) c GROUP BY t.name ORDER BY t.name)sql";
+  }
   try {
     auto db = store::Database::open_reader(store_path);
     auto st = db->prepare(sql);

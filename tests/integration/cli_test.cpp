@@ -278,5 +278,12 @@ TEST_CASE("query reads a store, event tables included, and never writes") {
   auto bad = run_command("query", {"--store", store, "SELECT nope FROM runs"});
   CHECK(bad.code == 1);
   CHECK_THAT(bad.err, Catch::Contains("nope"));
-  CHECK(run_command("query", {"SELECT 1"}).code == 2);  // --store is required
+  CHECK(run_command("query", {"SELECT 1"}).code == 2);        // --store is required
+  CHECK(run_command("query", {"--store", store}).code == 2);  // neither SQL nor --tables
+  // --tables shows the event tables, which sqlite_schema does not list.
+  auto t = run_command("query", {"--store", store, "--tables"});
+  CHECK(t.code == 0);
+  CHECK_THAT(t.out, Catch::Contains("host_events\trun_id, rank, kind, name, pid, tid, start_ns"));
+  CHECK_THAT(t.out, Catch::Contains("device_events\trun_id, rank, kind, name, device, stream"));
+  CHECK_THAT(t.out, Catch::Contains("\nruns\tid, job, inputs"));
 }
