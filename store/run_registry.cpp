@@ -1,5 +1,8 @@
 #include "store/run_registry.h"
 
+#include <string>
+#include <vector>
+
 #include "store/bind.h"
 #include "store/json_text.h"
 
@@ -86,32 +89,16 @@ std::vector<IngestFile> load_ingest_files(Database& db, int64_t run_id) {
 
 void delete_run(Database& db, int64_t run_id) {
   Transaction txn(db);
-  for (const char* table : {"op_tasks",
-                            "event_blocks",
-                            "steps",
-                            "hardware",
-                            "ranks",
-                            "graph_nodes",
-                            "graph_edges",
-                            "tensors",
-                            "comm_ops",
-                            "fusion_stats",
-                            "op_stats",
-                            "op_type_stats",
-                            "recommendations",
-                            "pack_results",
-                            "ingest_files",
-                            "graph_attrs",
-                            "graph_op_matches",
-                            "iteration_ranks",
-                            "device_activity",
-                            "iteration_schedule",
-                            "fusion_candidates",
-                            "transdata_chains",
-                            "hardware_specs",
-                            "roofline_ops",
-                            "activation_patterns"}) {
-    db.prepare(std::string("DELETE FROM ") + table + " WHERE run_id=?1").bind(1, run_id).run();
+  // Every table with a run_id column, so that a table added later cannot be forgotten here.
+  std::vector<std::string> tables;
+  {
+    auto st = db.prepare(
+        "SELECT m.name FROM sqlite_schema m, pragma_table_info(m.name) c "
+        "WHERE m.type = 'table' AND c.name = 'run_id' ORDER BY m.name");
+    while (st.step()) tables.push_back(st.text(0));
+  }
+  for (const auto& table : tables) {
+    db.prepare("DELETE FROM \"" + table + "\" WHERE run_id=?1").bind(1, run_id).run();
   }
   db.prepare("DELETE FROM runs WHERE id=?1").bind(1, run_id).run();
   txn.commit();

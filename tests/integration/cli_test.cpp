@@ -5,6 +5,7 @@
 
 #include "cli_support.h"
 #include "store/database.h"
+#include "store/run_registry.h"
 
 using namespace perfsage::test;
 
@@ -286,4 +287,41 @@ TEST_CASE("query reads a store, event tables included, and never writes") {
   CHECK_THAT(t.out, Catch::Contains("host_events\trun_id, rank, kind, name, pid, tid, start_ns"));
   CHECK_THAT(t.out, Catch::Contains("device_events\trun_id, rank, kind, name, device, stream"));
   CHECK_THAT(t.out, Catch::Contains("\nruns\tid, job, inputs"));
+}
+
+TEST_CASE("deleting a run removes its rows from every table of the store") {
+  TempDir dir;
+  auto store = (dir.path() / "s.db").string();
+  // An op table and a Kineto trace with a kernel: raw, derived and result tables get rows.
+  auto csv = dir.write("run1/kernel_details.csv", kernel_details_csv());
+  auto trace = dir.write("run1/t.pt.trace.json", R"({"traceEvents": [
+    {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 2, "ts": 10, "dur": 5,
+     "args": {"External id": 7}},
+    {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 2, "ts": 11,
+     "dur": 2, "args": {"correlation": 9}},
+    {"ph": "X", "cat": "kernel", "name": "sgemm", "pid": 0, "tid": 7, "ts": 14, "dur": 3,
+     "args": {"External id": 9, "correlation": 9, "device": 0, "stream": 7}}
+  ]})");
+  auto report = analyze_json({csv.string(), trace.string(), "--store", store});
+  perfsage::store::Database db(store);
+  auto tables = db.prepare(
+      "SELECT m.name FROM sqlite_schema m, pragma_table_info(m.name) c "
+      "WHERE m.type = 'table' AND c.name = 'run_id'");
+  std::vector<std::string> names;
+  while (tables.step()) names.push_back(tables.text(0));
+  auto rows_of_run = [&](const std::string& table) {
+    auto st = db.prepare("SELECT count(*) FROM \"" + table + "\" WHERE run_id = ?1");
+    st.bind(1, report.run().id());
+    st.step();
+    return st.int64(0);
+  };
+  int64_t before = 0;
+  for (const auto& t : names) before += rows_of_run(t);
+  CHECK(before > 20);
+  perfsage::store::delete_run(db, report.run().id());
+  for (const auto& t : names) {
+    INFO(t);
+    CHECK(rows_of_run(t) == 0);
+  }
+  CHECK(count_rows(store, "runs") == 0);
 }
