@@ -111,14 +111,20 @@ double host_us(const std::vector<Interval>& spans, const Window& w) {
   return static_cast<double>(length(clipped)) / 1e3;
 }
 
-std::vector<Interval> load_host(store::Database& db, int64_t run, int64_t rank,
-                                const char* prefix) {
+// Host spans whose name starts with `a` or with `b`, in one pass over the run's CPU ops and
+// annotations.
+std::pair<std::vector<Interval>, std::vector<Interval>> load_host(store::Database& db, int64_t run,
+                                                                  int64_t rank, const char* a,
+                                                                  const char* b) {
   auto st = db.prepare(
-      "SELECT start_ns, dur_ns FROM host_events WHERE run_id=?1 AND rank=?2 AND "
-      "kind IN ('user_annotation','cpu_op') AND substr(name, 1, length(?3)) = ?3");
-  st.bind(1, run).bind(2, rank).bind(3, prefix);
-  std::vector<Interval> out;
-  while (st.step()) out.emplace_back(st.int64(0), st.int64(0) + st.int64(1));
+      "SELECT start_ns, dur_ns, substr(name, 1, length(?3)) = ?3 FROM host_events "
+      "WHERE run_id=?1 AND rank=?2 AND kind IN ('user_annotation','cpu_op') "
+      "AND (substr(name, 1, length(?3)) = ?3 OR substr(name, 1, length(?4)) = ?4)");
+  st.bind(1, run).bind(2, rank).bind(3, a).bind(4, b);
+  std::pair<std::vector<Interval>, std::vector<Interval>> out;
+  while (st.step()) {
+    (st.int64(2) ? out.first : out.second).emplace_back(st.int64(0), st.int64(0) + st.int64(1));
+  }
   return out;
 }
 
@@ -183,8 +189,7 @@ void compute_gpu_breakdown(store::Database& db, int64_t run) {
               [](const DeviceSpan& a, const DeviceSpan& b) { return a.start < b.start; });
     int64_t longest = 0;
     for (const auto& d : dev) longest = std::max(longest, d.end - d.start);
-    auto loader = load_host(db, run, rank, "enumerate(DataLoader)");
-    auto optimizer = load_host(db, run, rank, "Optimizer.step");
+    auto [loader, optimizer] = load_host(db, run, rank, "enumerate(DataLoader)", "Optimizer.step");
     for (const Window& w : windows) {
       Sets total;
       std::map<std::tuple<int64_t, int64_t, int64_t, int64_t>, Sets> streams;
