@@ -2,8 +2,11 @@
 // end of a launch call to the start of its GPU activity (linked by correlation id), short
 // kernels, and host synchronisation calls next to GPU-side sync events.
 #include <algorithm>
+#include <limits>
 #include <optional>
 #include <string>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "analyzers/core/name_totals.h"
@@ -67,25 +70,36 @@ void compute_launch_stats(store::Database& db, int64_t run, const GpuAnalysisOpt
       if (name.find("StreamWaitEvent") != std::string::npos) wait_event += calls;
     }
 
-    // Launch call end -> GPU start, for every activity linked to its API call.
-    // The launch calls are materialized so that SQLite probes them through an automatic index
-    // on correlation; joined directly it searched them by run and kind for every activity,
-    // which is quadratic in the trace size. CROSS JOIN keeps the activities outside: the
-    // planner, guessing a grouped CTE small, would otherwise rescan them per launch call.
-    auto link = db.prepare(R"sql(
-      WITH h AS MATERIALIZED (
-        SELECT correlation, max(start_ns + dur_ns) AS end_ns FROM host_events
-        WHERE run_id=?1 AND rank=?2 AND kind IN ('runtime','driver')
-          AND correlation IN (SELECT correlation FROM device_events WHERE run_id=?1 AND rank=?2
-                              AND kind IN ('kernel','memcpy','memset'))
-        GROUP BY correlation)
-      SELECT d.start_ns - h.end_ns FROM device_events d CROSS JOIN h ON h.correlation = d.correlation
-      WHERE d.run_id=?1 AND d.rank=?2 AND d.kind IN ('kernel','memcpy','memset')
-        AND d.correlation IS NOT NULL)sql");
-    link.bind(1, run).bind(2, rank);
+    // Launch call end -> GPU start, for every activity linked to its API call by correlation
+    // (the latest-ending call when several share one). Hash maps here: the SQL version grouped
+    // and sorted the calls and was the GPU analyzer's slowest statement.
+    std::vector<std::pair<int64_t, int64_t>> activities;  // (correlation, start)
+    std::unordered_map<int64_t, int64_t> call_end;        // correlation -> end of its call
+    {
+      auto st = db.prepare(
+          "SELECT correlation, start_ns FROM device_events WHERE run_id=?1 AND rank=?2 "
+          "AND kind IN ('kernel','memcpy','memset') AND correlation IS NOT NULL");
+      st.bind(1, run).bind(2, rank);
+      while (st.step()) {
+        activities.emplace_back(st.int64(0), st.int64(1));
+        call_end.try_emplace(st.int64(0), std::numeric_limits<int64_t>::min());
+      }
+    }
+    {
+      auto st = db.prepare(
+          "SELECT correlation, start_ns + dur_ns FROM host_events WHERE run_id=?1 AND rank=?2 "
+          "AND kind IN ('runtime','driver') AND correlation IS NOT NULL");
+      st.bind(1, run).bind(2, rank);
+      while (st.step()) {
+        auto it = call_end.find(st.int64(0));
+        if (it != call_end.end()) it->second = std::max(it->second, st.int64(1));
+      }
+    }
     int64_t linked = 0, delayed = 0, delay_sum = 0, delay_max = 0;
-    while (link.step()) {
-      int64_t delay = link.int64(0);
+    for (const auto& [correlation, start] : activities) {
+      int64_t end = call_end[correlation];
+      if (end == std::numeric_limits<int64_t>::min()) continue;  // no launch call recorded
+      int64_t delay = start - end;
       ++linked;
       delay_sum += delay;
       delay_max = linked == 1 ? delay : std::max(delay_max, delay);
