@@ -161,24 +161,21 @@ std::string type_from_name(std::string_view name) {
   return s.empty() ? std::string(name) : std::string(s);
 }
 
-std::optional<std::string> normalise_shapes(std::string_view cell) {
-  if (is_null_cell(cell)) return std::nullopt;
-  std::string out;
-  out.reserve(cell.size());
+bool normalise_shapes_into(std::string_view cell, std::string& out) {
+  out.clear();
+  if (is_null_cell(cell)) return false;
   bool content = false;
   for (char c : cell) {
     if (c == '"') continue;
     content = content || (c != ';' && c != ' ' && c != '\t');
     out += c;
   }
-  if (!content) return std::nullopt;
-  return out;
+  return content;
 }
 
-std::optional<std::string> normalise_dtypes(std::string_view cell) {
-  if (is_null_cell(cell)) return std::nullopt;
-  std::string out;
-  out.reserve(cell.size());
+bool normalise_dtypes_into(std::string_view cell, std::string& out) {
+  out.clear();
+  if (is_null_cell(cell)) return false;
   size_t i = 0;
   while (i <= cell.size()) {
     size_t e = cell.find(';', i);
@@ -189,6 +186,18 @@ std::optional<std::string> normalise_dtypes(std::string_view cell) {
     out += item;
     i = e + 1;
   }
+  return true;
+}
+
+std::optional<std::string> normalise_shapes(std::string_view cell) {
+  std::string out;
+  if (!normalise_shapes_into(cell, out)) return std::nullopt;
+  return out;
+}
+
+std::optional<std::string> normalise_dtypes(std::string_view cell) {
+  std::string out;
+  if (!normalise_dtypes_into(cell, out)) return std::nullopt;
   return out;
 }
 

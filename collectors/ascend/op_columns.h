@@ -80,6 +80,9 @@ std::string type_from_name(std::string_view name);
 // Shape lists: literal quotes left by `"""4,1025"""` are removed; empty or all-scalar
 // (`; ; ;`) lists become null.
 std::optional<std::string> normalise_shapes(std::string_view cell);
+// The same into `out` (its capacity reused); false when the cell holds no value.
+bool normalise_shapes_into(std::string_view cell, std::string& out);
+bool normalise_dtypes_into(std::string_view cell, std::string& out);
 // Data type lists: the `DT_` prefix of each `;`-separated entry is removed.
 std::optional<std::string> normalise_dtypes(std::string_view cell);
 // Task Type / Accelerator Core: upper-case name; COMMUNICATION → HCCL; N/A → HCCL for hcom_*

@@ -28,12 +28,18 @@ bool named_like_op_table(const std::string& name) {
   return csv && (name.rfind("op_summary", 0) == 0 || name.rfind("kernel_details", 0) == 0);
 }
 
-template <class T>
-void set_text(std::optional<std::string>& out, std::optional<T>&& v) {
-  if (v)
-    out = std::move(*v);
-  else
-    out.reset();
+// Sets a text field from a cell through `normalise` (a *_into function), reusing the string's
+// capacity from the previous row; a cell without a value leaves the field empty.
+template <class Normalise>
+void set_text(std::optional<std::string>& out, std::string_view cell, Normalise normalise) {
+  if (!out) out.emplace();
+  if (!normalise(cell, *out)) out.reset();
+}
+
+bool copy_unless_null(std::string_view cell, std::string& out) {
+  if (is_null_cell(cell)) return false;
+  out.assign(cell);
+  return true;
 }
 
 void append_number(std::string& out, double v) {
@@ -57,7 +63,9 @@ constexpr size_t kTasksPerBatch = 4096;
 class Parser {
  public:
   Parser(const OpTablePlan& plan, const CsvHeader& header, CollectContext& ctx, const Location& loc)
-      : plan_(plan), header_(header), ctx_(ctx), loc_(loc) {}
+      : plan_(plan), header_(header), ctx_(ctx), loc_(loc) {
+    for (const auto& c : plan.columns) has_column_[static_cast<size_t>(c.field)] = true;
+  }
 
   // Fills row_.task from the reader's current record; false when the row was skipped.
   bool parse(const CsvReader& r) {
@@ -121,34 +129,25 @@ class Parser {
           if (!integer(v, t.task_id, i, r)) return false;
           break;
         case OpField::op_state:
-          if (is_null_cell(v))
-            t.op_state.reset();
-          else
-            t.op_state = std::string(v);
+          set_text(t.op_state, v, copy_unless_null);
           break;
         case OpField::in_shapes:
-          set_text(t.input_shapes, normalise_shapes(v));
+          set_text(t.input_shapes, v, normalise_shapes_into);
           break;
         case OpField::out_shapes:
-          set_text(t.output_shapes, normalise_shapes(v));
+          set_text(t.output_shapes, v, normalise_shapes_into);
           break;
         case OpField::in_dtypes:
-          set_text(t.input_dtypes, normalise_dtypes(v));
+          set_text(t.input_dtypes, v, normalise_dtypes_into);
           break;
         case OpField::out_dtypes:
-          set_text(t.output_dtypes, normalise_dtypes(v));
+          set_text(t.output_dtypes, v, normalise_dtypes_into);
           break;
         case OpField::in_formats:
-          if (is_null_cell(v))
-            t.input_formats.reset();
-          else
-            t.input_formats = std::string(v);
+          set_text(t.input_formats, v, copy_unless_null);
           break;
         case OpField::out_formats:
-          if (is_null_cell(v))
-            t.output_formats.reset();
-          else
-            t.output_formats = std::string(v);
+          set_text(t.output_formats, v, copy_unless_null);
           break;
         case OpField::aicore_time:
           if (!real(v, t.aicore_time_us, i, r)) return false;
@@ -250,13 +249,17 @@ class Parser {
     t.wait_ns.reset();
     t.block_dim.reset();
     t.mix_block_dim.reset();
-    t.op_state.reset();
-    t.input_shapes.reset();
-    t.input_dtypes.reset();
-    t.input_formats.reset();
-    t.output_shapes.reset();
-    t.output_dtypes.reset();
-    t.output_formats.reset();
+    // Text fields that a column of this table sets are overwritten (or emptied) by every row,
+    // keeping their strings' capacity; only the others are cleared here.
+    for (auto [field, text] : {std::pair{OpField::op_state, &t.op_state},
+                               {OpField::in_shapes, &t.input_shapes},
+                               {OpField::in_dtypes, &t.input_dtypes},
+                               {OpField::in_formats, &t.input_formats},
+                               {OpField::out_shapes, &t.output_shapes},
+                               {OpField::out_dtypes, &t.output_dtypes},
+                               {OpField::out_formats, &t.output_formats}}) {
+      if (!has_column_[static_cast<size_t>(field)]) text->reset();
+    }
     t.aicore_time_us.reset();
     t.aiv_time_us.reset();
     t.dur_ns = 0;
@@ -314,6 +317,7 @@ class Parser {
   CollectContext& ctx_;
   Location loc_;
   RowState row_;
+  std::array<bool, static_cast<size_t>(OpField::metric) + 1> has_column_{};  // by OpField
 };
 
 }  // namespace
