@@ -24,6 +24,13 @@ struct NameTotal {
   int64_t over = 0;  // rows longer than the threshold
 };
 
+// Longest total first, ties by name, so the order does not depend on a hash.
+inline void sort_by_total(std::vector<NameTotal>& totals) {
+  std::sort(totals.begin(), totals.end(), [](const NameTotal& a, const NameTotal& b) {
+    return a.dur_ns != b.dur_ns ? a.dur_ns > b.dur_ns : a.name < b.name;
+  });
+}
+
 // Steps `rows` (column 0: name, column 1: dur_ns) to the end; returns one total per name,
 // longest total first (ties by name, so the order does not depend on the hash).
 inline std::vector<NameTotal> totals_by_name(
@@ -42,9 +49,7 @@ inline std::vector<NameTotal> totals_by_name(
   std::vector<NameTotal> out;
   out.reserve(by_name.size());
   for (auto& [_, t] : by_name) out.push_back(std::move(t));
-  std::sort(out.begin(), out.end(), [](const NameTotal& a, const NameTotal& b) {
-    return a.dur_ns != b.dur_ns ? a.dur_ns > b.dur_ns : a.name < b.name;
-  });
+  sort_by_total(out);
   return out;
 }
 

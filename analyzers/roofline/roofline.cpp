@@ -5,10 +5,12 @@
 #include <optional>
 #include <string>
 #include <tuple>
+#include <unordered_map>
 
 #include "analyzers/core/name_totals.h"
 #include "analyzers/roofline/activation.h"
 #include "analyzers/roofline/flop_model.h"
+#include "store/text_hash.h"
 
 namespace perfsage::analyzers::roofline {
 namespace {
@@ -185,14 +187,35 @@ struct GpuOpGroup {
   std::string kernel;
 };
 
+// What the GPU roofline needs from one pass over the kernels and one over the CPU ops that
+// launched them: the op groups, the kernels no op claims (totals per kernel name), and the
+// run's kernel time.
+struct GpuKernels {
+  std::vector<GpuOpGroup> groups;
+  std::vector<NameTotal> unlinked;
+  double kernel_us = 0;
+};
+
 // Hash joins in C++: a GROUP BY over the kernels, another over the CPU ops and a third over
 // the joined instances each sorted every row in SQLite (a second per GB of trace).
-std::vector<GpuOpGroup> gpu_op_groups(store::Database& db, int64_t run_id, double& kernel_us) {
+GpuKernels gpu_kernels(store::Database& db, int64_t run_id) {
+  using Key = std::pair<int64_t, int64_t>;  // (rank, External id): one launching op instance
   struct Instance {
     int64_t dur_ns = 0, longest = -1;
     std::string kernel;
   };
-  std::map<std::pair<int64_t, int64_t>, Instance> instances;
+  std::map<Key, Instance> instances;
+  // Every kernel as (its instance or none, interned name, duration), to total the unclaimed
+  // ones once the ops are known.
+  struct Kernel {
+    const Key* instance;
+    size_t name;
+    int64_t dur_ns;
+  };
+  std::vector<Kernel> kernels;
+  std::unordered_map<std::string, size_t, store::TextHash, std::equal_to<>> name_ids;
+  std::vector<const std::string*> names;
+  GpuKernels out;
   int64_t all_ns = 0;
   {
     auto st = db.prepare(
@@ -202,21 +225,32 @@ std::vector<GpuOpGroup> gpu_op_groups(store::Database& db, int64_t run_id, doubl
     while (st.step()) {
       int64_t dur = st.int64(3);
       all_ns += dur;
-      if (st.is_null(1)) continue;
-      Instance& in = instances[{st.int64(0), st.int64(1)}];
-      in.dur_ns += dur;
-      if (dur > in.longest) {
-        in.longest = dur;
-        in.kernel = st.text(2);
+      std::string_view name = st.text_view(2);
+      auto id = name_ids.find(name);
+      if (id == name_ids.end()) {
+        id = name_ids.emplace(std::string(name), names.size()).first;
+        names.push_back(&id->first);
       }
+      const Key* instance = nullptr;
+      if (!st.is_null(1)) {
+        auto it = instances.try_emplace({st.int64(0), st.int64(1)}).first;
+        instance = &it->first;
+        Instance& in = it->second;
+        in.dur_ns += dur;
+        if (dur > in.longest) {
+          in.longest = dur;
+          in.kernel = name;
+        }
+      }
+      kernels.push_back({instance, id->second, dur});
     }
   }
-  kernel_us = static_cast<double>(all_ns) / 1e3;
+  out.kernel_us = static_cast<double>(all_ns) / 1e3;
   struct Op {
     std::string name;
     std::optional<std::string> dims, types;
   };
-  std::map<std::pair<int64_t, int64_t>, Op> ops;  // min() of each field, as SQL grouping did
+  std::map<Key, Op> ops;  // min() of each field, as SQL grouping did
   {
     auto st = db.prepare(R"sql(
 SELECT rank, external_id, name, input_dims, input_types FROM host_events
@@ -229,7 +263,7 @@ WHERE run_id = ?1 AND kind = 'cpu_op'
       if (!have || v < *have) have = std::string(v);
     };
     while (st.step()) {
-      std::pair<int64_t, int64_t> key{st.int64(0), st.int64(1)};
+      Key key{st.int64(0), st.int64(1)};
       if (!instances.count(key)) continue;
       auto [it, fresh] = ops.try_emplace(key);
       std::string_view name = st.text_view(2);
@@ -246,22 +280,37 @@ WHERE run_id = ?1 AND kind = 'cpu_op'
     g.dur_ns += in.dur_ns;
     if (in.kernel > g.kernel) g.kernel = in.kernel;
   }
-  std::vector<GpuOpGroup> out;
-  out.reserve(groups.size());
   for (auto& [key, g] : groups) {
     std::tie(g.name, g.dims, g.types) = key;
-    out.push_back(std::move(g));
+    out.groups.push_back(std::move(g));
   }
-  std::stable_sort(out.begin(), out.end(),
+  std::stable_sort(out.groups.begin(), out.groups.end(),
                    [](const GpuOpGroup& a, const GpuOpGroup& b) { return a.dur_ns > b.dur_ns; });
-  if (out.size() > 100000) out.resize(100000);
+  if (out.groups.size() > 100000) out.groups.resize(100000);
+
+  std::vector<NameTotal> unlinked(names.size());
+  for (const Kernel& k : kernels) {
+    if (k.instance != nullptr && ops.count(*k.instance)) continue;
+    NameTotal& t = unlinked[k.name];
+    ++t.count;
+    t.dur_ns += k.dur_ns;
+  }
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (unlinked[i].count > 0) {
+      unlinked[i].name = *names[i];
+      out.unlinked.push_back(std::move(unlinked[i]));
+    }
+  }
+  sort_by_total(out.unlinked);
+  if (out.unlinked.size() > 100000) out.unlinked.resize(100000);
   return out;
 }
 
 std::vector<Row> gpu_rows(store::Database& db, int64_t run_id, const HardwareSpec& hw) {
   std::vector<Row> rows;
-  double kernel_us = 0;
-  for (const auto& g : gpu_op_groups(db, run_id, kernel_us)) {
+  GpuKernels gpu = gpu_kernels(db, run_id);
+  const double kernel_us = gpu.kernel_us;
+  for (const auto& g : gpu.groups) {
     Row r;
     r.scope = "gpu_op";
     r.name = g.name;
@@ -297,28 +346,10 @@ std::vector<Row> gpu_rows(store::Database& db, int64_t run_id, const HardwareSpe
     finish(r, hw);
     rows.push_back(std::move(r));
   }
-  // Kernels no CPU op claims (older traces carry the correlation id as External id, or
-  // shapes were not recorded): one insufficient_data point per kernel name, so the run says
-  // why it has no roofline instead of saying nothing.
-  auto un = db.prepare(R"sql(
-WITH o AS (SELECT DISTINCT external_id FROM host_events
-           WHERE run_id = ?1 AND kind = 'cpu_op'
-             AND external_id IN (SELECT external_id FROM device_events
-                                 WHERE run_id = ?1 AND kind = 'kernel'))
-SELECT k.name, k.dur_ns FROM device_events k WHERE k.run_id = ?1 AND k.kind = 'kernel'
-  AND (k.external_id IS NULL OR k.external_id NOT IN (SELECT external_id FROM o)))sql");
-  un.bind(1, run_id);
-  auto unlinked = totals_by_name(un);
-  if (unlinked.size() > 100000) unlinked.resize(100000);
-  double all_kernel_us = 0;
-  if (!unlinked.empty()) {
-    auto all =
-        db.prepare("SELECT total(dur_ns) FROM device_events WHERE run_id = ?1 AND kind = 'kernel'");
-    all.bind(1, run_id);
-    all.step();
-    all_kernel_us = all.real(0) / 1e3;
-  }
-  for (const auto& k : unlinked) {
+  // Kernels no CPU op claims (older traces carry the correlation id as External id):
+  // one insufficient_data point per kernel name, so the run says why it has no roofline
+  // instead of saying nothing.
+  for (const auto& k : gpu.unlinked) {
     Row r;
     r.scope = "kernel";
     r.name = r.kernel = k.name;
@@ -326,7 +357,7 @@ SELECT k.name, k.dur_ns FROM device_events k WHERE k.run_id = ?1 AND k.kind = 'k
     r.core_type = "GPU";
     r.count = k.count;
     r.total_us = static_cast<double>(k.dur_ns) / 1e3;
-    r.share = all_kernel_us > 0 ? r.total_us / all_kernel_us : 0;
+    r.share = kernel_us > 0 ? r.total_us / kernel_us : 0;
     r.reason =
         "device kernel not linked to a framework op with input shapes (PyTorch profiler: "
         "record_shapes=True)";
