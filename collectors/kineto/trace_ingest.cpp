@@ -75,9 +75,6 @@ class TraceIngest {
   CollectContext& ctx_;
   KinetoOptions options_;
   ChunkReader reader_;
-  od::parser& parser_ = reader_.parser;
-  TraceEvent& ev_ = reader_.ev;
-  std::string& buf_ = reader_.buf;
   std::string fixed_;
   std::vector<Span> spans_;
   EventMapper* mapper_ = nullptr;
@@ -132,7 +129,7 @@ TraceMetadata TraceIngest::check_layout(const TraceLayout& layout) {
                 "; complete events were kept, top-level keys after the events are missing");
     }
   }
-  TraceMetadata md = read_metadata(text_, layout.keys, parser_);
+  TraceMetadata md = read_metadata(text_, layout.keys, reader_.parser);
   for (const auto& p : md.problems) {
     if (ctx_.mode() == Mode::strict) ctx_.fail(p.substr(p.find(" at ") + 4), "unreadable " + p);
     ctx_.warn("unreadable top-level value " + p);
@@ -186,7 +183,7 @@ bool TraceIngest::run_overlapped() {
     for (const auto& k : keys) known = known || k.first == kv.first;
     if (!known) keys.push_back(std::move(kv));
   }
-  Identity guess = identify(read_metadata(text_, keys, parser_));
+  Identity guess = identify(read_metadata(text_, keys, reader_.parser));
 
   CollectContext::Tally before = ctx_.tally();
   store::Database& db = ctx_.out().db();
@@ -276,6 +273,7 @@ bool TraceIngest::parse_in_parallel(const std::function<bool(size_t, Span&)>& ne
     EventMapper mapper;
     int64_t elements = 0, records = 0;
     size_t first_kernel_chunk = SIZE_MAX;
+    size_t chunks_end = SIZE_MAX;  // the chunk number it found past the last chunk
     bool needs_repair = false;
     std::exception_ptr error;
   };
@@ -283,14 +281,16 @@ bool TraceIngest::parse_in_parallel(const std::function<bool(size_t, Span&)>& ne
   for (int i = 0; i < parsers; ++i)
     workers.push_back(std::make_unique<Worker>(mapper.rank(), mapper.base_ns()));
   std::atomic<size_t> claimed{0};
-  std::atomic<size_t> chunks{0};  // 1 + the highest chunk submitted: all chunks at the end
   OrderedSink<Batch> sink(ctx_.out(), static_cast<size_t>(parsers) + 2, write_batch);
   auto work = [&](Worker& w) {
     try {
       for (;;) {
         size_t c = claimed.fetch_add(1);
         Span chunk;
-        if (!next_chunk(c, chunk)) return;
+        if (!next_chunk(c, chunk)) {
+          w.chunks_end = c;
+          return;
+        }
         Batch* batch = sink.acquire(c);
         if (batch == nullptr) return;  // another parser gave up
         bool had_kernel = w.mapper.counters().kernel_device >= 0;
@@ -304,10 +304,6 @@ bool TraceIngest::parse_in_parallel(const std::function<bool(size_t, Span&)>& ne
         w.records += static_cast<int64_t>(batch->size());
         if (!had_kernel && w.mapper.counters().kernel_device >= 0) w.first_kernel_chunk = c;
         sink.submit(c);
-        size_t done = c + 1, seen = chunks.load();
-        while (seen < done && !chunks.compare_exchange_weak(seen, done)) {
-          // seen reloaded: retry while ours is higher
-        }
       }
     } catch (...) {
       w.error = std::current_exception();
@@ -320,12 +316,14 @@ bool TraceIngest::parse_in_parallel(const std::function<bool(size_t, Span&)>& ne
     for (auto& t : threads) t.join();
   }
   bool repair = false;
+  size_t chunks = SIZE_MAX;  // chunks are claimed in order: the lowest number past the end
   for (auto& w : workers) {
     if (w->error) std::rethrow_exception(w->error);
     repair = repair || w->needs_repair;
+    chunks = std::min(chunks, w->chunks_end);
   }
   if (repair) return false;
-  sink.finish(chunks.load());
+  sink.finish(chunks);
   size_t first = SIZE_MAX;
   for (auto& w : workers) {
     mapper.absorb(w->mapper, w->first_kernel_chunk < first);
@@ -407,19 +405,20 @@ void TraceIngest::parse_one(Span span, Batch& batch) {
   std::string_view raw = std::string_view(text_).substr(span.begin, span.size());
   std::string where = at(span.begin) + " (event " + std::to_string(event_index_) + ")";
   auto attempt = [&](std::string_view json, EventError& err) {
-    buf_.assign(json);
-    buf_.reserve(buf_.size() + simdjson::SIMDJSON_PADDING);
+    std::string& buf = reader_.buf;
+    buf.assign(json);
+    buf.reserve(buf.size() + simdjson::SIMDJSON_PADDING);
     od::document doc;
     od::object obj;
     err = {};
-    if ((err.code = parser_.iterate(buf_.data(), buf_.size(), buf_.capacity()).get(doc))) {
+    if ((err.code = reader_.parser.iterate(buf.data(), buf.size(), buf.capacity()).get(doc))) {
       return false;
     }
     if ((err.code = doc.get_object().get(obj))) {
       err.field = "the event object";
       return false;
     }
-    err = read_event(obj, ev_);
+    err = read_event(obj, reader_.ev);
     return !err;
   };
   EventError err;
@@ -438,7 +437,7 @@ void TraceIngest::parse_one(Span span, Batch& batch) {
     repaired_control_ += r.control;
     repaired_bare_ += r.bare_values;
   }
-  if (const char* reason = mapper_->map(ev_, batch)) ctx_.skip(reason, where);
+  if (const char* reason = mapper_->map(reader_.ev, batch)) ctx_.skip(reason, where);
 }
 
 void TraceIngest::finish_hints(const TraceMetadata& md, const MapCounters& c) {
