@@ -58,25 +58,17 @@ TraceBuffer::TraceBuffer(const std::filesystem::path& path) {
 // zlib's streaming inflate into the same huge-page buffer. Anything else (several members,
 // trailing bytes, a size beyond 4 GiB guessed wrong, corrupt or truncated data) returns false
 // for the streaming path, which also names the offset of an error.
-bool TraceBuffer::inflate_whole(const std::filesystem::path& path, size_t compressed,
-                                size_t isize) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return false;
-  void* in = ::mmap(nullptr, compressed, PROT_READ, MAP_PRIVATE, fd, 0);
-  ::close(fd);
-  if (in == MAP_FAILED) return false;
-  struct Unmap {
-    void* p;
-    size_t n;
-    ~Unmap() { ::munmap(p, n); }
-  } unmap_in{in, compressed};
+bool TraceBuffer::inflate_whole(int fd, size_t compressed, size_t isize) {
+  void* mapped = ::mmap(nullptr, compressed, PROT_READ, MAP_PRIVATE, fd, 0);
+  if (mapped == MAP_FAILED) return false;
+  Bytes in(static_cast<char*>(mapped), UnmapBytes{compressed});
   std::unique_ptr<libdeflate_decompressor, void (*)(libdeflate_decompressor*)> d(
       libdeflate_alloc_decompressor(), &libdeflate_free_decompressor);
   if (!d) return false;
   const size_t pad = simdjson::SIMDJSON_PADDING;
   Bytes out = allocate(isize + pad);
   size_t used = 0, produced = 0;
-  auto rc = libdeflate_gzip_decompress_ex(d.get(), in, compressed, out.get(), isize, &used,
+  auto rc = libdeflate_gzip_decompress_ex(d.get(), in.get(), compressed, out.get(), isize, &used,
                                           &produced);
   if (rc != LIBDEFLATE_SUCCESS || used != compressed || produced != isize) return false;
   std::memset(out.get() + isize, ' ', pad);
@@ -101,7 +93,7 @@ void TraceBuffer::inflate(const std::filesystem::path& path) {
                    (static_cast<size_t>(trailer[3]) << 24);
     while (isize < compressed) isize += size_t{1} << 32;  // wrapped: beyond 4 GiB
     capacity = isize + 1;
-    if (inflate_whole(path, compressed, isize)) return;
+    if (inflate_whole(fileno(f.get()), compressed, isize)) return;
   }
   std::rewind(f.get());
   z_stream zs{};

@@ -34,7 +34,8 @@ class TraceBuffer {
 
  private:
   void inflate(const std::filesystem::path& path);
-  bool inflate_whole(const std::filesystem::path& path, size_t compressed, size_t isize);
+  // `fd`: the open gzip file, read through a mapping.
+  bool inflate_whole(int fd, size_t compressed, size_t isize);
 
   using Bytes = std::unique_ptr<char, UnmapBytes>;
   static Bytes allocate(size_t n);
