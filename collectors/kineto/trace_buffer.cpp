@@ -76,6 +76,7 @@ bool TraceBuffer::inflate_whole(int fd, size_t compressed, size_t isize) {
   data_ = owned_.get();
   size_ = isize;
   readable_ = isize + pad;
+  inflater_ = "libdeflate";
   return true;
 }
 
@@ -145,6 +146,7 @@ void TraceBuffer::inflate(const std::filesystem::path& path) {
   data_ = owned_.get();
   size_ = size;
   readable_ = size + pad;
+  inflater_ = "zlib";
 }
 
 void UnmapBytes::operator()(char* p) const {

@@ -31,6 +31,9 @@ class TraceBuffer {
   // Bytes readable from data() on (size() plus padding where available).
   size_t readable() const { return readable_; }
   std::string_view view() const { return {data_, size_}; }
+  // How a gzip file was inflated: "libdeflate" (one call) or "zlib" (streaming); "" when the
+  // file was not compressed.
+  const char* inflater() const { return inflater_; }
 
  private:
   void inflate(const std::filesystem::path& path);
@@ -45,6 +48,7 @@ class TraceBuffer {
   size_t map_len_ = 0;
   char* data_ = nullptr;
   size_t size_ = 0, readable_ = 0;
+  const char* inflater_ = "";
 };
 
 }  // namespace perfsage::collectors::kineto

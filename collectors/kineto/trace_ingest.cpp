@@ -465,7 +465,15 @@ void TraceIngest::finish_hints(const TraceMetadata& md, const MapCounters& c) {
 }  // namespace
 
 void KinetoCollector::collect(const FileProbe& probe, CollectContext& ctx) const {
+  auto start = std::chrono::steady_clock::now();
   TraceBuffer buffer(probe.path);
+  if (*buffer.inflater()) {
+    spdlog::debug(
+        "kineto {}: inflated {} bytes with {} in {:.1f} ms", probe.path.string(), buffer.size(),
+        buffer.inflater(),
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+            .count());
+  }
   TraceIngest(buffer, ctx, options_).run();
 }
 

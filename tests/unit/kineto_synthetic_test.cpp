@@ -6,6 +6,7 @@
 #include "collectors/kineto/event_mapper.h"
 #include "collectors/kineto/json_scan.h"
 #include "collectors/kineto/number_text.h"
+#include "collectors/kineto/trace_buffer.h"
 #include "collectors/kineto/trace_metadata.h"
 #include "kineto_test_util.h"
 
@@ -273,12 +274,16 @@ TEST_CASE("Gzip: one member, several members, trailing bytes and damage read ali
   };
   std::string one = bytes_of(write_gz(dir, "one.json.gz", kNewFormat));
   CHECK(rows(kineto_ingest(dir.path() / "one.json.gz", Mode::strict)) == plain);
+  CHECK(std::string(collectors::kineto::TraceBuffer(dir.path() / "one.json.gz").inflater()) ==
+        "libdeflate");
 
   const std::string text = kNewFormat;
   const size_t half = text.size() / 2;
   std::string two = bytes_of(write_gz(dir, "a.gz", text.substr(0, half))) +
                     bytes_of(write_gz(dir, "b.gz", text.substr(half)));
   CHECK(rows(kineto_ingest(write_bytes("two.json.gz", two), Mode::strict)) == plain);
+  CHECK(std::string(collectors::kineto::TraceBuffer(dir.path() / "two.json.gz").inflater()) ==
+        "zlib");  // the trailer gives only the last member's size
 
   // Damage inside the deflate data: an error naming the compressed offset, never a crash.
   std::string damaged = one;
