@@ -280,3 +280,64 @@ TEST_CASE("each block records the time span of its events") {
   CHECK(one_int(db, "SELECT min_start_ns FROM event_blocks ORDER BY seq LIMIT 1") ==
         host("cpu_op", n - static_cast<int64_t>(EventBlockSink::kBlockRows) + 1).start_ns);
 }
+
+TEST_CASE("every field of an event lands in the column of its name") {
+  // Distinct values per field: a column index that drifted from the schema swaps two of them.
+  Database db(":memory:");
+  RunWriter w(db, header());
+  HostEvent h;
+  h.rank = 1;
+  h.kind = "cpu_op";
+  h.name = "n";
+  h.pid = 2;
+  h.tid = 3;
+  h.start_ns = 4;
+  h.dur_ns = 5;
+  h.external_id = 6;
+  h.correlation = 7;
+  h.input_dims = "dims";
+  h.input_types = "types";
+  h.args = "args";
+  w.add(h);
+  DeviceEvent d;
+  d.rank = 11;
+  d.kind = "kernel";
+  d.name = "k";
+  d.device = 12;
+  d.stream = 13;
+  d.start_ns = 14;
+  d.dur_ns = 15;
+  d.correlation = 16;
+  d.external_id = 17;
+  d.grid = "grid";
+  d.block = "block";
+  d.registers = 18;
+  d.shared_mem = 19;
+  d.blocks_per_sm = 20.5;
+  d.warps_per_sm = 21.5;
+  d.occupancy = 22.5;
+  d.bytes = 23;
+  d.bandwidth_gbps = 24.5;
+  d.memcpy_kind = "HtoD";
+  d.args = "dargs";
+  w.add(d);
+  w.commit();
+  auto row = [&](const std::string& sql) {
+    auto st = db.prepare(sql);
+    REQUIRE(st.step());
+    std::string out;
+    for (int i = 0; i < st.column_count(); ++i) {
+      if (i > 0) out += '|';
+      out += st.text(i);
+    }
+    return out;
+  };
+  CHECK(row("SELECT run_id = " + std::to_string(w.run_id()) +
+            ", rank, kind, name, pid, tid, start_ns, dur_ns, external_id, correlation, "
+            "input_dims, input_types, args FROM host_events") ==
+        "1|1|cpu_op|n|2|3|4|5|6|7|dims|types|args");
+  CHECK(row("SELECT rank, kind, name, device, stream, start_ns, dur_ns, correlation, "
+            "external_id, grid, block, registers, shared_mem, blocks_per_sm, warps_per_sm, "
+            "occupancy, bytes, bandwidth_gbps, memcpy_kind, args FROM device_events") ==
+        "11|kernel|k|12|13|14|15|16|17|grid|block|18|19|20.5|21.5|22.5|23|24.5|HtoD|dargs");
+}
