@@ -72,22 +72,25 @@ int disconnect(sqlite3_vtab* vtab) {
 
 // run_id and kind equalities select blocks; everything else SQLite checks row by row.
 int best_index(sqlite3_vtab*, sqlite3_index_info* info) {
-  int by[3] = {-1, -1, -1};
+  // The block keys, in xFilter's argument order.
+  struct Key {
+    int column, bit, constraint;
+  } keys[] = {{kRunIdColumn, kByRun, -1}, {kKindColumn, kByKind, -1}};
   for (int i = 0; i < info->nConstraint; ++i) {
     const auto& c = info->aConstraint[i];
     if (!c.usable || c.op != SQLITE_INDEX_CONSTRAINT_EQ) continue;
-    if (c.iColumn == kRunIdColumn) by[0] = i;
-    if (c.iColumn == kKindColumn) by[2] = i;
+    for (Key& k : keys)
+      if (c.iColumn == k.column) k.constraint = i;
   }
   int bits = 0;
   int argv = 0;
-  for (int col : {0, 2}) {
-    if (by[col] < 0) continue;
-    bits |= col == 0 ? kByRun : kByKind;
-    auto& use = info->aConstraintUsage[by[col]];
+  for (const Key& k : keys) {
+    if (k.constraint < 0) continue;
+    bits |= k.bit;
+    auto& use = info->aConstraintUsage[k.constraint];
     use.argvIndex = ++argv;
     // An IN list arrives as one xFilter call per value; SQLite still checks it.
-    use.omit = !sqlite3_vtab_in(info, by[col], -1);
+    use.omit = !sqlite3_vtab_in(info, k.constraint, -1);
   }
   info->idxNum = bits;
   double rows = 1e7;
