@@ -1,15 +1,15 @@
-// Hands batches of records to the store. With `threaded`, a second thread inserts one batch
-// while the caller parses the next (double buffering); the SQLite connection is used by that
-// thread alone until finish() or destruction. Without it, batches are inserted inline.
-// `Batch` is any record container with clear(); `write(out, batch)` inserts one batch.
+// Hands batches of records to the store from one producer. With `threaded`, a second thread
+// inserts one batch while the caller parses the next (double buffering: an OrderedSink with two
+// slots); the SQLite connection is used by that thread alone until finish() or destruction.
+// Without it, batches are inserted inline. `Batch` is any record container with clear();
+// `write(out, batch)` inserts one batch.
 #pragma once
 
-#include <condition_variable>
-#include <exception>
+#include <cstddef>
 #include <functional>
-#include <mutex>
-#include <thread>
+#include <optional>
 
+#include "collectors/common/ordered_sink.h"
 #include "store/run_writer.h"
 
 namespace perfsage::collectors {
@@ -20,19 +20,14 @@ class RecordSink {
   using Write = std::function<void(store::RunWriter&, Batch&)>;
 
   RecordSink(store::RunWriter& out, bool threaded, Write write)
-      : out_(out), write_(std::move(write)), threaded_(threaded) {
-    if (threaded_) thread_ = std::thread([this] { run(); });
-  }
-  // Stops the thread without inserting what is still queued (the caller is failing).
-  ~RecordSink() {
-    if (!thread_.joinable()) return;
-    {
-      std::lock_guard lock(mu_);
-      stop_ = true;
+      : out_(out), write_(std::move(write)) {
+    if (threaded) {
+      threaded_.emplace(out_, 2, write_);
+      filling_ = threaded_->acquire(0);
     }
-    cv_.notify_all();
-    thread_.join();
   }
+  // Destruction without finish() stops the thread without inserting what is still queued
+  // (the caller is failing).
   RecordSink(const RecordSink&) = delete;
   RecordSink& operator=(const RecordSink&) = delete;
 
@@ -43,75 +38,35 @@ class RecordSink {
   // Rethrows an insertion error from the writer thread.
   void submit() {
     if (!threaded_) {
-      write(*filling_);
+      write_inline();
       return;
     }
-    std::unique_lock lock(mu_);
-    cv_.wait(lock, [&] { return pending_ == nullptr; });
-    if (error_) std::rethrow_exception(error_);
-    pending_ = filling_;
-    filling_ = filling_ == &a_ ? &b_ : &a_;
-    lock.unlock();
-    cv_.notify_all();
+    threaded_->submit(seq_++);
+    filling_ = threaded_->acquire(seq_);
   }
 
   // Inserts everything queued and stops the thread; rethrows an insertion error.
   void finish() {
     if (!threaded_) {
-      write(*filling_);
+      write_inline();
       return;
     }
-    submit();
-    {
-      std::unique_lock lock(mu_);
-      cv_.wait(lock, [&] { return pending_ == nullptr; });
-      stop_ = true;
-    }
-    cv_.notify_all();
-    thread_.join();
-    if (error_) std::rethrow_exception(error_);
+    threaded_->submit(seq_++);
+    threaded_->finish(seq_);
   }
 
  private:
-  void write(Batch& b) {
-    write_(out_, b);
-    b.clear();
-  }
-
-  void run() {
-    for (;;) {
-      Batch* b;
-      {
-        std::unique_lock lock(mu_);
-        cv_.wait(lock, [&] { return pending_ != nullptr || stop_; });
-        if (!pending_) return;
-        b = pending_;
-      }
-      try {
-        write(*b);
-      } catch (...) {
-        std::lock_guard lock(mu_);
-        error_ = std::current_exception();
-        b->clear();
-      }
-      {
-        std::lock_guard lock(mu_);
-        pending_ = nullptr;
-      }
-      cv_.notify_all();
-    }
+  void write_inline() {
+    write_(out_, inline_);
+    inline_.clear();
   }
 
   store::RunWriter& out_;
   Write write_;
-  Batch a_, b_;
-  Batch* filling_ = &a_;
-  Batch* pending_ = nullptr;  // owned by the writer thread while non-null
-  bool threaded_, stop_ = false;
-  std::exception_ptr error_;
-  std::mutex mu_;
-  std::condition_variable cv_;
-  std::thread thread_;
+  Batch inline_;
+  Batch* filling_ = &inline_;
+  std::optional<OrderedSink<Batch>> threaded_;
+  size_t seq_ = 0;
 };
 
 }  // namespace perfsage::collectors
