@@ -8,7 +8,7 @@ namespace perfsage::store {
 namespace {
 
 constexpr EventColumn kHostColumns[] = {
-    {"run_id", ColumnType::kInt},      {"rank", ColumnType::kInt},
+    {"run_id", ColumnType::kInt},      {"rank", ColumnType::kInt, true},
     {"kind", ColumnType::kText},       {"name", ColumnType::kText},
     {"pid", ColumnType::kInt},         {"tid", ColumnType::kInt},
     {"start_ns", ColumnType::kInt},    {"dur_ns", ColumnType::kInt},
@@ -18,7 +18,7 @@ constexpr EventColumn kHostColumns[] = {
 };
 
 constexpr EventColumn kDeviceColumns[] = {
-    {"run_id", ColumnType::kInt},          {"rank", ColumnType::kInt},
+    {"run_id", ColumnType::kInt},          {"rank", ColumnType::kInt, true},
     {"kind", ColumnType::kText},           {"name", ColumnType::kText},
     {"device", ColumnType::kInt},          {"stream", ColumnType::kInt},
     {"start_ns", ColumnType::kInt},        {"dur_ns", ColumnType::kInt},
@@ -29,6 +29,27 @@ constexpr EventColumn kDeviceColumns[] = {
     {"occupancy", ColumnType::kReal},      {"bytes", ColumnType::kInt},
     {"bandwidth_gbps", ColumnType::kReal}, {"memcpy_kind", ColumnType::kText},
     {"args", ColumnType::kText},
+};
+
+constexpr EventColumn kOpTaskColumns[] = {
+    {"run_id", ColumnType::kInt},          {"rank", ColumnType::kInt, true},
+    {"device_id", ColumnType::kInt},       {"step", ColumnType::kInt},
+    {"model_id", ColumnType::kInt},        {"stream_id", ColumnType::kInt},
+    {"task_id", ColumnType::kInt},         {"name", ColumnType::kText},
+    {"type", ColumnType::kText},           {"core_type", ColumnType::kText},
+    {"op_state", ColumnType::kText},       {"start_ns", ColumnType::kInt},
+    {"dur_ns", ColumnType::kInt},          {"wait_ns", ColumnType::kInt},
+    {"block_dim", ColumnType::kInt},       {"mix_block_dim", ColumnType::kInt},
+    {"input_shapes", ColumnType::kText},   {"input_dtypes", ColumnType::kText},
+    {"input_formats", ColumnType::kText},  {"output_shapes", ColumnType::kText},
+    {"output_dtypes", ColumnType::kText},  {"output_formats", ColumnType::kText},
+    {"aicore_time_us", ColumnType::kReal}, {"aiv_time_us", ColumnType::kReal},
+    {"cube_fops", ColumnType::kReal},      {"vector_fops", ColumnType::kReal},
+    {"mac_ratio", ColumnType::kReal},      {"vec_ratio", ColumnType::kReal},
+    {"scalar_ratio", ColumnType::kReal},   {"mte1_ratio", ColumnType::kReal},
+    {"mte2_ratio", ColumnType::kReal},     {"mte3_ratio", ColumnType::kReal},
+    {"fixpipe_ratio", ColumnType::kReal},  {"read_bytes", ColumnType::kReal},
+    {"write_bytes", ColumnType::kReal},    {"metrics", ColumnType::kText},
 };
 
 constexpr uint8_t kFormatVersion = 1;
@@ -78,12 +99,23 @@ struct Cursor {
 }  // namespace
 
 const EventSchema& host_event_schema() {
-  static const EventSchema s{"host_events", kHostColumns};
+  static const EventSchema s{"host_events", kHostColumns, 2, 6, 7};
   return s;
 }
 const EventSchema& device_event_schema() {
-  static const EventSchema s{"device_events", kDeviceColumns};
+  static const EventSchema s{"device_events", kDeviceColumns, 2, 6, 7};
   return s;
+}
+const EventSchema& op_task_schema() {
+  // start_ns may be NULL (op_statistic-only tables have no start): the span then skips it.
+  static const EventSchema s{"op_tasks", kOpTaskColumns, -1, 11, 12};
+  return s;
+}
+
+std::span<const EventSchema* const> block_schemas() {
+  static const EventSchema* const all[] = {&host_event_schema(), &device_event_schema(),
+                                           &op_task_schema()};
+  return all;
 }
 
 EventBlockBuilder::EventBlockBuilder(const EventSchema& schema) : schema_(schema) {
@@ -92,7 +124,7 @@ EventBlockBuilder::EventBlockBuilder(const EventSchema& schema) : schema_(schema
 
 EventBlockBuilder::Column& EventBlockBuilder::at(int col, ColumnType t) {
   Column& c = cols_[static_cast<size_t>(col)];
-  if (c.type != t || is_key_column(col)) {
+  if (c.type != t || schema_.is_key(col)) {
     throw StoreError(std::string("event block: wrong type for column ") +
                      schema_.columns[static_cast<size_t>(col)].name);
   }
@@ -128,14 +160,20 @@ void EventBlockBuilder::set_null(int col) {
   ++c.nulls;
 }
 
+SealedBlock EventBlockBuilder::seal() {
+  SealedBlock s{rows_, spanned_, min_start_, max_end_, {}};
+  s.data = finish();
+  return s;
+}
+
 std::string EventBlockBuilder::finish() {
   std::string out;
   out.reserve(bytes_ + 64);
   out.push_back(static_cast<char>(kFormatVersion));
   put_varint(out, rows_);
-  std::string body;
+  std::string& body = scratch_;
   for (size_t i = 0; i < cols_.size(); ++i) {
-    if (is_key_column(static_cast<int>(i))) continue;
+    if (schema_.is_key(static_cast<int>(i))) continue;
     Column& c = cols_[i];
     if (c.present.size() != rows_) {
       throw StoreError(std::string("event block: column ") + schema_.columns[i].name +
@@ -176,10 +214,11 @@ std::string EventBlockBuilder::finish() {
     out.push_back(static_cast<char>(tag));
     put_varint(out, body.size());
     out.append(body);
-    c = Column(c.type);
+    c.clear();  // keeps the capacity for the next block
   }
   rows_ = 0;
   bytes_ = 0;
+  spanned_ = false;
   return out;
 }
 
@@ -191,7 +230,7 @@ EventBlockReader::EventBlockReader(const EventSchema& schema, const uint8_t* dat
   if (rows > (uint64_t{1} << 32)) corrupt("row count out of range");
   rows_ = static_cast<size_t>(rows);
   for (size_t i = 0; i < cols_.size(); ++i) {
-    if (is_key_column(static_cast<int>(i))) continue;
+    if (schema_.is_key(static_cast<int>(i))) continue;
     Column& c = cols_[i];
     c.tag = *in.take(1);
     if (c.tag > kSomeNulls) corrupt("unknown column tag");

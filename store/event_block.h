@@ -1,9 +1,9 @@
-// Column blocks of raw trace events. Host and device events (millions per Kineto trace) are
-// stored as blocks of up to a few ten thousand rows of one run and kind, one BLOB per block,
-// column by column: integers as zig-zag deltas, text through a per-block dictionary. Writing a
-// block costs a fraction of inserting its rows one by one into an indexed table, which is what
-// bounded ingest speed; the host_events / device_events virtual tables (event_table.h) decode
-// them again for SQL.
+// Column blocks of raw records. Host and device events (millions per Kineto trace) and Ascend
+// op tasks (millions per op table) are stored as blocks of up to a few ten thousand rows of one
+// run (and kind), one BLOB per block, column by column: integers as zig-zag deltas, text
+// through a per-block dictionary. Writing a block costs a fraction of inserting its rows one by
+// one into an indexed table, which is what bounded ingest speed; the host_events, device_events
+// and op_tasks virtual tables (event_table.h) decode them again for SQL.
 #pragma once
 
 #include <cstdint>
@@ -23,22 +23,34 @@ enum class ColumnType : uint8_t { kInt, kReal, kText };
 struct EventColumn {
   const char* name;
   ColumnType type;
+  bool defaults_to_zero = false;  // NULL on SQL INSERT stores 0 (rank: DEFAULT 0 in the schema)
 };
 
-// The SQL columns of one event table. Columns 0 (run_id) and 2 (kind) are the block's key and
-// are not stored in the block.
+// The SQL columns of one block table. Column 0 (run_id) and the kind column, where the table
+// has one, are the block's key and are not stored in the block.
 struct EventSchema {
-  const char* table;  // host_events or device_events
+  const char* table;  // host_events, device_events or op_tasks
   std::span<const EventColumn> columns;
+  int kind_column;   // -1: no kind; blocks are keyed by run alone (kind '' in event_blocks)
+  int start_column;  // start_ns and dur_ns: the block's time span
+  int dur_column;
+  bool is_key(int c) const { return c == kRunIdColumn || c == kind_column; }
+  static constexpr int kRunIdColumn = 0;
 };
 
 const EventSchema& host_event_schema();
 const EventSchema& device_event_schema();
-inline constexpr int kRunIdColumn = 0;
-inline constexpr int kKindColumn = 2;
-inline bool is_key_column(int c) {
-  return c == kRunIdColumn || c == kKindColumn;
-}
+const EventSchema& op_task_schema();
+// Every table stored as blocks, for registration and migrations.
+std::span<const EventSchema* const> block_schemas();
+
+// A serialised block with what event_blocks stores beside it.
+struct SealedBlock {
+  size_t rows = 0;
+  bool spanned = false;  // min_start / max_end are set
+  int64_t min_start = 0, max_end = 0;
+  std::string data;
+};
 
 // Accumulates rows of one block; set every stored column of a row, then end_row().
 class EventBlockBuilder {
@@ -52,9 +64,12 @@ class EventBlockBuilder {
   void end_row() { ++rows_; }
   // Widens the block's time span, [min start, max end], stored beside the block.
   void note_span(int64_t start_ns, int64_t end_ns) {
-    if (rows_ == 0 || start_ns < min_start_) min_start_ = start_ns;
-    if (rows_ == 0 || end_ns > max_end_) max_end_ = end_ns;
+    if (!spanned_ || start_ns < min_start_) min_start_ = start_ns;
+    if (!spanned_ || end_ns > max_end_) max_end_ = end_ns;
+    spanned_ = true;
   }
+  // False when no row of the block had a start time.
+  bool spanned() const { return spanned_; }
   int64_t min_start() const { return min_start_; }
   int64_t max_end() const { return max_end_; }
 
@@ -62,6 +77,8 @@ class EventBlockBuilder {
   size_t bytes() const { return bytes_; }  // payload held so far, a flush trigger
   // Serialises the block and empties the builder for reuse.
   std::string finish();
+  // The same, with the block's row count and span.
+  SealedBlock seal();
 
  private:
   struct Column {
@@ -74,14 +91,25 @@ class EventBlockBuilder {
     std::vector<uint32_t> ids;  // text: dictionary index per non-null row
     std::unordered_map<std::string, uint32_t, TextHash, std::equal_to<>> dict;
     std::vector<const std::string*> dict_order;
+    void clear() {
+      present.clear();
+      nulls = 0;
+      ints.clear();
+      reals.clear();
+      ids.clear();
+      dict.clear();
+      dict_order.clear();
+    }
   };
   Column& at(int col, ColumnType t);
 
   const EventSchema& schema_;
   std::vector<Column> cols_;
+  std::string scratch_;  // one column's bytes while finishing
   size_t rows_ = 0;
   size_t bytes_ = 0;
   int64_t min_start_ = 0, max_end_ = 0;
+  bool spanned_ = false;
 };
 
 // A decoded view of one serialised block; columns are decoded on first use. Text values point

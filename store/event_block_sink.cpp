@@ -50,8 +50,8 @@ EventBlockBuilder& EventBlockSink::builder(const EventSchema& schema, int64_t ru
   return it->second;
 }
 
+// After the row's last column is set and the row ended.
 void EventBlockSink::row_done(const Key& key, EventBlockBuilder& b) {
-  b.end_row();
   if (b.rows() >= kBlockRows || b.bytes() >= kBlockBytes) write(key, b);
 }
 
@@ -69,6 +69,7 @@ void EventBlockSink::add(int64_t run_id, const HostEvent& e) {
   put(b, 10, e.input_dims);
   put(b, 11, e.input_types);
   put(b, 12, e.args);
+  b.end_row();
   row_done(*last_key_, b);
 }
 
@@ -94,15 +95,68 @@ void EventBlockSink::add(int64_t run_id, const DeviceEvent& e) {
   put(b, 18, e.bandwidth_gbps);
   put(b, 19, e.memcpy_kind);
   put(b, 20, e.args);
+  b.end_row();
   row_done(*last_key_, b);
 }
 
+void EventBlockSink::add(int64_t run_id, const OpTask& t) {
+  static const std::string kNoKind;
+  auto& b = builder(op_task_schema(), run_id, kNoKind);
+  append_op_task(b, t);
+  row_done(*last_key_, b);
+}
+
+void append_op_task(EventBlockBuilder& b, const OpTask& t) {
+  if (t.start_ns) b.note_span(*t.start_ns, end_of(*t.start_ns, t.dur_ns));
+  b.set_int(1, t.rank);
+  put(b, 2, t.device_id);
+  put(b, 3, t.step);
+  put(b, 4, t.model_id);
+  put(b, 5, t.stream_id);
+  put(b, 6, t.task_id);
+  b.set_text(7, t.name);
+  b.set_text(8, t.type);
+  b.set_text(9, t.core_type);
+  put(b, 10, t.op_state);
+  put(b, 11, t.start_ns);
+  b.set_int(12, t.dur_ns);
+  put(b, 13, t.wait_ns);
+  put(b, 14, t.block_dim);
+  put(b, 15, t.mix_block_dim);
+  put(b, 16, t.input_shapes);
+  put(b, 17, t.input_dtypes);
+  put(b, 18, t.input_formats);
+  put(b, 19, t.output_shapes);
+  put(b, 20, t.output_dtypes);
+  put(b, 21, t.output_formats);
+  put(b, 22, t.aicore_time_us);
+  put(b, 23, t.aiv_time_us);
+  put(b, 24, t.cube_fops);
+  put(b, 25, t.vector_fops);
+  put(b, 26, t.mac_ratio);
+  put(b, 27, t.vec_ratio);
+  put(b, 28, t.scalar_ratio);
+  put(b, 29, t.mte1_ratio);
+  put(b, 30, t.mte2_ratio);
+  put(b, 31, t.mte3_ratio);
+  put(b, 32, t.fixpipe_ratio);
+  put(b, 33, t.read_bytes);
+  put(b, 34, t.write_bytes);
+  put(b, 35, t.metrics);
+  b.end_row();
+}
+
 void EventBlockSink::add_row(const EventSchema& schema, Statement& row) {
-  auto& b = builder(schema, row.int64(kRunIdColumn), row.text(kKindColumn));
-  // Both event tables have start_ns and dur_ns at columns 6 and 7.
-  b.note_span(row.int64(6), end_of(row.int64(6), row.int64(7)));
+  static const std::string kNoKind;
+  const int run_col = EventSchema::kRunIdColumn;
+  auto& b = builder(schema, row.int64(run_col),
+                    schema.kind_column < 0 ? kNoKind : row.text(schema.kind_column));
+  if (!row.is_null(schema.start_column)) {
+    int64_t start = row.int64(schema.start_column);
+    b.note_span(start, end_of(start, row.int64(schema.dur_column)));
+  }
   for (int col = 0; col < static_cast<int>(schema.columns.size()); ++col) {
-    if (is_key_column(col)) continue;
+    if (schema.is_key(col)) continue;
     if (row.is_null(col)) {
       b.set_null(col);
       continue;
@@ -119,21 +173,35 @@ void EventBlockSink::add_row(const EventSchema& schema, Statement& row) {
         break;
     }
   }
+  b.end_row();
   row_done(*last_key_, b);
 }
 
 void EventBlockSink::write(const Key& key, EventBlockBuilder& b) {
-  size_t rows = b.rows();
-  int64_t lo = b.min_start(), hi = b.max_end();
-  std::string data = b.finish();
-  insert_.bind(1, std::get<1>(key))
-      .bind_static(2, std::get<0>(key)->table)
-      .bind_static(3, std::get<2>(key))
+  insert(*std::get<0>(key), std::get<1>(key), std::get<2>(key), b.seal());
+}
+
+void EventBlockSink::add_block(const EventSchema& schema, int64_t run_id, const std::string& kind,
+                               const SealedBlock& block) {
+  // An open block of the same key holds earlier rows: it goes first.
+  auto it = open_.find(Key{&schema, run_id, kind});
+  if (it != open_.end() && it->second.rows() > 0) write(it->first, it->second);
+  if (block.rows > 0) insert(schema, run_id, kind, block);
+}
+
+void EventBlockSink::insert(const EventSchema& schema, int64_t run_id, const std::string& kind,
+                            const SealedBlock& block) {
+  insert_.bind(1, run_id)
+      .bind_static(2, schema.table)
+      .bind_static(3, kind)
       .bind(4, ++seq_)
-      .bind(5, static_cast<int64_t>(rows))
-      .bind(6, lo)
-      .bind(7, hi)
-      .bind_blob_static(8, data);
+      .bind(5, static_cast<int64_t>(block.rows))
+      .bind_blob_static(8, block.data);
+  if (block.spanned) {
+    insert_.bind(6, block.min_start).bind(7, block.max_end);
+  } else {
+    insert_.bind_null(6).bind_null(7);
+  }
   insert_.run();
 }
 

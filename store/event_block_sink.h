@@ -1,5 +1,6 @@
-// Groups a run's host and device events into column blocks per kind and writes each block to
-// event_blocks once it is full (or on flush), inside the caller's transaction.
+// Groups a run's host and device events (per kind) and its op tasks into column blocks and
+// writes each block to event_blocks once it is full (or on flush), inside the caller's
+// transaction.
 #pragma once
 
 #include <cstdint>
@@ -13,6 +14,9 @@
 
 namespace perfsage::store {
 
+// Appends `t` as the next row of an op_tasks block.
+void append_op_task(EventBlockBuilder& b, const OpTask& t);
+
 class EventBlockSink {
  public:
   // Blocks close at this many rows or about this many payload bytes, whichever comes first:
@@ -25,7 +29,12 @@ class EventBlockSink {
 
   void add(int64_t run_id, const HostEvent& e);
   void add(int64_t run_id, const DeviceEvent& e);
-  // Copies the current row of `row` (the event table's columns in schema order) into a block.
+  void add(int64_t run_id, const OpTask& t);
+  // Writes a block built elsewhere (by a parser thread) after the blocks of its run and kind
+  // written so far.
+  void add_block(const EventSchema& schema, int64_t run_id, const std::string& kind,
+                 const SealedBlock& block);
+  // Copies the current row of `row` (the table's columns in schema order) into a block.
   void add_row(const EventSchema& schema, Statement& row);
   // Writes every open block.
   void flush();
@@ -35,6 +44,8 @@ class EventBlockSink {
   EventBlockBuilder& builder(const EventSchema& schema, int64_t run_id, const std::string& kind);
   void row_done(const Key& key, EventBlockBuilder& b);
   void write(const Key& key, EventBlockBuilder& b);
+  void insert(const EventSchema& schema, int64_t run_id, const std::string& kind,
+              const SealedBlock& block);
 
   Database& db_;
   Statement insert_;

@@ -1,5 +1,8 @@
 #include "store/run_writer.h"
 
+#include <cstdlib>
+#include <string>
+
 #include "store/bind.h"
 #include "store/event_block_sink.h"
 #include "store/json_text.h"
@@ -8,10 +11,7 @@ namespace perfsage::store {
 
 struct RunWriter::Statements {
   explicit Statements(Database& db)
-      : op_task(db.prepare(
-            "INSERT INTO op_tasks VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,"
-            "?17,?18,?19,?20,?21,?22,?23,?24,?25,?26,?27,?28,?29,?30,?31,?32,?33,?34,?35,?36)")),
-        events(db),
+      : events(db),
         step(
             db.prepare("INSERT INTO steps VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14)")),
         graph_node(db.prepare(
@@ -19,12 +19,29 @@ struct RunWriter::Statements {
         graph_edge(db.prepare("INSERT INTO graph_edges VALUES(?1,?2,?3,?4,?5,?6,?7)")),
         tensor(db.prepare("INSERT INTO tensors VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11)")),
         graph_attr(db.prepare("INSERT INTO graph_attrs VALUES(?1,?2,?3,?4,?5)")) {}
-  Statement op_task;
   EventBlockSink events;
   Statement step, graph_node, graph_edge, tensor, graph_attr;
 };
 
+namespace {
+
+// Page cache while a run is written, in KiB (a negative cache_size). Ingest writes each page
+// once: with a small cache SQLite writes full pages to the WAL as the parsers go instead of
+// holding the whole run until the commit, which then has little left to write; the memory is
+// not touched at all. Readers (analyzers) get the large cache back afterwards.
+int64_t ingest_cache_kib() {
+  if (const char* e = std::getenv("PERFSAGE_INGEST_CACHE_KIB")) return std::atoll(e);
+  return 8192;
+}
+
+}  // namespace
+
 RunWriter::RunWriter(Database& db, const RunHeader& h) : db_(db), txn_(db) {
+  {
+    auto st = db_.prepare("PRAGMA cache_size");
+    if (st.step()) saved_cache_size_ = st.int64(0);
+  }
+  db_.exec("PRAGMA cache_size=-" + std::to_string(ingest_cache_kib()));
   auto st = db_.prepare(
       "INSERT INTO runs(job, inputs, fingerprint, created, status) "
       "VALUES(?1,?2,?3,?4,'ingesting')");
@@ -33,15 +50,15 @@ RunWriter::RunWriter(Database& db, const RunHeader& h) : db_(db), txn_(db) {
   st_ = std::make_unique<Statements>(db_);
 }
 
-RunWriter::~RunWriter() = default;
+RunWriter::~RunWriter() {
+  try {
+    db_.exec("PRAGMA cache_size=" + std::to_string(saved_cache_size_));
+  } catch (...) {  // a destructor does not throw; the connection keeps the small cache
+  }
+}
 
 void RunWriter::add(const OpTask& r) {
-  insert(st_->op_task, run_id_, r.rank, r.device_id, r.step, r.model_id, r.stream_id, r.task_id,
-         r.name, r.type, r.core_type, r.op_state, r.start_ns, r.dur_ns, r.wait_ns, r.block_dim,
-         r.mix_block_dim, r.input_shapes, r.input_dtypes, r.input_formats, r.output_shapes,
-         r.output_dtypes, r.output_formats, r.aicore_time_us, r.aiv_time_us, r.cube_fops,
-         r.vector_fops, r.mac_ratio, r.vec_ratio, r.scalar_ratio, r.mte1_ratio, r.mte2_ratio,
-         r.mte3_ratio, r.fixpipe_ratio, r.read_bytes, r.write_bytes, r.metrics);
+  st_->events.add(run_id_, r);
 }
 
 void RunWriter::add(const HostEvent& r) {
@@ -50,6 +67,11 @@ void RunWriter::add(const HostEvent& r) {
 
 void RunWriter::add(const DeviceEvent& r) {
   st_->events.add(run_id_, r);
+}
+
+void RunWriter::add_block(const EventSchema& schema, const std::string& kind,
+                          const SealedBlock& block) {
+  st_->events.add_block(schema, run_id_, kind, block);
 }
 
 void RunWriter::flush_events() {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "store/database.h"
+#include "store/event_block.h"
 #include "store/records.h"
 
 namespace perfsage::store {
@@ -31,6 +32,9 @@ class RunWriter {
   void add(const OpTask& r);
   void add(const HostEvent& r);
   void add(const DeviceEvent& r);
+  // A block of rows of `schema` built by the caller (a parser thread), stored after the rows
+  // of the same table and kind added so far.
+  void add_block(const EventSchema& schema, const std::string& kind, const SealedBlock& block);
   void add(const Step& r);
   void add(const Hardware& r);
   void add(const RankInfo& r);
@@ -42,8 +46,8 @@ class RunWriter {
   void add(const FusionStat& r);
   void add(const IngestFile& r);
 
-  // Host and device events are buffered into column blocks; this writes the open blocks, so
-  // that the run's events so far can be read back or covered by a savepoint.
+  // Host and device events and op tasks are buffered into column blocks; this writes the open
+  // blocks, so that the run's records so far can be read back or covered by a savepoint.
   void flush_events();
   void commit();
 
@@ -52,6 +56,7 @@ class RunWriter {
   Database& db_;
   Transaction txn_;
   int64_t run_id_ = 0;
+  int64_t saved_cache_size_ = -65536;
   std::unique_ptr<Statements> st_;
 };
 

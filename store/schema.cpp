@@ -1,6 +1,7 @@
 #include "store/schema.h"
 
 #include <array>
+#include <initializer_list>
 #include <string>
 
 #include "store/database.h"
@@ -213,7 +214,7 @@ CREATE TABLE gpu_launch_stats(
 CREATE VIEW recorded_steps AS SELECT * FROM steps WHERE source != 'gpu_breakdown';
 )sql",
     // 8: raw host and device events move to column blocks (store/event_block.h), read through
-    // the host_events / device_events virtual tables; convert_event_tables() moves the rows.
+    // the host_events / device_events virtual tables; convert_block_tables() moves the rows.
     // Each block records its events' earliest start and latest end, so a run's time span is
     // read from the blocks without decoding them.
     R"sql(
@@ -230,19 +231,22 @@ CREATE TABLE kernel_groups(
   dur_ns INTEGER NOT NULL, occ_ns REAL, occ_weight INTEGER, bps_sum REAL, bps_n INTEGER NOT NULL);
 CREATE INDEX kernel_groups_run ON kernel_groups(run_id);
 )sql",
+    // 10: Ascend op tasks move to column blocks as well (kind '' in event_blocks), read through
+    // the op_tasks virtual table; convert_block_tables() moves the rows.
+    "",
 };
 
-// Rows of the version-7 event tables become blocks; the tables are dropped, so the names now
-// resolve to the virtual tables over the blocks.
-void convert_event_tables(Database& db) {
+// Rows of tables that became blocks are moved into blocks; the tables are dropped, so the names
+// now resolve to the virtual tables over the blocks.
+void convert_block_tables(Database& db, std::initializer_list<const EventSchema*> schemas) {
   EventBlockSink sink(db);
-  for (const EventSchema* schema : {&host_event_schema(), &device_event_schema()}) {
+  for (const EventSchema* schema : schemas) {
     std::string table = schema->table;
     auto st = db.prepare("SELECT * FROM " + table + " ORDER BY rowid");
     while (st.step()) sink.add_row(*schema, st);
   }
   sink.flush();
-  db.exec("DROP TABLE host_events; DROP TABLE device_events;");
+  for (const EventSchema* schema : schemas) db.exec(std::string("DROP TABLE ") + schema->table);
 }
 
 }  // namespace
@@ -262,7 +266,8 @@ void migrate(Database& db) {
   for (int v = have; v < current_schema_version(); ++v) {
     Transaction txn(db);
     db.exec(kMigrations[v]);
-    if (v + 1 == 8) convert_event_tables(db);
+    if (v + 1 == 8) convert_block_tables(db, {&host_event_schema(), &device_event_schema()});
+    if (v + 1 == 10) convert_block_tables(db, {&op_task_schema()});
     db.prepare("INSERT INTO schema_version VALUES(?1, datetime('now'))").bind(1, v + 1).run();
     txn.commit();
   }

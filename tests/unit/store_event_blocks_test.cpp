@@ -224,6 +224,22 @@ INSERT INTO host_events VALUES(RUN, 0, 'cpu_op', 'aten::mm', 1, 2, 10, 5, 7, NUL
 INSERT INTO host_events VALUES(RUN, 1, 'runtime', 'cudaLaunchKernel', 1, 2, 12, 1, 7, 9, NULL, NULL, '{}');
 INSERT INTO device_events VALUES(RUN, 1, 'kernel', 'sgemm', 0, 7, 20, 4, 9, 7, '[1,1,1]', NULL,
   32, NULL, 0.5, NULL, 12.5, NULL, NULL, NULL, NULL);
+CREATE TABLE op_tasks(
+  run_id INTEGER NOT NULL, rank INTEGER NOT NULL DEFAULT 0, device_id INTEGER, step INTEGER,
+  model_id INTEGER, stream_id INTEGER, task_id INTEGER, name TEXT NOT NULL, type TEXT NOT NULL,
+  core_type TEXT NOT NULL, op_state TEXT, start_ns INTEGER, dur_ns INTEGER NOT NULL,
+  wait_ns INTEGER, block_dim INTEGER, mix_block_dim INTEGER,
+  input_shapes TEXT, input_dtypes TEXT, input_formats TEXT,
+  output_shapes TEXT, output_dtypes TEXT, output_formats TEXT,
+  aicore_time_us REAL, aiv_time_us REAL, cube_fops REAL, vector_fops REAL,
+  mac_ratio REAL, vec_ratio REAL, scalar_ratio REAL, mte1_ratio REAL, mte2_ratio REAL,
+  mte3_ratio REAL, fixpipe_ratio REAL, read_bytes REAL, write_bytes REAL, metrics TEXT);
+CREATE INDEX op_tasks_run ON op_tasks(run_id);
+INSERT INTO op_tasks(run_id, rank, name, type, core_type, start_ns, dur_ns, block_dim, mac_ratio,
+  input_shapes, metrics) VALUES(RUN, 3, 'MatMul_1', 'MatMul', 'AI_CORE', NULL, 40, 24, 0.75,
+  '4,16;16,8', '{"aic_icache_miss_rate":0.1}');
+INSERT INTO op_tasks(run_id, name, type, core_type, start_ns, dur_ns)
+  VALUES(RUN, 'Cast_2', 'Cast', 'AI_CPU', 100, 7);
 )sql";
     for (auto at = sql.find("RUN"); at != std::string::npos; at = sql.find("RUN"))
       sql.replace(at, 3, std::to_string(run));
@@ -238,11 +254,31 @@ INSERT INTO device_events VALUES(RUN, 1, 'kernel', 'sgemm', 0, 7, 20, 4, 9, 7, '
   CHECK(db.schema_version() == current_schema_version());
   CHECK(one_int(db,
                 "SELECT count(*) FROM sqlite_schema WHERE name IN "
-                "('host_events', 'device_events')") == 0);
+                "('host_events', 'device_events', 'op_tasks', 'op_tasks_run')") == 0);
+  auto ops = db.prepare(
+      "SELECT rank, name, start_ns, dur_ns, block_dim, mac_ratio, input_shapes, metrics, "
+      "output_shapes FROM op_tasks WHERE run_id = ?1 ORDER BY rowid");
+  ops.bind(1, run);
+  REQUIRE(ops.step());
+  CHECK(ops.int64(0) == 3);
+  CHECK(ops.text(1) == "MatMul_1");
+  CHECK(ops.is_null(2));
+  CHECK(ops.int64(3) == 40);
+  CHECK(ops.int64(4) == 24);
+  CHECK(ops.real(5) == 0.75);
+  CHECK(ops.text(6) == "4,16;16,8");
+  CHECK(ops.text(7) == R"({"aic_icache_miss_rate":0.1})");
+  CHECK(ops.is_null(8));
+  REQUIRE(ops.step());
+  CHECK(ops.text(1) == "Cast_2");
+  CHECK_FALSE(ops.step());
+  // The op block's span comes from the one op with a start.
+  CHECK(one_int(db, "SELECT min_start_ns FROM event_blocks WHERE side = 'op_tasks'") == 100);
+  CHECK(one_int(db, "SELECT max_end_ns FROM event_blocks WHERE side = 'op_tasks'") == 107);
   CHECK(one_int(db, "SELECT count(*) FROM host_events WHERE run_id = ?1", run) == 2);
   CHECK(one_int(db, "SELECT correlation FROM host_events WHERE kind = 'runtime'") == 9);
-  CHECK(one_int(db, "SELECT min(min_start_ns) FROM event_blocks") == 10);
-  CHECK(one_int(db, "SELECT max(max_end_ns) FROM event_blocks") == 24);
+  CHECK(one_int(db, "SELECT min(min_start_ns) FROM event_blocks WHERE side != 'op_tasks'") == 10);
+  CHECK(one_int(db, "SELECT max(max_end_ns) FROM event_blocks WHERE side != 'op_tasks'") == 24);
   auto st = db.prepare("SELECT name, rank, registers, occupancy, grid FROM device_events");
   REQUIRE(st.step());
   CHECK(st.text(0) == "sgemm");
