@@ -3,12 +3,15 @@
 // insert, commit) in rows/s and MB/s, and the process's peak RSS.
 // Usage: ascend_op_table_bench [--memory] [SAMPLE.csv] [ROWS...]   (default: the shared sample,
 // 100000 1000000)
+//        ascend_op_table_bench --ingest FILE.csv [STORE]   (ingest only, into an in-memory
+//        store or a new file store: for profilers)
 #include <sys/resource.h>
 
 #include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <memory>
 #include <sstream>
 #include <vector>
 
@@ -40,9 +43,36 @@ long peak_rss_mb() {
   return ru.ru_maxrss / 1024;
 }
 
+// Ingests `csv` into a store and prints wall and CPU time; returns the records stored.
+// Opening the store is part of the measured time.
+int64_t timed_ingest(const fs::path& csv, std::unique_ptr<perfsage::store::Database>& db,
+                     const std::string& store, const char* label) {
+  double mb = static_cast<double>(fs::file_size(csv)) / 1e6;
+  auto t0 = Clock::now();
+  double c0 = cpu_seconds();
+  db = std::make_unique<perfsage::store::Database>(store);
+  perfsage::store::RunWriter w(*db, {"bench", {csv.string()}, "bench", "now"});
+  auto result = perfsage::collectors::ingest(perfsage::collectors::expand_inputs({csv}), w,
+                                             perfsage::collectors::Mode::strict);
+  w.commit();
+  double t = seconds_since(t0);
+  double cpu = cpu_seconds() - c0;
+  int64_t stored = result.files.at(0).records;
+  std::cout << "  ingest into " << label << " store: " << t * 1e3 << " ms wall, " << cpu * 1e3
+            << " ms cpu, " << stored << " records, " << static_cast<int64_t>(stored / t)
+            << " rows/s (" << static_cast<int64_t>(stored / cpu) << " per cpu-s), " << mb / t
+            << " MB/s, peak RSS " << peak_rss_mb() << " MB\n";
+  return stored;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  if ((argc == 3 || argc == 4) && std::string(argv[1]) == "--ingest") {
+    std::unique_ptr<perfsage::store::Database> db;
+    timed_ingest(argv[2], db, argc == 4 ? argv[3] : ":memory:", argc == 4 ? "file" : "memory");
+    return 0;
+  }
   fs::path sample = fs::path(PERFSAGE_SOURCE_DIR) / ".." / "shared" / "samples" / "ascend" /
                     "mstt" / "kernel_details_arith_util.csv";
   std::vector<int64_t> sizes;
@@ -85,22 +115,10 @@ int main(int argc, char** argv) {
                 << " ms (" << static_cast<int64_t>(rows / scan) << " rows/s, "
                 << data.size() / 1e6 / scan << " MB/s, " << fields << " fields)\n";
     }
-    double mb = static_cast<double>(fs::file_size(csv)) / 1e6;
-    auto t0 = Clock::now();
-    double c0 = cpu_seconds();
-    perfsage::store::Database db(memory ? std::string(":memory:") : db_path.string());
-    perfsage::store::RunWriter w(db, {"bench", {csv.string()}, "bench", "now"});
-    auto result = perfsage::collectors::ingest(perfsage::collectors::expand_inputs({csv}), w,
-                                               perfsage::collectors::Mode::strict);
-    w.commit();
-    double t = seconds_since(t0);
-    double cpu = cpu_seconds() - c0;
-    int64_t stored = result.files.at(0).records;
-    std::cout << "  ingest into " << (memory ? "memory" : "file") << " store: " << t * 1e3
-              << " ms wall, " << cpu * 1e3 << " ms cpu, " << stored << " records, "
-              << static_cast<int64_t>(stored / t) << " rows/s ("
-              << static_cast<int64_t>(stored / cpu) << " per cpu-s), " << mb / t
-              << " MB/s, peak RSS " << peak_rss_mb() << " MB\n";
+    std::unique_ptr<perfsage::store::Database> store;
+    timed_ingest(csv, store, memory ? std::string(":memory:") : db_path.string(),
+                 memory ? "memory" : "file");
+    perfsage::store::Database& db = *store;
     // Store only: the same records inserted again from memory (no file, no parsing).
     std::vector<perfsage::store::OpTask> tasks;
     {

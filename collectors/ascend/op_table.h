@@ -2,20 +2,26 @@
 // `kernel_details*.csv` (formats.md §3) → store::OpTask, one row per task execution.
 #pragma once
 
+#include <cstddef>
+
 #include "collectors/common/collector.h"
 
 namespace perfsage::collectors::ascend {
 
+struct OpTableOptions {
+  int parsers = 0;                // parser threads; 0: one per core, at most two
+  size_t chunk_bytes = 4u << 20;  // rows are parsed in chunks of about this size
+};
+
 class OpTableCollector : public Collector {
  public:
-  // `threaded`: insert rows on a second thread while the next ones are parsed.
-  explicit OpTableCollector(bool threaded = true) : threaded_(threaded) {}
+  explicit OpTableCollector(OpTableOptions options = {}) : options_(options) {}
   std::string name() const override { return "ascend.op_table"; }
   int detect(const FileProbe& probe) const override;
   void collect(const FileProbe& probe, CollectContext& ctx) const override;
 
  private:
-  bool threaded_;
+  OpTableOptions options_;
 };
 
 }  // namespace perfsage::collectors::ascend

@@ -25,8 +25,13 @@ std::string to_lower_ascii(std::string_view s) {
   return out;
 }
 
-CsvReader::CsvReader(std::string_view data, char separator) : data_(data), sep_(separator) {
-  if (data_.size() >= 3 && std::memcmp(data_.data(), "\xEF\xBB\xBF", 3) == 0) pos_ = 3;
+CsvReader::CsvReader(std::string_view data, char separator, size_t first_line)
+    : data_(data), sep_(separator), next_line_(first_line) {
+  ends_field_[static_cast<unsigned char>(separator)] = true;
+  ends_field_['\n'] = true;
+  ends_field_['\r'] = true;
+  if (first_line == 1 && data_.size() >= 3 && std::memcmp(data_.data(), "\xEF\xBB\xBF", 3) == 0)
+    pos_ = 3;
 }
 
 bool CsvReader::next() {
@@ -99,7 +104,7 @@ void CsvReader::read_record() {
       }
     } else {
       size_t b = p;
-      while (p < n && d[p] != sep_ && d[p] != '\n' && d[p] != '\r') ++p;
+      while (p < n && !ends_field_[static_cast<unsigned char>(d[p])]) ++p;
       span = {b, p - b, false};
     }
     spans_.push_back(span);
@@ -116,6 +121,10 @@ void CsvReader::read_record() {
   }
   pos_ = p;
   fields_.clear();
+  if (scratch_.empty()) {  // every field lies in the input: no view can move
+    for (const auto& s : spans_) fields_.push_back(trim_blanks(data_.substr(s.begin, s.len)));
+    return;
+  }
   for (const auto& s : spans_) {
     std::string_view v = s.scratch ? std::string_view(scratch_).substr(s.begin, s.len)
                                    : data_.substr(s.begin, s.len);

@@ -17,8 +17,9 @@ namespace perfsage::collectors {
 
 class CsvReader {
  public:
-  // `data` must outlive the reader and every field view it hands out.
-  explicit CsvReader(std::string_view data, char separator = ',');
+  // `data` must outlive the reader and every field view it hands out. `first_line`: the line
+  // `data` starts on, when it is a chunk of a larger text (csv_chunks.h).
+  explicit CsvReader(std::string_view data, char separator = ',', size_t first_line = 1);
 
   // Reads the next non-blank record. Returns false at the end of the input. Field views stay
   // valid until the next call.
@@ -34,8 +35,9 @@ class CsvReader {
   // Non-empty when the current record is malformed (an unterminated quoted field); the record
   // then holds what could be read up to the end of the input.
   const std::string& error() const { return error_; }
-  // Bytes consumed so far.
+  // Bytes consumed so far, and the line the next record starts on.
   size_t position() const { return pos_; }
+  size_t next_line() const { return next_line_; }
 
  private:
   struct Span {
@@ -46,6 +48,7 @@ class CsvReader {
 
   std::string_view data_;
   char sep_;
+  bool ends_field_[256] = {};  // separator, \n, \r: the bytes that end an unquoted field
   size_t pos_ = 0;
   size_t next_line_ = 1;
   size_t line_ = 0;

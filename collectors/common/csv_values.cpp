@@ -90,6 +90,8 @@ Cell parse_scaled(std::string_view s, int scale, int64_t& out) {
 }  // namespace
 
 bool is_null_cell(std::string_view s) {
+  // Most cells are numbers: no null spelling starts with a digit, and strip() leaves one alone.
+  if (!s.empty() && s.front() >= '0' && s.front() <= '9') return false;
   s = strip(s);
   return s.empty() || s == "-" || iequals(s, "N/A") || iequals(s, "NA") || iequals(s, "NaN") ||
          iequals(s, "None") || iequals(s, "null");

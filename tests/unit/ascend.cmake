@@ -3,5 +3,6 @@ set(PERFSAGE_TEST_LIBS perfsage_collectors)
 perfsage_test(ascend_test
   unit/ascend_csv_test.cpp
   unit/ascend_op_table_test.cpp
+  unit/ascend_op_table_parallel_test.cpp
   unit/ascend_timeline_test.cpp
   unit/ascend_misc_test.cpp)

@@ -1,0 +1,91 @@
+// CSV chunking for parallel readers: chunks end on record boundaries outside quotes, cover the
+// text exactly, and start on the line a single reader would report.
+#include "collectors/common/csv_chunks.h"
+
+#include <catch2/catch.hpp>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "collectors/common/collector.h"
+#include "collectors/common/csv_reader.h"
+#include "collectors/common/file_reader.h"
+#include "collectors/common/input_bytes.h"
+#include "test_support.h"
+
+using namespace perfsage::collectors;
+
+namespace {
+
+// Each record as "line:field|field|...", read by one reader over `text` from `begin`.
+std::vector<std::string> records(std::string_view text, size_t first_line) {
+  CsvReader r(text, ',', first_line);
+  std::vector<std::string> out;
+  while (r.next()) {
+    std::string s = std::to_string(r.line()) + ":";
+    for (auto f : r.fields()) s += std::string(f) + "|";
+    out.push_back(s + r.error());
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("chunked CSV reads the records of the whole text, on the same lines") {
+  std::string text = "h1,h2\n";
+  for (int i = 0; i < 200; ++i) {
+    std::string n = std::to_string(i);
+    if (i % 9 == 0)
+      text += "\"multi\nline " + n + "\",\"a \"\"quoted\"\"\n, too\"\r\n";
+    else if (i % 9 == 1)
+      text += "\n";  // a blank line
+    else
+      text += "plain" + n + ",\"x,y\"\n";
+  }
+  text += "last,\"unterminated";
+  size_t header_end = text.find('\n') + 1;
+  auto whole = records(std::string_view(text).substr(header_end), 2);
+  for (size_t target : {1, 7, 64, 500, 100000}) {
+    INFO("target " << target);
+    auto chunks = split_csv_records(text, header_end, 2, target);
+    REQUIRE_FALSE(chunks.empty());
+    CHECK(chunks.front().begin == header_end);
+    CHECK(chunks.back().end == text.size());
+    std::vector<std::string> joined;
+    for (size_t i = 0; i < chunks.size(); ++i) {
+      if (i > 0) CHECK(chunks[i].begin == chunks[i - 1].end);
+      // Every chunk but the last ends with a line feed outside quotes.
+      if (i + 1 < chunks.size()) CHECK(text[chunks[i].end - 1] == '\n');
+      auto part =
+          records(std::string_view(text).substr(chunks[i].begin, chunks[i].end - chunks[i].begin),
+                  chunks[i].first_line);
+      joined.insert(joined.end(), part.begin(), part.end());
+    }
+    CHECK(joined == whole);
+    if (target == 1) CHECK(chunks.size() > 100);
+  }
+}
+
+TEST_CASE("text with lone carriage returns as line ends is one chunk") {
+  std::string text = "a,b\rc,d\r";
+  for (int i = 0; i < 100; ++i) text += "x,y\r";
+  auto chunks = split_csv_records(text, 0, 1, 8);
+  REQUIRE(chunks.size() == 1);
+  CHECK(chunks[0].end == text.size());
+  CHECK(split_csv_records(text, text.size(), 1, 8).empty());
+}
+
+TEST_CASE("input bytes: a mapped file, an empty file, a gzip file") {
+  perfsage::test::TempDir dir;
+  auto plain = dir.write("t.csv", "a,b\n1,2\n");
+  CHECK(InputBytes(plain).view() == "a,b\n1,2\n");
+  CHECK(InputBytes(dir.write("empty.csv", "")).view().empty());
+  CHECK_THROWS_AS(InputBytes(dir.path() / "missing.csv"), ParseError);
+  // read_file() and InputBytes agree on compressed input.
+  auto gz = dir.path() / "t.csv.gz";
+  {
+    std::string cmd = "gzip -c " + plain.string() + " > " + gz.string();
+    REQUIRE(std::system(cmd.c_str()) == 0);
+  }
+  CHECK(InputBytes(gz).view() == "a,b\n1,2\n");
+}
