@@ -54,14 +54,16 @@ int64_t timed_ingest(const fs::path& csv, std::unique_ptr<perfsage::store::Datab
   perfsage::store::RunWriter w(*db, {"bench", {csv.string()}, "bench", "now"});
   auto result = perfsage::collectors::ingest(perfsage::collectors::expand_inputs({csv}), w,
                                              perfsage::collectors::Mode::strict);
+  auto tc = Clock::now();
   w.commit();
+  double commit = seconds_since(tc);
   double t = seconds_since(t0);
   double cpu = cpu_seconds() - c0;
   int64_t stored = result.files.at(0).records;
   std::cout << "  ingest into " << label << " store: " << t * 1e3 << " ms wall, " << cpu * 1e3
             << " ms cpu, " << stored << " records, " << static_cast<int64_t>(stored / t)
             << " rows/s (" << static_cast<int64_t>(stored / cpu) << " per cpu-s), " << mb / t
-            << " MB/s, peak RSS " << peak_rss_mb() << " MB\n";
+            << " MB/s, peak RSS " << peak_rss_mb() << " MB, commit " << commit * 1e3 << " ms\n";
   return stored;
 }
 

@@ -8,6 +8,7 @@
 
 #include "analyzers/core/analyze_run.h"
 #include "collectors/ingest.h"
+#include "store/background_checkpoint.h"
 #include "store/run_writer.h"
 
 namespace perfsage::cli {
@@ -88,6 +89,7 @@ IngestOutcome ingest_and_analyze(store::Database& db, const IngestRequest& req,
     out.run_id = writer.run_id();
     spdlog::debug("ingest: {} file(s) in {:.1f} ms", files.size(), ms_since(start));
   }
+  store::BackgroundCheckpoint checkpoint(db.path());  // while the analyzers run
   out.summary = analyzers::analyze_run(db, out.run_id, {hints.framework, hints.device, hints.chip});
   return out;
 }

@@ -42,6 +42,13 @@ RunWriter::RunWriter(Database& db, const RunHeader& h) : db_(db), txn_(db) {
     if (st.step()) saved_cache_size_ = st.int64(0);
   }
   db_.exec("PRAGMA cache_size=-" + std::to_string(ingest_cache_kib()));
+  // The commit leaves the run in the WAL; copying it into the database file is left to a
+  // checkpoint that need not hold up the caller (store/background_checkpoint.h).
+  {
+    auto st = db_.prepare("PRAGMA wal_autocheckpoint");
+    if (st.step()) saved_autocheckpoint_ = st.int64(0);
+  }
+  db_.exec("PRAGMA wal_autocheckpoint=0");
   auto st = db_.prepare(
       "INSERT INTO runs(job, inputs, fingerprint, created, status) "
       "VALUES(?1,?2,?3,?4,'ingesting')");
@@ -53,6 +60,7 @@ RunWriter::RunWriter(Database& db, const RunHeader& h) : db_(db), txn_(db) {
 RunWriter::~RunWriter() {
   try {
     db_.exec("PRAGMA cache_size=" + std::to_string(saved_cache_size_));
+    db_.exec("PRAGMA wal_autocheckpoint=" + std::to_string(saved_autocheckpoint_));
   } catch (...) {  // a destructor does not throw; the connection keeps the small cache
   }
 }

@@ -56,7 +56,7 @@ class RunWriter {
   Database& db_;
   Transaction txn_;
   int64_t run_id_ = 0;
-  int64_t saved_cache_size_ = -65536;
+  int64_t saved_cache_size_ = -65536, saved_autocheckpoint_ = 1000;
   std::unique_ptr<Statements> st_;
 };
 

@@ -84,7 +84,7 @@ bool OpRowParser::parse(const CsvReader& r, SkipLog& skips) {
     if (r.size() != plan_.columns.size()) {
       skips_->add("row has " + std::to_string(r.size()) + " fields, header has " +
                       std::to_string(plan_.columns.size()),
-                  where(r));
+                  r.line());
       return false;
     }
     reset();
@@ -193,11 +193,11 @@ bool OpRowParser::parse(const CsvReader& r, SkipLog& skips) {
       }
     }
     if (t.name.empty()) {
-      skips_->add("empty operator name", where(r));
+      skips_->add("empty operator name", r.line());
       return false;
     }
     if (!have_dur) {
-      skips_->add("no duration", where(r));
+      skips_->add("no duration", r.line());
       return false;
     }
     finish(type_cell, core_cell);
@@ -205,12 +205,8 @@ bool OpRowParser::parse(const CsvReader& r, SkipLog& skips) {
   }
 }
 
-std::string OpRowParser::where(const CsvReader& r) const {
-  return "line " + std::to_string(r.line());
-}
-
 void OpRowParser::bad(size_t col, const CsvReader& r) {
-  skips_->add("bad number in column " + header_.names()[col], where(r));
+  skips_->add("bad number in column " + header_.names()[col], r.line());
 }
 template <class T, class Parse>
 bool OpRowParser::typed(std::string_view v, std::optional<T>& out, size_t col, const CsvReader& r,

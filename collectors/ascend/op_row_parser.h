@@ -17,13 +17,12 @@
 
 namespace perfsage::collectors::ascend {
 
-// Rows a parser skipped, in order, as (reason, where): a parser thread cannot call into the
-// CollectContext, so its skips are replayed there in file order.
+// Rows a parser skipped, in order, as (reason, line in the reader's numbering): a parser
+// thread cannot call into the CollectContext, so its skips are replayed there in file order,
+// once the chunk's first line in the file is known.
 struct SkipLog {
-  std::vector<std::pair<std::string, std::string>> entries;
-  void add(std::string reason, std::string where) {
-    entries.emplace_back(std::move(reason), std::move(where));
-  }
+  std::vector<std::pair<std::string, size_t>> entries;
+  void add(std::string reason, size_t line) { entries.emplace_back(std::move(reason), line); }
 };
 
 class OpRowParser {
@@ -40,7 +39,6 @@ class OpRowParser {
 
  private:
   struct RowState;
-  std::string where(const CsvReader& r) const;
   void bad(size_t col, const CsvReader& r);
   template <class T, class Parse>
   bool typed(std::string_view v, std::optional<T>& out, size_t col, const CsvReader& r,

@@ -1,8 +1,12 @@
 #include "collectors/ascend/op_table.h"
 
+#include <spdlog/spdlog.h>
+
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <exception>
+#include <mutex>
 #include <thread>
 #include <vector>
 
@@ -25,20 +29,21 @@ const std::string kNoKind;  // op_tasks blocks have no kind
 struct ChunkBlocks {
   std::vector<store::SealedBlock> blocks;
   int64_t records = 0;
+  size_t lines = 0;  // lines the chunk spans; its skips are numbered from 1 within it
   SkipLog skips;
   void clear() {
     blocks.clear();
-    records = 0;
+    records = lines = 0;
     skips.entries.clear();
   }
 };
 
 void parse_chunk(std::string_view data, const CsvChunk& chunk, OpRowParser& parser,
                  store::EventBlockBuilder& builder, bool strict, ChunkBlocks& out) {
-  CsvReader reader(data.substr(chunk.begin, chunk.end - chunk.begin), ',', chunk.first_line);
+  CsvReader reader(data.substr(chunk.begin, chunk.end - chunk.begin), ',', CsvReader::Start::chunk);
   while (reader.next()) {
     if (!reader.error().empty()) {
-      out.skips.add(reader.error(), "line " + std::to_string(reader.line()));
+      out.skips.add(reader.error(), reader.line());
     } else if (parser.parse(reader, out.skips)) {
       store::append_op_task(builder, parser.task());
       ++out.records;
@@ -50,6 +55,7 @@ void parse_chunk(std::string_view data, const CsvChunk& chunk, OpRowParser& pars
     if (strict) break;  // the first skip fails the file when it is replayed
   }
   if (builder.rows() > 0) out.blocks.push_back(builder.seal());
+  out.lines = reader.next_line() - 1;
 }
 
 // First line of the probe's head as a CSV header.
@@ -88,7 +94,13 @@ void OpTableCollector::collect(const FileProbe& probe, CollectContext& ctx) cons
              " holds the same tasks of this rank (kernel_details is preferred over op_summary)");
     return;
   }
+  using Clock = std::chrono::steady_clock;
+  auto ms_since = [](Clock::time_point t) {
+    return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
+  };
+  auto t0 = Clock::now();
   InputBytes input(probe.path);
+  double map_ms = ms_since(t0);
   std::string_view data = input.view();
   CsvReader head(data);
   if (!head.next()) ctx.fail("line 1", "empty file, expected an op table header");
@@ -103,36 +115,52 @@ void OpTableCollector::collect(const FileProbe& probe, CollectContext& ctx) cons
   if (hints.device.empty()) hints.device = "ascend";
   if (hints.framework.empty()) hints.framework = plan.kernel_details ? "pytorch-npu" : "msprof";
 
-  // The rows after the header, in chunks that parser threads read independently; each chunk
-  // becomes one or more finished column blocks, stored in chunk order by the sink's thread.
-  std::vector<CsvChunk> chunks =
-      split_csv_records(data, head.position(), head.next_line(), options_.chunk_bytes);
+  // The rows after the header, in chunks that parser threads read independently, each split
+  // off when a thread claims it; each chunk becomes one or more finished column blocks, stored
+  // in chunk order by the sink's thread, which also numbers the chunk's lines in the file.
+  CsvChunker chunker(data, head.position(), options_.chunk_bytes);
+  std::mutex claim_mu;
+  size_t claimed = 0;
+  bool split_all = false;
+  // Chunk number and bytes of the next chunk; false when there are no more.
+  auto claim = [&](size_t& c, CsvChunk& chunk) {
+    std::lock_guard lock(claim_mu);
+    if (split_all || !chunker.next(chunk)) {
+      split_all = true;
+      return false;
+    }
+    c = claimed++;
+    return true;
+  };
   int parsers = options_.parsers > 0
                     ? options_.parsers
                     : std::clamp(static_cast<int>(std::thread::hardware_concurrency()), 1, 2);
-  parsers = static_cast<int>(std::min<size_t>(static_cast<size_t>(parsers), chunks.size()));
+  if (data.size() - head.position() <= options_.chunk_bytes) parsers = 1;
   Location loc = locate(probe.path);
   const bool strict = ctx.mode() == Mode::strict;
 
+  size_t line = head.next_line();  // the first line of the next chunk to store
   OrderedSink<ChunkBlocks> sink(ctx.out(), static_cast<size_t>(parsers) + 2,
-                                [&ctx](store::RunWriter& out, ChunkBlocks& c) {
+                                [&ctx, &line](store::RunWriter& out, ChunkBlocks& c) {
                                   // Only this thread touches ctx until the sink finishes.
-                                  for (auto& [reason, where] : c.skips.entries)
-                                    ctx.skip(reason, where);
+                                  for (auto& [reason, at] : c.skips.entries)
+                                    ctx.skip(reason, "line " + std::to_string(line + at - 1));
                                   for (const auto& b : c.blocks)
                                     out.add_block(store::op_task_schema(), kNoKind, b);
                                   ctx.record(c.records);
+                                  line += c.lines;
                                 });
-  std::atomic<size_t> claimed{0};
   std::vector<std::exception_ptr> errors(static_cast<size_t>(parsers));
   auto work = [&](size_t id) {
     try {
       OpRowParser parser(plan, header, loc);
       store::EventBlockBuilder builder(store::op_task_schema());
-      for (size_t c; (c = claimed.fetch_add(1)) < chunks.size();) {
+      size_t c;
+      CsvChunk chunk;
+      while (claim(c, chunk)) {
         ChunkBlocks* out = sink.acquire(c);
         if (out == nullptr) return;  // another thread failed
-        parse_chunk(data, chunks[c], parser, builder, strict, *out);
+        parse_chunk(data, chunk, parser, builder, strict, *out);
         sink.submit(c);
       }
     } catch (...) {
@@ -140,6 +168,7 @@ void OpTableCollector::collect(const FileProbe& probe, CollectContext& ctx) cons
       sink.abort();
     }
   };
+  auto t2 = Clock::now();
   {
     std::vector<std::thread> threads;
     for (int i = 1; i < parsers; ++i) threads.emplace_back(work, static_cast<size_t>(i));
@@ -148,7 +177,12 @@ void OpTableCollector::collect(const FileProbe& probe, CollectContext& ctx) cons
   }
   for (auto& e : errors)
     if (e) std::rethrow_exception(e);
-  sink.finish(chunks.size());
+  double parse_ms = ms_since(t2);
+  sink.finish(claimed);
+  spdlog::debug(
+      "op table {}: mapped in {:.1f} ms, {} chunks parsed on {} thread(s) in {:.1f} ms, stored "
+      "{:.1f} ms later",
+      ctx.path(), map_ms, claimed, parsers, parse_ms, ms_since(t2) - parse_ms);
 }
 
 }  // namespace perfsage::collectors::ascend

@@ -9,10 +9,8 @@
 #endif
 
 namespace perfsage::collectors {
-namespace {
 
-// Occurrences of `c` in [p, end): 16 bytes per step where SSE2 is there (it always is on
-// x86-64); the scalar loop elsewhere.
+// 16 bytes per step where SSE2 is there (it always is on x86-64); the scalar loop elsewhere.
 size_t count_byte(const char* p, const char* end, char c) {
   size_t n = 0;
 #if defined(__SSE2__)
@@ -33,6 +31,8 @@ size_t count_byte(const char* p, const char* end, char c) {
   return n;
 }
 
+namespace {
+
 bool has_lone_cr(std::string_view data, size_t begin) {
   const char* d = data.data();
   const size_t n = data.size();
@@ -47,39 +47,33 @@ bool has_lone_cr(std::string_view data, size_t begin) {
 
 }  // namespace
 
-std::vector<CsvChunk> split_csv_records(std::string_view data, size_t begin, size_t first_line,
-                                        size_t target) {
-  const char* d = data.data();
-  const size_t n = data.size();
-  std::vector<CsvChunk> chunks;
-  if (begin >= n) return chunks;
-  target = std::max<size_t>(target, 1);
-  if (n - begin <= target || has_lone_cr(data, begin)) {
-    chunks.push_back({begin, n, first_line});
-    return chunks;
-  }
-  size_t pos = begin, line = first_line;
-  while (pos < n) {
-    size_t end = n;
-    if (n - pos > target) {
-      // Quote parity at the tentative end tells whether it lies inside a quoted field ("" is
-      // two quotes and keeps the parity); the chunk then runs to the next line feed outside.
-      size_t at = pos + target;
-      bool quoted = count_byte(d + pos, d + at, '"') % 2 != 0;
-      for (; at < n; ++at) {
-        if (d[at] == '"') {
-          quoted = !quoted;
-        } else if (d[at] == '\n' && !quoted) {
-          break;
-        }
+CsvChunker::CsvChunker(std::string_view data, size_t begin, size_t target)
+    : data_(data), pos_(begin), target_(std::max<size_t>(target, 1)) {
+  whole_ = begin < data.size() && has_lone_cr(data, begin);
+}
+
+bool CsvChunker::next(CsvChunk& out) {
+  const char* d = data_.data();
+  const size_t n = data_.size();
+  if (pos_ >= n) return false;
+  size_t end = n;
+  if (!whole_ && n - pos_ > target_) {
+    // Quote parity at the tentative end tells whether it lies inside a quoted field ("" is two
+    // quotes and keeps the parity); the chunk then runs to the next line feed outside.
+    size_t at = pos_ + target_;
+    bool quoted = count_byte(d + pos_, d + at, '"') % 2 != 0;
+    for (; at < n; ++at) {
+      if (d[at] == '"') {
+        quoted = !quoted;
+      } else if (d[at] == '\n' && !quoted) {
+        break;
       }
-      end = at < n ? at + 1 : n;
     }
-    chunks.push_back({pos, end, line});
-    line += count_byte(d + pos, d + end, '\n');
-    pos = end;
+    end = at < n ? at + 1 : n;
   }
-  return chunks;
+  out = {pos_, end};
+  pos_ = end;
+  return true;
 }
 
 }  // namespace perfsage::collectors

@@ -4,20 +4,31 @@
 
 #include <cstddef>
 #include <string_view>
-#include <vector>
 
 namespace perfsage::collectors {
 
 struct CsvChunk {
   size_t begin = 0, end = 0;  // byte offsets into the text
-  size_t first_line = 1;      // 1-based line on which the chunk starts
 };
 
-// Chunks of about `target` bytes covering [begin, data.size()); `begin` must be the start of a
-// record, on line `first_line`. A chunk ends after a line feed outside quoted fields. Text with
-// lone carriage returns as line ends (which CsvReader also accepts) is one chunk: their line
-// count would not match the reader's.
-std::vector<CsvChunk> split_csv_records(std::string_view data, size_t begin, size_t first_line,
-                                        size_t target);
+// Hands out chunks of about `target` bytes covering [begin, text end), in order, each found
+// when asked for (one pass over its bytes to count quotes), so that splitting overlaps with
+// reading the chunks already handed out. `begin` must be the start of a record. A chunk ends
+// after a line feed outside quoted fields. Text with lone carriage returns as line ends (which
+// CsvReader also accepts) is one chunk. Not thread-safe: callers take chunks under their lock.
+class CsvChunker {
+ public:
+  CsvChunker(std::string_view data, size_t begin, size_t target);
+  // The next chunk; false when the text is exhausted.
+  bool next(CsvChunk& out);
+
+ private:
+  std::string_view data_;
+  size_t pos_, target_;
+  bool whole_;  // lone carriage returns: the rest is one chunk
+};
+
+// Occurrences of `c` in [p, end).
+size_t count_byte(const char* p, const char* end, char c);
 
 }  // namespace perfsage::collectors

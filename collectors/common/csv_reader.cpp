@@ -2,6 +2,10 @@
 
 #include <cstring>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace perfsage::collectors {
 
 namespace {
@@ -25,12 +29,10 @@ std::string to_lower_ascii(std::string_view s) {
   return out;
 }
 
-CsvReader::CsvReader(std::string_view data, char separator, size_t first_line)
-    : data_(data), sep_(separator), next_line_(first_line) {
-  ends_field_[static_cast<unsigned char>(separator)] = true;
-  ends_field_['\n'] = true;
-  ends_field_['\r'] = true;
-  if (first_line == 1 && data_.size() >= 3 && std::memcmp(data_.data(), "\xEF\xBB\xBF", 3) == 0)
+CsvReader::CsvReader(std::string_view data, char separator, Start start)
+    : data_(data), sep_(separator) {
+  if (start == Start::file && data_.size() >= 3 &&
+      std::memcmp(data_.data(), "\xEF\xBB\xBF", 3) == 0)
     pos_ = 3;
 }
 
@@ -41,6 +43,55 @@ bool CsvReader::next() {
     // A blank line is not a record.
     if (spans_.size() == 1 && fields_[0].empty() && error_.empty()) continue;
     return true;
+  }
+}
+
+uint64_t CsvReader::classify(size_t block) const {
+  const char* d = data_.data();
+  const size_t n = data_.size();
+  uint64_t bits = 0;
+  size_t i = 0;
+#if defined(__SSE2__)
+  if (block + 64 <= n) {
+    const __m128i sep = _mm_set1_epi8(sep_), quote = _mm_set1_epi8('"');
+    const __m128i lf = _mm_set1_epi8('\n'), cr = _mm_set1_epi8('\r');
+    for (; i < 64; i += 16) {
+      __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(d + block + i));
+      __m128i hit = _mm_or_si128(_mm_cmpeq_epi8(v, sep), _mm_cmpeq_epi8(v, quote));
+      hit = _mm_or_si128(hit, _mm_or_si128(_mm_cmpeq_epi8(v, lf), _mm_cmpeq_epi8(v, cr)));
+      bits |= static_cast<uint64_t>(static_cast<uint16_t>(_mm_movemask_epi8(hit))) << i;
+    }
+    return bits;
+  }
+#endif
+  for (; i < 64 && block + i < n; ++i) {
+    char c = d[block + i];
+    if (c == sep_ || c == '"' || c == '\n' || c == '\r') bits |= uint64_t{1} << i;
+  }
+  return bits;
+}
+
+size_t CsvReader::next_special(size_t pos) {
+  const size_t n = data_.size();
+  while (pos < n) {
+    size_t block = pos & ~size_t{63};
+    if (block != block_) {
+      block_ = block;
+      bits_ = classify(block);
+    }
+    uint64_t m = bits_ & (~uint64_t{0} << (pos - block));
+    if (m != 0) return block + static_cast<size_t>(__builtin_ctzll(m));
+    pos = block + 64;
+  }
+  return n;
+}
+
+size_t CsvReader::field_end(size_t pos) {
+  const char* d = data_.data();
+  const size_t n = data_.size();
+  for (;; ++pos) {  // a quote inside an unquoted field is data
+    pos = next_special(pos);
+    if (pos >= n || d[pos] != '"') return pos;
   }
 }
 
@@ -60,11 +111,14 @@ void CsvReader::read_record() {
       // Quoted field: runs to the next quote that is not doubled.
       size_t start = ++p;
       for (;;) {
-        const void* q = p < n ? std::memchr(d + p, '"', n - p) : nullptr;
-        size_t qe = q ? static_cast<size_t>(static_cast<const char*>(q) - d) : n;
-        for (size_t i = p; i < qe; ++i) next_line_ += d[i] == '\n';
-        if (!q) {
-          error_ = "unterminated quoted field starting on line " + std::to_string(line_);
+        size_t qe = p;
+        for (;; ++qe) {  // the next quote, counting the line feeds before it
+          qe = next_special(qe);
+          if (qe >= n || d[qe] == '"') break;
+          next_line_ += d[qe] == '\n';
+        }
+        if (qe >= n) {
+          error_ = "unterminated quoted field";  // the caller names the record's line
           if (span.scratch) {
             scratch_.append(d + start, n - start);
             span.len = scratch_.size() - span.begin;
@@ -91,7 +145,7 @@ void CsvReader::read_record() {
       }
       // Text between the closing quote and the separator is not RFC 4180; keep it.
       size_t tail = p;
-      while (p < n && d[p] != sep_ && d[p] != '\n' && d[p] != '\r') ++p;
+      p = field_end(p);
       std::string_view extra = trim_blanks(std::string_view(d + tail, p - tail));
       if (!extra.empty()) {
         if (!span.scratch) {
@@ -104,7 +158,7 @@ void CsvReader::read_record() {
       }
     } else {
       size_t b = p;
-      while (p < n && !ends_field_[static_cast<unsigned char>(d[p])]) ++p;
+      p = field_end(p);
       span = {b, p - b, false};
     }
     spans_.push_back(span);

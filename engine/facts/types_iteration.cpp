@@ -273,8 +273,8 @@ c AS (SELECT 'AI_CORE' AS core_type,
              WHEN (SELECT aic FROM inf) > 0 THEN 'inferred' ELSE 'unknown' END),
 t AS (SELECT o.core_type, o.name, o.dur_ns, o.block_dim, c.cores, c.src,
         CASE WHEN c.cores > 0 AND o.block_dim % c.cores != 0 THEN 1 ELSE 0 END AS bad
-      FROM op_tasks o JOIN c ON c.core_type = o.core_type
-      WHERE o.run_id = ?1 AND o.block_dim > 0),
+      FROM op_tasks o CROSS JOIN c
+      WHERE o.run_id = ?1 AND o.block_dim > 0 AND c.core_type = o.core_type),
 top AS (SELECT core_type, name, sum(dur_ns) AS d FROM t WHERE bad = 1
         GROUP BY core_type, name ORDER BY d DESC)
 SELECT t.core_type, max(t.cores) AS cores, max(t.src) AS cores_source, count(*) AS tasks,

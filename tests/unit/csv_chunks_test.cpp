@@ -17,15 +17,25 @@ using namespace perfsage::collectors;
 
 namespace {
 
-// Each record as "line:field|field|...", read by one reader over `text` from `begin`.
-std::vector<std::string> records(std::string_view text, size_t first_line) {
-  CsvReader r(text, ',', first_line);
+// Each record as "line:field|field|...", read by one reader over `text` whose first line is
+// `first_line`; `lines` gets the number of lines the text spans.
+std::vector<std::string> records(std::string_view text, size_t first_line, CsvReader::Start start,
+                                 size_t& lines) {
+  CsvReader r(text, ',', start);
   std::vector<std::string> out;
   while (r.next()) {
-    std::string s = std::to_string(r.line()) + ":";
+    std::string s = std::to_string(first_line + r.line() - 1) + ":";
     for (auto f : r.fields()) s += std::string(f) + "|";
     out.push_back(s + r.error());
   }
+  lines = r.next_line() - 1;
+  return out;
+}
+
+std::vector<CsvChunk> split(std::string_view text, size_t begin, size_t target) {
+  CsvChunker chunker(text, begin, target);
+  std::vector<CsvChunk> out;
+  for (CsvChunk c; chunker.next(c);) out.push_back(c);
   return out;
 }
 
@@ -44,21 +54,25 @@ TEST_CASE("chunked CSV reads the records of the whole text, on the same lines") 
   }
   text += "last,\"unterminated";
   size_t header_end = text.find('\n') + 1;
-  auto whole = records(std::string_view(text).substr(header_end), 2);
+  size_t lines = 0;
+  auto whole = records(std::string_view(text).substr(header_end), 2, CsvReader::Start::file, lines);
   for (size_t target : {1, 7, 64, 500, 100000}) {
     INFO("target " << target);
-    auto chunks = split_csv_records(text, header_end, 2, target);
+    auto chunks = split(text, header_end, target);
     REQUIRE_FALSE(chunks.empty());
     CHECK(chunks.front().begin == header_end);
     CHECK(chunks.back().end == text.size());
     std::vector<std::string> joined;
+    size_t line = 2;  // as the collector numbers them: each chunk after the lines before it
     for (size_t i = 0; i < chunks.size(); ++i) {
       if (i > 0) CHECK(chunks[i].begin == chunks[i - 1].end);
       // Every chunk but the last ends with a line feed outside quotes.
       if (i + 1 < chunks.size()) CHECK(text[chunks[i].end - 1] == '\n');
+      size_t spanned = 0;
       auto part =
           records(std::string_view(text).substr(chunks[i].begin, chunks[i].end - chunks[i].begin),
-                  chunks[i].first_line);
+                  line, CsvReader::Start::chunk, spanned);
+      line += spanned;
       joined.insert(joined.end(), part.begin(), part.end());
     }
     CHECK(joined == whole);
@@ -69,10 +83,21 @@ TEST_CASE("chunked CSV reads the records of the whole text, on the same lines") 
 TEST_CASE("text with lone carriage returns as line ends is one chunk") {
   std::string text = "a,b\rc,d\r";
   for (int i = 0; i < 100; ++i) text += "x,y\r";
-  auto chunks = split_csv_records(text, 0, 1, 8);
+  auto chunks = split(text, 0, 8);
   REQUIRE(chunks.size() == 1);
   CHECK(chunks[0].end == text.size());
-  CHECK(split_csv_records(text, text.size(), 1, 8).empty());
+  CHECK(split(text, text.size(), 8).empty());
+}
+
+TEST_CASE("a chunk is read without looking for a byte-order mark") {
+  const std::string bom = "\xEF\xBB\xBF";
+  const std::string text = bom + "a,b\n";  // the readers keep views into it
+  CsvReader file(text);
+  REQUIRE(file.next());
+  CHECK(file[0] == "a");
+  CsvReader chunk(text, ',', CsvReader::Start::chunk);
+  REQUIRE(chunk.next());
+  CHECK(chunk[0] == bom + "a");
 }
 
 TEST_CASE("input bytes: a mapped file, an empty file, a gzip file") {
