@@ -72,18 +72,7 @@ uint64_t CsvReader::classify(size_t block) const {
 }
 
 size_t CsvReader::next_special(size_t pos) {
-  const size_t n = data_.size();
-  while (pos < n) {
-    size_t block = pos & ~size_t{63};
-    if (block != block_) {
-      block_ = block;
-      bits_ = classify(block);
-    }
-    uint64_t m = bits_ & (~uint64_t{0} << (pos - block));
-    if (m != 0) return block + static_cast<size_t>(__builtin_ctzll(m));
-    pos = block + 64;
-  }
-  return n;
+  return mask_.next(pos, data_.size(), [this](size_t block) { return classify(block); });
 }
 
 size_t CsvReader::field_end(size_t pos) {

@@ -14,6 +14,8 @@
 #include <string_view>
 #include <vector>
 
+#include "collectors/common/block_mask.h"
+
 namespace perfsage::collectors {
 
 class CsvReader {
@@ -57,8 +59,7 @@ class CsvReader {
   char sep_;
   // Positions of the separator, quotes, \n and \r, classified 64 bytes at a time (SSE2 on
   // x86-64) so that fields are crossed a bit mask at a time instead of byte by byte.
-  size_t block_ = static_cast<size_t>(-1);
-  uint64_t bits_ = 0;
+  BlockMask mask_;
   size_t pos_ = 0;
   size_t next_line_ = 1;
   size_t line_ = 0;

@@ -2,6 +2,8 @@
 
 #include <array>
 
+#include "collectors/common/block_mask.h"
+
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
@@ -29,17 +31,7 @@ class Structurals {
 
   // The first interesting position at or after `pos`, or n when there is none.
   size_t next(size_t pos) {
-    while (pos < n_) {
-      size_t block = pos & ~size_t{63};
-      if (block != block_) {
-        block_ = block;
-        bits_ = classify(block);
-      }
-      uint64_t m = bits_ & (~uint64_t{0} << (pos - block));
-      if (m != 0) return block + static_cast<size_t>(__builtin_ctzll(m));
-      pos = block + 64;
-    }
-    return n_;
+    return mask_.next(pos, n_, [this](size_t block) { return classify(block); });
   }
 
  private:
@@ -69,8 +61,7 @@ class Structurals {
 
   const char* t_;
   size_t n_;
-  size_t block_ = kNoPos;
-  uint64_t bits_ = 0;
+  BlockMask mask_;
 };
 
 bool is_ws(char c) {
