@@ -100,6 +100,12 @@ std::string_view Statement::text_view(int col) const {
   return p ? std::string_view(p, static_cast<size_t>(sqlite3_column_bytes(stmt_, col)))
            : std::string_view();
 }
+std::string_view Statement::blob_view(int col) const {
+  const void* p = sqlite3_column_blob(stmt_, col);
+  return p ? std::string_view(static_cast<const char*>(p),
+                              static_cast<size_t>(sqlite3_column_bytes(stmt_, col)))
+           : std::string_view();
+}
 std::string Statement::column_name(int col) const {
   return sqlite3_column_name(stmt_, col);
 }

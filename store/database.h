@@ -58,6 +58,8 @@ class Statement {
   std::string text(int col) const;
   // The column's text without a copy; valid until the next step() or reset().
   std::string_view text_view(int col) const;
+  // Valid until the next step() or reset().
+  std::string_view blob_view(int col) const;
   std::string column_name(int col) const;
   int column_type(int col) const;  // SQLITE_INTEGER, SQLITE_FLOAT, SQLITE_TEXT, SQLITE_NULL ...
 

@@ -120,6 +120,8 @@ class EventBlockReader {
 
   size_t rows() const { return rows_; }
   bool is_null(int col, size_t row);
+  // True when no row of the block has a value in `col` (nothing to decode).
+  bool all_null(int col) const { return cols_[static_cast<size_t>(col)].tag == 0; }
   int64_t int_at(int col, size_t row) { return decoded(col).ints[row]; }
   double real_at(int col, size_t row) { return decoded(col).reals[row]; }
   std::string_view text_at(int col, size_t row) {

@@ -1,5 +1,10 @@
 #include "analyzers/core/op_stats.h"
 
+#include <vector>
+
+#include "analyzers/core/op_groups.h"
+#include "store/bind.h"
+
 namespace perfsage::analyzers {
 
 void compute_op_stats(store::Database& db, int64_t run_id) {
@@ -7,32 +12,25 @@ void compute_op_stats(store::Database& db, int64_t run_id) {
   db.prepare("DELETE FROM op_stats WHERE run_id=?1").bind(1, run_id).run();
   db.prepare("DELETE FROM op_type_stats WHERE run_id=?1").bind(1, run_id).run();
   // Shapes, dtypes and formats of an op name rarely change between executions; the most recent
-  // execution's values stand for the op (the rowid ordering keeps this deterministic). One
-  // grouped pass over the run's tasks, then one rowid lookup per op for those values.
-  db.prepare(R"sql(
-    WITH total AS (SELECT sum(dur_ns) AS ns FROM op_tasks WHERE run_id=?1),
-    agg AS (
-      SELECT min(rank) AS rank, name, type, core_type, count(*) AS n, sum(dur_ns) AS sum_ns,
-             avg(dur_ns) AS avg_ns, min(dur_ns) AS min_ns, max(dur_ns) AS max_ns,
-             max(block_dim) AS block_dim, sum(cube_fops) AS cube_fops,
-             sum(vector_fops) AS vector_fops, avg(mac_ratio) AS mac_ratio,
-             avg(vec_ratio) AS vec_ratio, avg(scalar_ratio) AS scalar_ratio,
-             avg(mte2_ratio) AS mte2_ratio, avg(mte3_ratio) AS mte3_ratio,
-             sum(read_bytes) AS read_bytes, sum(write_bytes) AS write_bytes, max(rowid) AS rid
-      FROM op_tasks WHERE run_id=?1 GROUP BY name, type, core_type)
-    INSERT INTO op_stats
-    SELECT ?1, a.rank, a.name, a.type, a.core_type, a.n,
-           a.sum_ns/1000.0, a.avg_ns/1000.0, a.min_ns/1000.0, a.max_ns/1000.0,
-           CASE WHEN (SELECT ns FROM total) > 0
-                THEN a.sum_ns*1.0/(SELECT ns FROM total) ELSE 0 END,
-           a.block_dim, l.input_shapes, l.input_dtypes, l.input_formats, l.output_shapes,
-           l.output_dtypes, l.output_formats, l.op_state,
-           a.cube_fops, a.vector_fops, a.mac_ratio, a.vec_ratio, a.scalar_ratio, a.mte2_ratio,
-           a.mte3_ratio, a.read_bytes, a.write_bytes
-    FROM agg a JOIN op_tasks l ON l.rowid=a.rid
-  )sql")
-      .bind(1, run_id)
-      .run();
+  // execution's values stand for the op. Grouped in C++ (op_groups.h), not by SQL's sort.
+  std::vector<OpGroup> groups = group_op_tasks(db, run_id);
+  fill_latest_texts(db, groups);
+  int64_t total_ns = 0;
+  for (const auto& g : groups) total_ns += g.sum_ns;
+  auto insert = db.prepare(
+      "INSERT INTO op_stats VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,"
+      "?18,?19,?20,?21,?22,?23,?24,?25,?26,?27,?28)");
+  for (const auto& g : groups) {
+    double n = static_cast<double>(g.count);
+    store::insert(
+        insert, run_id, g.rank, g.name, g.type, g.core_type, g.count, g.sum_ns / 1000.0,
+        g.sum_ns / n / 1000.0, g.min_ns / 1000.0, g.max_ns / 1000.0,
+        total_ns > 0 ? static_cast<double>(g.sum_ns) / static_cast<double>(total_ns) : 0.0,
+        g.block_dim, g.input_shapes, g.input_dtypes, g.input_formats, g.output_shapes,
+        g.output_dtypes, g.output_formats, g.op_state, g.cube_fops.total(), g.vector_fops.total(),
+        g.ratio[kMac].mean(), g.ratio[kVec].mean(), g.ratio[kScalar].mean(), g.ratio[kMte2].mean(),
+        g.ratio[kMte3].mean(), g.read_bytes.total(), g.write_bytes.total());
+  }
   // Without an op table (a trace_view.json or msprof timeline alone), the timeline's device
   // tasks stand for the ops: name, task type as core type, times; the name doubles as the type
   // and there are no shapes or counters. GPU kernels carry no "Task Type" and stay out.

@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include "analyzers/core/name_totals.h"
+#include "analyzers/core/op_groups.h"
 #include "analyzers/roofline/activation.h"
 #include "analyzers/roofline/flop_model.h"
 #include "store/text_hash.h"
@@ -105,62 +106,64 @@ void write_row(store::Statement& st, int64_t run_id, const Row& r) {
   st.run();
 }
 
-// Ascend ops on AI Core / AI Vector cores, aggregated per op name.
+// Ascend ops on AI Core / AI Vector cores, aggregated per op name (op_groups.h), with the
+// shapes and data types of each op's latest task.
 std::vector<Row> ascend_rows(store::Database& db, int64_t run_id, const HardwareSpec& hw) {
   std::vector<Row> rows;
-  auto have = db.prepare(
-      "SELECT count(cube_fops) + count(vector_fops), count(read_bytes) + count(write_bytes), "
-      "sum(dur_ns) FROM op_tasks WHERE run_id = ?1");
-  have.bind(1, run_id);
-  if (!have.step() || have.is_null(2)) return rows;
-  bool flop_counters = have.int64(0) > 0, byte_counters = have.int64(1) > 0;
-  double device_us = have.real(2) / 1000.0;
-  auto st = db.prepare(R"sql(
-SELECT name, type, core_type, count(*), sum(dur_ns) / 1000.0,
-  sum(cube_fops), sum(vector_fops), sum(coalesce(read_bytes, 0) + coalesce(write_bytes, 0)),
-  count(read_bytes) + count(write_bytes),
-  avg(mac_ratio), avg(vec_ratio), avg(scalar_ratio), avg(mte1_ratio), avg(mte2_ratio),
-  avg(mte3_ratio), avg(fixpipe_ratio),
-  max(input_shapes), max(input_dtypes), max(output_shapes), max(output_dtypes)
-FROM op_tasks WHERE run_id = ?1
-  AND core_type IN ('AI_CORE', 'AI_VECTOR_CORE', 'MIX_AIC', 'MIX_AIV', 'N/A', '')
-GROUP BY name, type, core_type ORDER BY sum(dur_ns) DESC LIMIT 100000)sql");
-  st.bind(1, run_id);
-  static const char* kPipes[] = {"mac", "vec", "scalar", "mte1", "mte2", "mte3", "fixpipe"};
-  while (st.step()) {
+  std::vector<OpGroup> all = group_op_tasks(db, run_id);
+  if (all.empty()) return rows;
+  bool flop_counters = false, byte_counters = false;
+  int64_t device_ns = 0;
+  std::vector<OpGroup> groups;
+  for (auto& g : all) {
+    flop_counters = flop_counters || g.cube_fops.n + g.vector_fops.n > 0;
+    byte_counters = byte_counters || g.read_bytes.n + g.write_bytes.n > 0;
+    device_ns += g.sum_ns;
+    static const std::string_view kCores[] = {
+        "AI_CORE", "AI_VECTOR_CORE", "MIX_AIC", "MIX_AIV", "N/A", ""};
+    if (std::find(std::begin(kCores), std::end(kCores), g.core_type) != std::end(kCores) &&
+        groups.size() < 100000)
+      groups.push_back(std::move(g));
+  }
+  fill_latest_texts(db, groups);
+  double device_us = static_cast<double>(device_ns) / 1000.0;
+  static const char* kPipeNames[] = {"mac", "vec", "scalar", "mte1", "mte2", "mte3", "fixpipe"};
+  for (const OpGroup& g : groups) {
     Row r;
     r.scope = "op";
-    r.name = st.text(0);
-    r.type = st.text(1);
-    r.core_type = st.text(2);
-    r.count = st.int64(3);
-    r.total_us = st.real(4);
+    r.name = g.name;
+    r.type = g.type;
+    r.core_type = g.core_type;
+    r.count = g.count;
+    r.total_us = static_cast<double>(g.sum_ns) / 1000.0;
     r.share = device_us > 0 ? r.total_us / device_us : 0;
-    double cube = st.is_null(5) ? 0 : st.real(5), vec = st.is_null(6) ? 0 : st.real(6);
-    for (int i = 0; i < 7; ++i) {
-      if (!st.is_null(9 + i) && st.real(9 + i) > r.pipe_ratio) {
-        r.pipe_ratio = st.real(9 + i);
-        r.dominant_pipe = kPipes[i];
+    double cube = g.cube_fops.sum, vec = g.vector_fops.sum;
+    for (int i = 0; i < kPipes; ++i) {
+      auto mean = g.ratio[i].mean();
+      if (mean && *mean > r.pipe_ratio) {
+        r.pipe_ratio = *mean;
+        r.dominant_pipe = kPipeNames[i];
       }
     }
-    auto in_dt = parse_dtypes(st.text(17));
+    auto in_dt = parse_dtypes(g.input_dtypes.value_or(""));
     r.precision = in_dt.empty() ? "unknown" : precision_of(in_dt.front());
     std::string cls = op_class(r.type);
     if (flop_counters) {
-      if (!st.is_null(5) || !st.is_null(6)) {
+      if (g.cube_fops.n > 0 || g.vector_fops.n > 0) {
         r.flops = cube + vec;
         r.flops_source = "counter";
       }
-      if (byte_counters && st.int64(8) > 0) {
-        r.bytes = st.real(7);
+      if (byte_counters && g.read_bytes.n + g.write_bytes.n > 0) {
+        r.bytes = g.read_bytes.sum + g.write_bytes.sum;
         r.bytes_source = "counter";
       } else if (!byte_counters) {
         // Measured FLOPs over modelled bytes would mix sources; ask for the counters instead.
         r.reason = "FLOP counters without byte counters (collect the Memory metric group)";
       }
     } else {
-      Estimate e = estimate(r.type, parse_shapes(st.text(16)), in_dt, parse_shapes(st.text(18)),
-                            parse_dtypes(st.text(19)));
+      Estimate e = estimate(r.type, parse_shapes(g.input_shapes.value_or("")), in_dt,
+                            parse_shapes(g.output_shapes.value_or("")),
+                            parse_dtypes(g.output_dtypes.value_or("")));
       if (e.ok) {
         r.flops = e.flops * static_cast<double>(r.count);
         r.bytes = e.bytes * static_cast<double>(r.count);

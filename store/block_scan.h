@@ -1,0 +1,39 @@
+// Reads a run's rows of a block table (host_events, device_events, op_tasks) block by block in
+// C++, without the virtual table: each column decoded once per block, no SQL value per cell.
+// For analyzers that aggregate every row of a big run; SQL stays the interface for the rest.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "store/database.h"
+#include "store/event_block.h"
+
+namespace perfsage::store {
+
+class BlockScan {
+ public:
+  // The blocks of `run_id` in `schema`'s table, in row order; of one kind only when given.
+  BlockScan(Database& db, const EventSchema& schema, int64_t run_id,
+            std::optional<std::string> kind = std::nullopt);
+
+  // Moves to the next block; false after the last. Throws StoreError on a damaged block.
+  bool next();
+  EventBlockReader& block() { return *reader_; }
+  // The rowid the virtual table gives row `row` of the current block.
+  int64_t rowid(size_t row) const;
+
+ private:
+  const EventSchema& schema_;
+  Statement blocks_;
+  std::unique_ptr<EventBlockReader> reader_;
+  int64_t block_rowid_ = 0;
+};
+
+// The index of column `name` in `schema`; throws StoreError when there is none.
+int column_index(const EventSchema& schema, std::string_view name);
+
+}  // namespace perfsage::store
