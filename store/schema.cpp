@@ -234,6 +234,14 @@ CREATE INDEX kernel_groups_run ON kernel_groups(run_id);
     // 10: Ascend op tasks move to column blocks as well (kind '' in event_blocks), read through
     // the op_tasks virtual table; convert_block_tables() moves the rows.
     "",
+    // 11: op tasks with a block dim per (core type, name, block dim), computed once by the
+    // op_stats analyzer for the block_dim fact (a GROUP BY over the tasks sorted every one).
+    R"sql(
+CREATE TABLE op_block_dims(
+  run_id INTEGER NOT NULL, core_type TEXT NOT NULL, name TEXT NOT NULL,
+  block_dim INTEGER NOT NULL, tasks INTEGER NOT NULL, dur_ns INTEGER NOT NULL);
+CREATE INDEX op_block_dims_run ON op_block_dims(run_id);
+)sql",
 };
 
 // Rows of tables that became blocks are moved into blocks; the tables are dropped, so the names

@@ -122,4 +122,35 @@ void fill_latest_texts(store::Database& db, std::vector<OpGroup>& groups) {
   }
 }
 
+std::vector<BlockDimGroup> group_block_dims(store::Database& db, int64_t run_id) {
+  const store::EventSchema& schema = store::op_task_schema();
+  const int c_core = store::column_index(schema, "core_type"),
+            c_name = store::column_index(schema, "name"),
+            c_block = store::column_index(schema, "block_dim"),
+            c_dur = store::column_index(schema, "dur_ns");
+  std::vector<BlockDimGroup> groups;
+  std::unordered_map<std::string, size_t, store::TextHash, std::equal_to<>> index;
+  std::string key;
+  store::BlockScan scan(db, schema, run_id);
+  while (scan.next()) {
+    store::EventBlockReader& b = scan.block();
+    if (b.all_null(c_block)) continue;
+    for (size_t r = 0; r < b.rows(); ++r) {
+      if (b.is_null(c_block, r) || b.int_at(c_block, r) <= 0) continue;
+      int64_t block_dim = b.int_at(c_block, r);
+      std::string_view core = b.text_at(c_core, r), name = b.text_at(c_name, r);
+      key.assign(core).append(1, '\0').append(name).append(1, '\0');
+      key.append(reinterpret_cast<const char*>(&block_dim), sizeof block_dim);
+      auto it = index.find(key);
+      if (it == index.end()) {
+        it = index.emplace(key, groups.size()).first;
+        groups.push_back({std::string(core), std::string(name), block_dim, 0, 0});
+      }
+      ++groups[it->second].tasks;
+      groups[it->second].dur_ns += b.int_at(c_dur, r);
+    }
+  }
+  return groups;
+}
+
 }  // namespace perfsage::analyzers

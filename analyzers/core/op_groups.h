@@ -50,4 +50,11 @@ std::vector<OpGroup> group_op_tasks(store::Database& db, int64_t run_id);
 // Reads the texts of each group's latest task, one pass over the blocks holding them.
 void fill_latest_texts(store::Database& db, std::vector<OpGroup>& groups);
 
+// Tasks with a block dim above 0 per (core type, name, block dim), as op_block_dims rows.
+struct BlockDimGroup {
+  std::string core_type, name;
+  int64_t block_dim = 0, tasks = 0, dur_ns = 0;
+};
+std::vector<BlockDimGroup> group_block_dims(store::Database& db, int64_t run_id);
+
 }  // namespace perfsage::analyzers

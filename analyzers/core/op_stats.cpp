@@ -11,6 +11,12 @@ void compute_op_stats(store::Database& db, int64_t run_id) {
   store::Transaction txn(db);
   db.prepare("DELETE FROM op_stats WHERE run_id=?1").bind(1, run_id).run();
   db.prepare("DELETE FROM op_type_stats WHERE run_id=?1").bind(1, run_id).run();
+  db.prepare("DELETE FROM op_block_dims WHERE run_id=?1").bind(1, run_id).run();
+  {
+    auto insert = db.prepare("INSERT INTO op_block_dims VALUES(?1,?2,?3,?4,?5,?6)");
+    for (const auto& g : group_block_dims(db, run_id))
+      store::insert(insert, run_id, g.core_type, g.name, g.block_dim, g.tasks, g.dur_ns);
+  }
   // Shapes, dtypes and formats of an op name rarely change between executions; the most recent
   // execution's values stand for the op. Grouped in C++ (op_groups.h), not by SQL's sort.
   std::vector<OpGroup> groups = group_op_tasks(db, run_id);

@@ -7,7 +7,7 @@
 
 namespace perfsage::analyzers {
 
-// Rebuilds op_stats and op_type_stats for the run from op_tasks (idempotent).
+// Rebuilds op_stats, op_type_stats and op_block_dims for the run from op_tasks (idempotent).
 void compute_op_stats(store::Database& db, int64_t run_id);
 
 }  // namespace perfsage::analyzers

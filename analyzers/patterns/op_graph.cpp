@@ -4,8 +4,12 @@
 #include <map>
 #include <set>
 #include <tuple>
+#include <unordered_map>
+#include <vector>
 
+#include "store/block_scan.h"
 #include "store/json_text.h"
+#include "store/text_hash.h"
 
 namespace perfsage::analyzers::patterns {
 namespace {
@@ -78,10 +82,25 @@ std::string format_family(const std::string& format) {
 
 OpTimes load_op_times(store::Database& db, int64_t run_id) {
   OpTimes out;
-  auto st = db.prepare(
-      "SELECT name, sum(dur_ns) / 1000.0, count(*) FROM op_tasks WHERE run_id=?1 GROUP BY name");
-  st.bind(1, run_id);
-  while (st.step()) out[st.text(0)] = {st.real(1), st.int64(2)};
+  // Summed per name over the blocks (store/block_scan.h): SQL's GROUP BY would sort every task.
+  const auto& schema = store::op_task_schema();
+  const int c_name = store::column_index(schema, "name"),
+            c_dur = store::column_index(schema, "dur_ns");
+  std::unordered_map<std::string, std::pair<int64_t, int64_t>, store::TextHash, std::equal_to<>>
+      sums;  // name -> (ns, tasks)
+  store::BlockScan scan(db, schema, run_id);
+  while (scan.next()) {
+    auto& b = scan.block();
+    for (size_t r = 0; r < b.rows(); ++r) {
+      std::string_view name = b.text_at(c_name, r);
+      auto it = sums.find(name);
+      if (it == sums.end())
+        it = sums.emplace(std::string(name), std::pair<int64_t, int64_t>{}).first;
+      it->second.first += b.int_at(c_dur, r);
+      ++it->second.second;
+    }
+  }
+  for (auto& [name, v] : sums) out[name] = {static_cast<double>(v.first) / 1000.0, v.second};
   if (!out.empty()) return out;
   auto stats = db.prepare(
       "SELECT name, sum(total_us), sum(count) FROM op_stats WHERE run_id=?1 GROUP BY name");
@@ -178,36 +197,63 @@ std::vector<OpGraph> graphs_from_store(store::Database& db, int64_t run_id) {
 OpGraph sequence_from_store(store::Database& db, int64_t run_id) {
   OpGraph g;
   g.source = "sequence";
-  std::unordered_map<std::string, size_t> index;
-  auto st = db.prepare(
-      "SELECT rank, coalesce(device_id, -1), coalesce(stream_id, -1), name, type, "
-      "coalesce(input_formats, ''), coalesce(output_formats, '') FROM op_tasks WHERE run_id=?1 "
-      "AND start_ns IS NOT NULL ORDER BY rank, coalesce(device_id, -1), coalesce(stream_id, -1), "
-      "start_ns, rowid");
-  st.bind(1, run_id);
+  // The timed tasks as compact rows over interned texts, sorted per stream by start in C++:
+  // SQL's ORDER BY would sort every task with its texts.
+  struct Task {
+    int64_t rank, device, stream, start, rowid;
+    uint32_t name, type, in_format, out_format;
+  };
+  std::unordered_map<std::string, uint32_t, store::TextHash, std::equal_to<>> ids;
+  std::vector<const std::string*> texts;
+  auto intern = [&](std::string_view s) {
+    auto it = ids.find(s);
+    if (it == ids.end()) {
+      it = ids.emplace(std::string(s), static_cast<uint32_t>(texts.size())).first;
+      texts.push_back(&it->first);
+    }
+    return it->second;
+  };
+  const auto& schema = store::op_task_schema();
+  auto col = [&](std::string_view name) { return store::column_index(schema, name); };
+  const int c_rank = col("rank"), c_device = col("device_id"), c_stream = col("stream_id"),
+            c_start = col("start_ns"), c_name = col("name"), c_type = col("type"),
+            c_in = col("input_formats"), c_out = col("output_formats");
+  std::vector<Task> tasks;
+  store::BlockScan scan(db, schema, run_id);
+  while (scan.next()) {
+    auto& b = scan.block();
+    for (size_t r = 0; r < b.rows(); ++r) {
+      if (b.is_null(c_start, r)) continue;
+      auto opt = [&](int c) { return b.is_null(c, r) ? int64_t{-1} : b.int_at(c, r); };
+      auto text = [&](int c) { return b.is_null(c, r) ? std::string_view() : b.text_at(c, r); };
+      tasks.push_back({b.int_at(c_rank, r), opt(c_device), opt(c_stream), b.int_at(c_start, r),
+                       scan.rowid(r), intern(b.text_at(c_name, r)), intern(b.text_at(c_type, r)),
+                       intern(text(c_in)), intern(text(c_out))});
+    }
+  }
+  std::sort(tasks.begin(), tasks.end(), [](const Task& a, const Task& b) {
+    return std::tie(a.rank, a.device, a.stream, a.start, a.rowid) <
+           std::tie(b.rank, b.device, b.stream, b.start, b.rowid);
+  });
+  std::vector<size_t> node_of(texts.size(), SIZE_MAX);  // by interned name
   std::tuple<int64_t, int64_t, int64_t> stream{-2, -2, -2};
   size_t prev = SIZE_MAX;
-  while (st.step()) {
-    std::string type = st.text(4);
+  for (const Task& t : tasks) {
+    const std::string& type = *texts[t.type];
     if (runtime_task(type)) continue;
-    std::tuple<int64_t, int64_t, int64_t> here{st.int64(0), st.int64(1), st.int64(2)};
+    std::tuple<int64_t, int64_t, int64_t> here{t.rank, t.device, t.stream};
     if (here != stream) prev = SIZE_MAX;
     stream = here;
-    std::string name = st.text(3);
-    auto it = index.find(name);
-    size_t node;
-    if (it == index.end()) {
+    size_t& node = node_of[t.name];
+    if (node == SIZE_MAX) {
       OpNode n;
-      n.name = name;
+      n.name = *texts[t.name];
       n.type = type;
-      n.ops.push_back(name);
-      n.in_format = first_item(st.text(5));
-      n.out_format = first_item(st.text(6));
+      n.ops.push_back(n.name);
+      n.in_format = first_item(*texts[t.in_format]);
+      n.out_format = first_item(*texts[t.out_format]);
       n.order = g.nodes.size();
       node = g.add_node(std::move(n));
-      index.emplace(name, node);
-    } else {
-      node = it->second;
     }
     if (prev != SIZE_MAX) g.add_edge(prev, node);
     prev = node;

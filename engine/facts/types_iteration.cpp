@@ -257,9 +257,15 @@ FactType block_dim_type() {
           {"top_ops", T::String, "", "up to 5 misaligned op names, longest first, ';'-separated",
            ""},
       },
+      // Tasks per (core type, name, block dim) from the op_stats analyzer's op_block_dims, or
+      // from op_tasks where no analyzer ran (pack test fixtures): SQL would sort every task.
       R"sql(WITH hw AS (SELECT max(ai_core_num) AS aic, max(aiv_num) AS aiv FROM hardware WHERE run_id = ?1),
-inf AS (SELECT max(block_dim) AS aic FROM op_tasks
-        WHERE run_id = ?1 AND core_type = 'AI_CORE' AND block_dim > 0),
+bd AS (SELECT core_type, name, block_dim, tasks, dur_ns FROM op_block_dims WHERE run_id = ?1
+       UNION ALL
+       SELECT core_type, name, block_dim, 1, dur_ns FROM op_tasks
+       WHERE run_id = ?1 AND block_dim > 0
+         AND NOT EXISTS (SELECT 1 FROM op_block_dims WHERE run_id = ?1)),
+inf AS (SELECT max(block_dim) AS aic FROM bd WHERE core_type = 'AI_CORE'),
 c AS (SELECT 'AI_CORE' AS core_type,
         CASE WHEN (SELECT aic FROM hw) > 0 THEN (SELECT aic FROM hw) ELSE (SELECT aic FROM inf) END AS cores,
         CASE WHEN (SELECT aic FROM hw) > 0 THEN 'run' WHEN (SELECT aic FROM inf) > 0 THEN 'inferred'
@@ -271,14 +277,13 @@ c AS (SELECT 'AI_CORE' AS core_type,
              ELSE 2 * (SELECT aic FROM inf) END,
         CASE WHEN (SELECT aiv FROM hw) > 0 OR (SELECT aic FROM hw) > 0 THEN 'run'
              WHEN (SELECT aic FROM inf) > 0 THEN 'inferred' ELSE 'unknown' END),
-t AS (SELECT o.core_type, o.name, o.dur_ns, o.block_dim, c.cores, c.src,
+t AS (SELECT o.core_type, o.name, o.tasks, o.dur_ns, o.block_dim, c.cores, c.src,
         CASE WHEN c.cores > 0 AND o.block_dim % c.cores != 0 THEN 1 ELSE 0 END AS bad
-      FROM op_tasks o CROSS JOIN c
-      WHERE o.run_id = ?1 AND o.block_dim > 0 AND c.core_type = o.core_type),
+      FROM bd o CROSS JOIN c WHERE c.core_type = o.core_type),
 top AS (SELECT core_type, name, sum(dur_ns) AS d FROM t WHERE bad = 1
         GROUP BY core_type, name ORDER BY d DESC)
-SELECT t.core_type, max(t.cores) AS cores, max(t.src) AS cores_source, count(*) AS tasks,
-  sum(t.dur_ns) / 1000.0 AS total_us, sum(t.bad) AS misaligned_tasks,
+SELECT t.core_type, max(t.cores) AS cores, max(t.src) AS cores_source, sum(t.tasks) AS tasks,
+  sum(t.dur_ns) / 1000.0 AS total_us, sum(t.tasks * t.bad) AS misaligned_tasks,
   count(DISTINCT CASE WHEN t.bad = 1 THEN t.name END) AS misaligned_ops,
   sum(CASE WHEN t.bad = 1 THEN t.dur_ns ELSE 0 END) / 1000.0 AS misaligned_us,
   sum(CASE WHEN t.bad = 1 THEN t.dur_ns * (1.0 - CAST(t.block_dim AS REAL) /

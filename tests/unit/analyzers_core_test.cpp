@@ -123,3 +123,50 @@ TEST_CASE("device time counts a rank's tasks once when both op tables and a time
   auto s = analyzers::analyze_run(db, run, {"pytorch-npu", "ascend", ""});
   CHECK(s.device_time_us == Approx(800));
 }
+
+TEST_CASE("op_stats and op_block_dims from the C++ grouping equal SQL's GROUP BY, across blocks") {
+  store::Database db(":memory:");
+  int64_t run;
+  {
+    store::RunWriter w(db, {"j", {}, "fp", "now"});
+    run = w.run_id();
+    // Several blocks, names recurring in all of them, nullable counters on some tasks only.
+    for (int i = 0; i < 70'000; ++i) {
+      auto t = task("Op" + std::to_string(i % 37), i % 3 ? "MatMul" : "Add",
+                    i % 2 ? "AI_CORE" : "AI_VECTOR_CORE", 1000 + i % 101);
+      t.rank = i % 4;
+      if (i % 5) t.block_dim = 8 + i % 3 * 20;
+      if (i % 7 == 0) t.cube_fops = i * 0.5;
+      if (i % 11 == 0) t.mac_ratio = (i % 100) / 100.0;
+      t.input_shapes = "shape" + std::to_string(i);
+      w.add(t);
+    }
+    w.commit();
+  }
+  analyzers::compute_op_stats(db, run);
+  auto rows = [&](const std::string& sql) {
+    auto st = db.prepare(sql);
+    st.bind(1, run);
+    std::string out;
+    while (st.step()) {
+      for (int c = 0; c < st.column_count(); ++c) out += (st.is_null(c) ? "-" : st.text(c)) + "|";
+      out += "\n";
+    }
+    return out;
+  };
+  CHECK(rows("SELECT name, type, core_type, rank, count, total_us, min_us, max_us, block_dim, "
+             "cube_fops, round(mac_ratio, 9), input_shapes FROM op_stats WHERE run_id = ?1 "
+             "ORDER BY name, type, core_type") ==
+        rows("WITH a AS (SELECT name, type, core_type, min(rank) AS rank, count(*) AS n, "
+             "sum(dur_ns) / 1000.0 AS t, min(dur_ns) / 1000.0 AS lo, max(dur_ns) / 1000.0 AS hi, "
+             "max(block_dim) AS bd, sum(cube_fops) AS cf, round(avg(mac_ratio), 9) AS mr, "
+             "max(rowid) AS rid FROM op_tasks WHERE run_id = ?1 GROUP BY name, type, core_type) "
+             "SELECT a.name, a.type, a.core_type, a.rank, a.n, a.t, a.lo, a.hi, a.bd, a.cf, a.mr, "
+             "l.input_shapes FROM a JOIN op_tasks l ON l.rowid = a.rid "
+             "ORDER BY a.name, a.type, a.core_type"));
+  CHECK(rows("SELECT core_type, name, block_dim, tasks, dur_ns FROM op_block_dims "
+             "WHERE run_id = ?1 ORDER BY 1, 2, 3") ==
+        rows("SELECT core_type, name, block_dim, count(*), sum(dur_ns) FROM op_tasks "
+             "WHERE run_id = ?1 AND block_dim > 0 GROUP BY 1, 2, 3 ORDER BY 1, 2, 3"));
+  CHECK(rows("SELECT count(*) FROM op_block_dims WHERE run_id = ?1") != "0|\n");
+}

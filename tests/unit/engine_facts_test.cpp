@@ -108,6 +108,50 @@ TEST_CASE("op facts come from op_stats rows; op_type falls back to op_tasks") {
   CHECK(slot(runs[0], "wall_us").real == Approx(2000 + 140));
 }
 
+TEST_CASE("the block_dim fact is the same from op_block_dims and from the tasks alone") {
+  store::Database db(":memory:");
+  store::RunWriter w(db, {"job", {"/x"}, "fp", "2026-01-01T00:00:00Z"});
+  const int dims[] = {24, 48, 20, 40, 7};
+  for (int i = 0; i < 200; ++i) {
+    store::OpTask t;
+    static const char* const kNames[] = {"Op0", "Op1", "Op2", "Op3", "Op4",
+                                         "Op5", "Op6", "Op7", "Op8"};
+    t.name = kNames[i % 9];
+    t.type = "MatMul";
+    t.core_type = i % 2 ? "AI_CORE" : "AI_VECTOR_CORE";
+    t.dur_ns = 1000 + i;
+    t.block_dim = dims[i % 5];
+    w.add(t);
+  }
+  w.commit();
+  int64_t run = w.run_id();
+  auto text = [&] {
+    std::string out;
+    for (const auto& f : facts_of(db, run, "block_dim")) {
+      for (const auto& [k, v] : f) {
+        out += k;
+        out += '=';
+        out += v.text;
+        out += std::to_string(v.integer);
+        out += ',';
+        out += std::to_string(v.real);
+        out += ';';
+      }
+      out += "\n";
+    }
+    return out;
+  };
+  std::string from_tasks = text();  // no analyzer ran: the tasks are grouped by the query
+  CHECK(from_tasks.find("core_type=AI_CORE") != std::string::npos);
+  CHECK(from_tasks.find("cores_source=inferred") != std::string::npos);
+  db.prepare(
+        "INSERT INTO op_block_dims SELECT run_id, core_type, name, block_dim, count(*), "
+        "sum(dur_ns) FROM op_tasks WHERE run_id = ?1 AND block_dim > 0 GROUP BY 1, 2, 3, 4")
+      .bind(1, run)
+      .run();
+  CHECK(text() == from_tasks);
+}
+
 TEST_CASE("GPU facts: kernels, API categories, copies with direction and issuing API, launch") {
   store::Database db(":memory:");
   store::RunWriter w(db, {"job", {"/x"}, "fp", "2026-01-01T00:00:00Z"});

@@ -207,7 +207,8 @@ TEST_CASE("a store written before event blocks existed is converted on open") {
     sqlite3* raw = nullptr;
     REQUIRE(sqlite3_open(path.c_str(), &raw) == SQLITE_OK);
     std::string sql = R"sql(
-DROP TABLE event_blocks; DROP TABLE kernel_groups; DELETE FROM schema_version WHERE version >= 8;
+DROP TABLE event_blocks; DROP TABLE kernel_groups; DROP TABLE op_block_dims;
+DELETE FROM schema_version WHERE version >= 8;
 CREATE TABLE host_events(
   run_id INTEGER NOT NULL, rank INTEGER NOT NULL DEFAULT 0, kind TEXT NOT NULL,
   name TEXT NOT NULL, pid INTEGER, tid INTEGER, start_ns INTEGER NOT NULL,
