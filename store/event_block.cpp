@@ -144,6 +144,12 @@ void EventBlockBuilder::set_real(int col, double v) {
 
 void EventBlockBuilder::set_text(int col, std::string_view v) {
   Column& c = at(col, ColumnType::kText);
+  bytes_ += 4;
+  // Many columns repeat the previous row's value (types, core types, formats): no hashing then.
+  if (c.last_id < c.dict_order.size() && *c.dict_order[c.last_id] == v) {
+    c.ids.push_back(c.last_id);
+    return;
+  }
   auto it = c.dict.find(v);
   if (it == c.dict.end()) {
     it = c.dict.emplace(std::string(v), static_cast<uint32_t>(c.dict.size())).first;
@@ -151,7 +157,7 @@ void EventBlockBuilder::set_text(int col, std::string_view v) {
     bytes_ += v.size() + 48;
   }
   c.ids.push_back(it->second);
-  bytes_ += 4;
+  c.last_id = it->second;
 }
 
 void EventBlockBuilder::set_null(int col) {

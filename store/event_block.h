@@ -91,7 +91,9 @@ class EventBlockBuilder {
     std::vector<uint32_t> ids;  // text: dictionary index per non-null row
     std::unordered_map<std::string, uint32_t, TextHash, std::equal_to<>> dict;
     std::vector<const std::string*> dict_order;
+    uint32_t last_id = UINT32_MAX;  // the value set last, when there is one
     void clear() {
+      last_id = UINT32_MAX;
       present.clear();
       nulls = 0;
       ints.clear();
