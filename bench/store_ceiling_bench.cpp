@@ -1,6 +1,6 @@
 // How fast can the store take records on this machine? Measures, in one run and on the same
-// disk, RunWriter storing Kineto-shaped host events (column blocks, store/event_block.h) and
-// Ascend op-table rows, next to baselines: the same host events as one row each in the
+// disk, RunWriter storing Kineto-shaped host events and Ascend op-table rows (both column
+// blocks, store/event_block.h), next to baselines: the same host events as one row each in the
 // 13-column table they had before blocks (with and without its (run_id, kind) index), and a
 // floor of three columns (run_id, kind, name) per row. Each case inserts N records in one
 // transaction into a fresh store file and commits (WAL, synchronous=NORMAL, as in production).
@@ -144,7 +144,7 @@ int main(int argc, char** argv) {
   line("host events as rows (13 columns), no index", rows_noidx_s);
   line("host events as rows (13 columns, (run_id, kind) index)", rows_s);
   line("host events via RunWriter (column blocks)", host_s);
-  line("op_tasks via RunWriter (36 columns, indexed)", op_s);
+  line("op_tasks via RunWriter (column blocks)", op_s);
   for (const char* name : {"ceiling_floor.db", "ceiling_host.db", "ceiling_rows.db",
                            "ceiling_rows_noidx.db", "ceiling_op.db"})
     for (const char* suffix : {"", "-wal", "-shm"}) fs::remove((dir / name).string() + suffix);
