@@ -62,6 +62,9 @@ int main(int argc, char** argv) {
     opt.parsers = threads > 1 ? threads : 1;
     if (const char* kb = std::getenv("PERFSAGE_BENCH_CHUNK_KB"))
       opt.chunk_bytes = std::stoul(kb) << 10;
+    // PERFSAGE_BENCH_OVERLAP_MB=0: inflate a .gz file whole before the scan (A/B runs).
+    if (const char* mb = std::getenv("PERFSAGE_BENCH_OVERLAP_MB"))
+      opt.overlap_inflate_bytes = std::stoul(mb) << 20;
     collectors::kineto::KinetoCollector(opt).collect(collectors::probe_file(trace), ctx);
     t_collected = std::chrono::steady_clock::now();
     w.commit();

@@ -228,6 +228,41 @@ std::string EventBlockBuilder::finish() {
   return out;
 }
 
+std::string shift_int_column(const EventSchema& schema, std::string_view block, int col,
+                             int64_t delta) {
+  const auto* begin = reinterpret_cast<const uint8_t*>(block.data());
+  Cursor in{begin, begin + block.size()};
+  if (block.empty() || *in.take(1) != kFormatVersion) corrupt("unknown format version");
+  uint64_t rows = in.varint();
+  if (schema.columns[static_cast<size_t>(col)].type != ColumnType::kInt || schema.is_key(col))
+    throw StoreError("shift_int_column: not a stored integer column");
+  for (int c = 0; c < static_cast<int>(schema.columns.size()); ++c) {
+    if (schema.is_key(c)) continue;
+    const uint8_t* tag_at = in.p;
+    uint8_t tag = *in.take(1);
+    uint64_t size = in.varint();
+    const uint8_t* body = in.take(size);
+    if (c != col) continue;
+    if (tag == kAllNull) return std::string(block);
+    Cursor values{body, body + size};
+    if (tag == kSomeNulls) values.take((rows + 7) / 8);
+    const uint8_t* first = values.p;
+    int64_t v = unzigzag(values.varint());
+    std::string head(reinterpret_cast<const char*>(body), static_cast<size_t>(first - body));
+    put_varint(head, zigzag(static_cast<int64_t>(static_cast<uint64_t>(v) +
+                                                 static_cast<uint64_t>(delta))));
+    head.append(reinterpret_cast<const char*>(values.p),
+                static_cast<size_t>(values.end - values.p));
+    std::string out(block.substr(0, static_cast<size_t>(tag_at - begin)));
+    out.push_back(static_cast<char>(tag));
+    put_varint(out, head.size());
+    out += head;
+    out.append(block.substr(static_cast<size_t>(body + size - begin)));
+    return out;
+  }
+  corrupt("column missing");
+}
+
 EventBlockReader::EventBlockReader(const EventSchema& schema, const uint8_t* data, size_t size)
     : schema_(schema), cols_(schema.columns.size()) {
   Cursor in{data, data + size};

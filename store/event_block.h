@@ -114,6 +114,12 @@ class EventBlockBuilder {
   bool spanned_ = false;
 };
 
+// `block` with `delta` added to every value of integer column `col` (rows without a value stay
+// without): only the column's first stored value changes, the rest are deltas. Throws
+// StoreError on a malformed block.
+std::string shift_int_column(const EventSchema& schema, std::string_view block, int col,
+                             int64_t delta);
+
 // A decoded view of one serialised block; columns are decoded on first use. Text values point
 // into the block's bytes, which must outlive the reader. Malformed bytes throw StoreError.
 class EventBlockReader {

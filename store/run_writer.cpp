@@ -2,6 +2,8 @@
 
 #include <cstdlib>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "store/bind.h"
 #include "store/event_block_sink.h"
@@ -80,6 +82,33 @@ void RunWriter::add(const DeviceEvent& r) {
 void RunWriter::add_block(const EventSchema& schema, const std::string& kind,
                           const SealedBlock& block) {
   st_->events.add_block(schema, run_id_, kind, block);
+}
+
+void RunWriter::shift_times(int64_t after_block, int64_t after_step, int64_t delta_ns) {
+  if (delta_ns == 0) return;
+  auto blocks = db_.prepare(
+      "SELECT rowid, side, data FROM event_blocks WHERE run_id = ?1 AND rowid > ?2 "
+      "AND side IN ('host_events', 'device_events')");
+  blocks.bind(1, run_id_).bind(2, after_block);
+  std::vector<std::pair<int64_t, std::string>> shifted;
+  while (blocks.step()) {
+    const EventSchema& schema =
+        blocks.text_view(1) == "host_events" ? host_event_schema() : device_event_schema();
+    shifted.emplace_back(blocks.int64(0), shift_int_column(schema, blocks.blob_view(2),
+                                                           schema.start_column, delta_ns));
+  }
+  auto update = db_.prepare(
+      "UPDATE event_blocks SET data = ?1, min_start_ns = min_start_ns + ?2, "
+      "max_end_ns = max_end_ns + ?2 WHERE rowid = ?3");
+  for (const auto& [rowid, data] : shifted)
+    update.bind_blob_static(1, data).bind(2, delta_ns).bind(3, rowid).run();
+  db_.prepare(
+         "UPDATE steps SET start_ns = start_ns + ?1 WHERE run_id = ?2 AND rowid > ?3 "
+         "AND start_ns IS NOT NULL")
+      .bind(1, delta_ns)
+      .bind(2, run_id_)
+      .bind(3, after_step)
+      .run();
 }
 
 void RunWriter::flush_events() {

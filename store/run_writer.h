@@ -46,6 +46,11 @@ class RunWriter {
   void add(const FusionStat& r);
   void add(const IngestFile& r);
 
+  // Adds `delta_ns` to the start times of the host and device events in blocks after rowid
+  // `after_block` and of the steps after rowid `after_step` (a parser that learned the trace's
+  // base time only at its end). Call after flush_events().
+  void shift_times(int64_t after_block, int64_t after_step, int64_t delta_ns);
+
   // Host and device events and op tasks are buffered into column blocks; this writes the open
   // blocks, so that the run's records so far can be read back or covered by a savepoint.
   void flush_events();

@@ -23,9 +23,12 @@ constexpr auto kInteresting = make_table("\"\\\n{}[]");
 // in text[0, n), found 64 bytes at a time as a bit mask: the scanner then visits only those
 // bytes instead of testing every byte of every string. Positions are asked for in increasing
 // order, so each 64-byte block is classified once.
+// A text still being inflated (`wait`, see json_scan.h) is read only up to what wait() has
+// reported ready: has() for single bytes, and each 64-byte block before it is classified.
 class Structurals {
  public:
-  Structurals(std::string_view t, size_t n) : t_(t.data()), n_(n) {}
+  Structurals(std::string_view t, size_t n, const WaitForText* wait = nullptr)
+      : t_(t.data()), n_(n), ready_(wait && *wait ? 0 : n), wait_(wait && *wait ? wait : nullptr) {}
   const char* text() const { return t_; }
   size_t size() const { return n_; }
 
@@ -33,13 +36,25 @@ class Structurals {
   size_t next(size_t pos) {
     return mask_.next(pos, n_, [this](size_t block) { return classify(block); });
   }
+  // True when byte `i` exists and may be read.
+  bool has(size_t i) {
+    if (i < ready_) return true;
+    if (i >= n_ || !wait_) return false;
+    ready_ = std::min((*wait_)(i + 1), n_);
+    return i < ready_;
+  }
 
  private:
-  uint64_t classify(size_t block) const {
+  uint64_t classify(size_t block) {
     uint64_t bits = 0;
     size_t i = 0;
+    size_t limit = n_;
+    if (ready_ < std::min(block + 64, n_)) {
+      has(std::min(block + 64, n_) - 1);
+      limit = ready_;  // less than the block only when the text ended early
+    }
 #if defined(__SSE2__)
-    if (block + 64 <= n_) {
+    if (block + 64 <= limit) {
       for (; i < 64; i += 16) {
         __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(t_ + block + i));
         __m128i hit = _mm_cmpeq_epi8(v, _mm_set1_epi8('"'));
@@ -54,13 +69,15 @@ class Structurals {
       return bits;
     }
 #endif
-    for (; i < 64 && block + i < n_; ++i)
+    for (; i < 64 && block + i < limit; ++i)
       if (kInteresting[static_cast<unsigned char>(t_[block + i])]) bits |= uint64_t{1} << i;
     return bits;
   }
 
   const char* t_;
   size_t n_;
+  size_t ready_;  // bytes known to be readable
+  const WaitForText* wait_;
   BlockMask mask_;
 };
 
@@ -68,8 +85,9 @@ bool is_ws(char c) {
   return c == ' ' || c == '\t' || c == '\n' || c == '\r';
 }
 
-size_t skip_ws(std::string_view t, size_t i, size_t n) {
-  while (i < n && is_ws(t[i])) ++i;
+size_t skip_ws(Structurals& s, size_t i) {
+  const char* t = s.text();
+  while (s.has(i) && is_ws(t[i])) ++i;
   return i;
 }
 
@@ -94,8 +112,8 @@ size_t skip_string(Structurals& s, size_t i) {
       continue;
     }
     size_t j = i + 1;
-    while (j < n && (t[j] == ' ' || t[j] == '\t' || t[j] == '\r')) ++j;
-    if (j >= n) return i + 1;
+    while (s.has(j) && (t[j] == ' ' || t[j] == '\t' || t[j] == '\r')) ++j;
+    if (!s.has(j)) return i + 1;
     char d = t[j];
     if (d == ',' || d == ':' || d == '}' || d == ']' || d == '\n') return i + 1;
     i = i + 1;
@@ -127,12 +145,11 @@ size_t skip_container(Structurals& s, size_t i) {
 
 size_t skip_value_n(Structurals& s, size_t i) {
   const char* t = s.text();
-  const size_t n = s.size();
-  if (i >= n) return kNoPos;
+  if (!s.has(i)) return kNoPos;
   char c = t[i];
   if (c == '{' || c == '[') return skip_container(s, i);
   if (c == '"') return skip_string(s, i + 1);
-  while (i < n && !kScalarEnd[static_cast<unsigned char>(t[i])]) ++i;
+  while (s.has(i) && !kScalarEnd[static_cast<unsigned char>(t[i])]) ++i;
   return i;
 }
 
@@ -144,8 +161,8 @@ size_t scan_elements(Structurals& s, size_t i, std::optional<Span>& tail, F&& on
   const char* t = s.text();
   const size_t n = s.size();
   for (;;) {
-    while (i < n && (is_ws(t[i]) || t[i] == ',')) ++i;
-    if (i >= n) return kNoPos;
+    while (s.has(i) && (is_ws(t[i]) || t[i] == ',')) ++i;
+    if (!s.has(i)) return kNoPos;
     if (t[i] == ']') return i + 1;
     size_t start = i;
     size_t end = skip_value_n(s, i);
@@ -175,10 +192,11 @@ void split_elements(std::string_view text, Span span, std::vector<Span>& out) {
 
 namespace {
 TraceLayout scan_document(std::string_view t, size_t chunk_bytes,
-                          const std::function<void(Span)>& on_chunk, bool head_only) {
+                          const std::function<void(Span)>& on_chunk, bool head_only,
+                          const WaitForText& wait) {
   TraceLayout layout;
   const size_t n = t.size();
-  Structurals s(t, n);
+  Structurals s(t, n, &wait);
   Span chunk{kNoPos, kNoPos};
   auto on_element = [&](Span s) {
     ++layout.elements;
@@ -198,10 +216,10 @@ TraceLayout scan_document(std::string_view t, size_t chunk_bytes,
     chunk = Span{kNoPos, kNoPos};
   };
 
-  size_t i = skip_ws(t, 0, n);
+  size_t i = skip_ws(s, 0);
   // A UTF-8 byte-order mark is tolerated.
-  if (t.substr(i, 3) == "\xEF\xBB\xBF") i = skip_ws(t, i + 3, n);
-  if (i >= n) {
+  if (s.has(i + 2) && t.substr(i, 3) == "\xEF\xBB\xBF") i = skip_ws(s, i + 3);
+  if (!s.has(i)) {
     layout.error = {i, "a JSON object or array (the file is empty)"};
     return layout;
   }
@@ -221,8 +239,8 @@ TraceLayout scan_document(std::string_view t, size_t chunk_bytes,
   }
   ++i;
   for (;;) {
-    i = skip_ws(t, i, n);
-    if (i >= n) {
+    i = skip_ws(s, i);
+    if (!s.has(i)) {
       layout.closed = false;
       break;
     }
@@ -241,17 +259,17 @@ TraceLayout scan_document(std::string_view t, size_t chunk_bytes,
       break;
     }
     std::string key(t.substr(i + 1, key_end - i - 2));
-    i = skip_ws(t, key_end, n);
-    if (i >= n || t[i] != ':') {
-      if (i >= n) {
+    i = skip_ws(s, key_end);
+    if (!s.has(i) || t[i] != ':') {
+      if (!s.has(i)) {
         layout.closed = false;
       } else {
         layout.error = {i, "':' after key \"" + key + "\""};
       }
       break;
     }
-    i = skip_ws(t, i + 1, n);
-    if (key == "traceEvents" && i < n && t[i] == '[') {
+    i = skip_ws(s, i + 1);
+    if (key == "traceEvents" && s.has(i) && t[i] == '[') {
       if (head_only) return layout;
       layout.has_events = true;
       size_t end = scan_elements(s, i + 1, layout.truncated_tail, on_element);
@@ -276,12 +294,13 @@ TraceLayout scan_document(std::string_view t, size_t chunk_bytes,
 }  // namespace
 
 TraceLayout scan_trace(std::string_view t, size_t chunk_bytes,
-                       const std::function<void(Span)>& on_chunk) {
-  return scan_document(t, chunk_bytes, on_chunk, false);
+                       const std::function<void(Span)>& on_chunk, const WaitForText& wait) {
+  return scan_document(t, chunk_bytes, on_chunk, false, wait);
 }
 
-std::vector<std::pair<std::string, Span>> scan_head_keys(std::string_view t) {
-  return scan_document(t, size_t{1} << 20, {}, true).keys;
+std::vector<std::pair<std::string, Span>> scan_head_keys(std::string_view t,
+                                                         const WaitForText& wait) {
+  return scan_document(t, size_t{1} << 20, {}, true, wait).keys;
 }
 
 std::vector<std::pair<std::string, Span>> guess_tail_keys(std::string_view t,
@@ -296,9 +315,9 @@ std::vector<std::pair<std::string, Span>> guess_tail_keys(std::string_view t,
     size_t at = t.substr(from).rfind(quoted);
     if (at == std::string_view::npos) continue;
     at += from;
-    size_t i = skip_ws(t, at + quoted.size(), n);
+    size_t i = skip_ws(s, at + quoted.size());
     if (i >= n || t[i] != ':') continue;
-    i = skip_ws(t, i + 1, n);
+    i = skip_ws(s, i + 1);
     size_t end = skip_value_n(s, i);
     if (end == kNoPos || end == i) continue;
     out.emplace_back(name, Span{i, end});

@@ -38,13 +38,21 @@ struct TraceLayout {
   std::optional<std::pair<size_t, std::string>> error;
 };
 
+// For a text still being written (a gzip file inflated on another thread): wait(n) blocks
+// until the first n bytes are there and returns how many are (fewer only when the text ended
+// early). Empty: the whole text is there.
+using WaitForText = std::function<size_t(size_t)>;
+
 // Scans a whole trace document. `on_chunk`, when set, is called with each chunk as soon as it is
-// complete (from the scanning thread), so parsing can start before the scan ends.
+// complete (from the scanning thread), so parsing can start before the scan ends. With `wait`,
+// bytes are read only once wait() has reported them.
 TraceLayout scan_trace(std::string_view text, size_t chunk_bytes,
-                       const std::function<void(Span)>& on_chunk = {});
+                       const std::function<void(Span)>& on_chunk = {},
+                       const WaitForText& wait = {});
 
 // The top-level keys before the event array, without scanning the events (cheap).
-std::vector<std::pair<std::string, Span>> scan_head_keys(std::string_view text);
+std::vector<std::pair<std::string, Span>> scan_head_keys(std::string_view text,
+                                                         const WaitForText& wait = {});
 
 // A guess at top-level keys written after the event array: the last occurrence of each `names`
 // key in the final `window` bytes, with its value's span. It can be fooled by an event string

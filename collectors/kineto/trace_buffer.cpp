@@ -7,16 +7,33 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include <atomic>
+#include <condition_variable>
 #include <cstdio>
 #include <cstring>
+#include <mutex>
 #include <new>
+#include <thread>
 
 #include "collectors/common/collector.h"
 #include "collectors/common/file_reader.h"
 
 namespace perfsage::collectors::kineto {
 
-TraceBuffer::TraceBuffer(const std::filesystem::path& path) {
+// The state shared with the inflate thread.
+struct TraceBuffer::Async {
+  std::atomic<size_t> ready{0};  // bytes inflated so far
+  std::atomic<bool> stop{false};
+  std::mutex mu;
+  std::condition_variable cv;
+  bool done = false;  // under mu
+  bool fits = true;   // the text ended exactly at the trailer's size
+  std::string error;  // corrupt or truncated data
+  std::thread thread;
+};
+
+TraceBuffer::TraceBuffer(const std::filesystem::path& path, size_t async_min_bytes)
+    : async_min_bytes_(async_min_bytes), path_(path) {
   if (!is_gzip_file(path)) {
     int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) throw ParseError(path.string() + ": cannot open file");
@@ -94,6 +111,10 @@ void TraceBuffer::inflate(const std::filesystem::path& path) {
                    (static_cast<size_t>(trailer[3]) << 24);
     while (isize < compressed) isize += size_t{1} << 32;  // wrapped: beyond 4 GiB
     capacity = isize + 1;
+    if (async_min_bytes_ > 0 && isize >= async_min_bytes_) {
+      start_async(path, compressed, isize);
+      return;
+    }
     if (inflate_whole(fileno(f.get()), compressed, isize)) return;
   }
   std::rewind(f.get());
@@ -149,6 +170,121 @@ void TraceBuffer::inflate(const std::filesystem::path& path) {
   inflater_ = "zlib";
 }
 
+// Inflates with zlib's streaming API (libdeflate has none) into a buffer of the trailer's size,
+// publishing progress every 4 MiB, so that the layout scan and the parsers run while the rest
+// is inflated: on two cores the inflate then costs its own thread's time instead of adding
+// 0.5-2 s per GB before the scan can start.
+void TraceBuffer::start_async(const std::filesystem::path& path, size_t compressed, size_t isize) {
+  const size_t pad = simdjson::SIMDJSON_PADDING;
+  owned_ = allocate(isize + pad);
+  std::memset(owned_.get() + isize, ' ', pad);
+  data_ = owned_.get();
+  size_ = isize;
+  readable_ = isize + pad;
+  inflater_ = "zlib, overlapped";
+  async_ = std::make_unique<Async>();
+  Async* a = async_.get();
+  char* out = owned_.get();
+  std::string name = path.string();
+  a->thread = std::thread([a, out, isize, compressed, name] {
+    std::string error;
+    bool fits = true;
+    size_t produced = 0;
+    auto publish = [&] {
+      {
+        std::lock_guard lock(a->mu);
+        a->ready.store(produced, std::memory_order_release);
+      }
+      a->cv.notify_all();
+    };
+    int fd = ::open(name.c_str(), O_RDONLY | O_CLOEXEC);
+    void* in = fd < 0 ? MAP_FAILED : ::mmap(nullptr, compressed, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (fd >= 0) ::close(fd);
+    z_stream zs{};
+    if (in == MAP_FAILED) {
+      error = name + ": cannot read the gzip file";
+    } else if (inflateInit2(&zs, 15 + 16) != Z_OK) {
+      error = name + ": zlib init failed";
+    } else {
+      zs.next_in = static_cast<Bytef*>(in);
+      zs.avail_in = static_cast<uInt>(std::min<size_t>(compressed, 1u << 30));
+      size_t fed = zs.avail_in;
+      int rc = Z_OK;
+      unsigned char probe[1];
+      size_t released = 0;  // compressed bytes given back, a multiple of 1 MiB
+      while (!a->stop.load(std::memory_order_relaxed)) {
+        if (zs.avail_in == 0 && fed < compressed) {  // files over 1 GiB compressed
+          zs.avail_in = static_cast<uInt>(std::min<size_t>(compressed - fed, 1u << 30));
+          fed += zs.avail_in;
+        }
+        size_t room = std::min<size_t>(isize - produced, 4u << 20);
+        // Past the announced size, a byte of scratch tells whether the text goes on.
+        zs.next_out = room > 0 ? reinterpret_cast<Bytef*>(out + produced) : probe;
+        zs.avail_out = room > 0 ? static_cast<uInt>(room) : 1;
+        rc = ::inflate(&zs, Z_NO_FLUSH);
+        if (room == 0 && zs.avail_out == 0) {
+          fits = false;  // more text than the trailer said: several members or > 4 GiB
+          break;
+        }
+        produced += room - (room > 0 ? zs.avail_out : 0);
+        publish();
+        // Compressed pages already inflated are dropped (they would count as resident).
+        size_t consumed = (zs.total_in & ~size_t{0xFFFFF});
+        if (consumed > released) {
+          ::madvise(static_cast<char*>(in) + released, consumed - released, MADV_DONTNEED);
+          released = consumed;
+        }
+        if (rc == Z_STREAM_END) {
+          fits = produced == isize && zs.avail_in == 0 && fed == compressed;
+          break;
+        }
+        if (rc == Z_BUF_ERROR && zs.avail_in == 0 && fed == compressed) {
+          error = name + ": truncated gzip stream after " + std::to_string(zs.total_in) +
+                  " compressed bytes";
+          break;
+        }
+        if (rc != Z_OK && rc != Z_BUF_ERROR) {
+          error = name + ": corrupt gzip data near compressed byte offset " +
+                  std::to_string(zs.total_in) + " (" + (zs.msg ? zs.msg : "error") + ")";
+          break;
+        }
+      }
+      inflateEnd(&zs);
+    }
+    if (in != MAP_FAILED) ::munmap(in, compressed);
+    {
+      std::lock_guard lock(a->mu);
+      a->done = true;
+      a->fits = fits;
+      a->error = std::move(error);
+    }
+    a->cv.notify_all();
+  });
+}
+
+size_t TraceBuffer::wait(size_t n) const {
+  if (!async_) return size_;
+  size_t ready = async_->ready.load(std::memory_order_acquire);
+  if (ready >= n) return ready;
+  std::unique_lock lock(async_->mu);
+  async_->cv.wait(
+      lock, [&] { return async_->ready.load(std::memory_order_acquire) >= n || async_->done; });
+  return async_->ready.load(std::memory_order_acquire);
+}
+
+bool TraceBuffer::finish() {
+  if (!async_) return true;
+  if (async_->thread.joinable()) async_->thread.join();
+  if (!async_->error.empty()) throw ParseError(async_->error);
+  if (async_->fits) return true;
+  // The trailer's size was wrong: inflate again the plain way, which grows its buffer.
+  async_.reset();
+  owned_.reset();
+  async_min_bytes_ = 0;
+  inflate(path_);
+  return false;
+}
+
 void UnmapBytes::operator()(char* p) const {
   if (p != nullptr) ::munmap(p, len);
 }
@@ -167,6 +303,10 @@ TraceBuffer::Bytes TraceBuffer::allocate(size_t n) {
 }
 
 TraceBuffer::~TraceBuffer() {
+  if (async_ && async_->thread.joinable()) {
+    async_->stop = true;
+    async_->thread.join();
+  }
   if (map_) ::munmap(map_, map_len_);
 }
 

@@ -97,7 +97,9 @@ Identity TraceIngest::identify(const TraceMetadata& md) const {
 
 TraceLayout TraceIngest::scan(const std::function<void(Span)>& on_chunk) {
   auto scan_start = std::chrono::steady_clock::now();
-  TraceLayout layout = scan_trace(text_, options_.chunk_bytes, on_chunk);
+  WaitForText wait;
+  if (buffer_.growing()) wait = [this](size_t n) { return buffer_.wait(n); };
+  TraceLayout layout = scan_trace(text_, options_.chunk_bytes, on_chunk, wait);
   spdlog::debug(
       "kineto {}: layout scan {:.1f} ms, {} chunks", ctx_.path(),
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - scan_start)
@@ -157,6 +159,10 @@ RecordSink<Batch> TraceIngest::make_sink() {
 
 void TraceIngest::run() {
   if (options_.threaded && run_overlapped()) return;
+  if (buffer_.growing()) {  // not read overlapped after all: wait for the whole text
+    buffer_.finish();
+  }
+  text_ = buffer_.view();  // inflated again when the gzip trailer's size was wrong
   TraceLayout layout = scan();
   TraceMetadata md = check_layout(layout);
   Identity id = identify(md);
@@ -177,11 +183,18 @@ void TraceIngest::run() {
 // A wrong guess (an event string that mimics a top-level key) rolls the events back and
 // returns false so that run() reads the file again the plain way.
 bool TraceIngest::run_overlapped() {
-  auto keys = scan_head_keys(text_);
-  for (auto& kv : guess_tail_keys(text_, {"distributedInfo", "baseTimeNanoseconds"}, 1 << 20)) {
-    bool known = false;
-    for (const auto& k : keys) known = known || k.first == kv.first;
-    if (!known) keys.push_back(std::move(kv));
+  // A .gz file still being inflated has no tail to look at yet: the base time is then guessed
+  // from the head alone, and the events are shifted if the trace's end says otherwise.
+  const bool growing = buffer_.growing();
+  WaitForText wait;
+  if (growing) wait = [this](size_t n) { return buffer_.wait(n); };
+  auto keys = scan_head_keys(text_, wait);
+  if (!growing) {
+    for (auto& kv : guess_tail_keys(text_, {"distributedInfo", "baseTimeNanoseconds"}, 1 << 20)) {
+      bool known = false;
+      for (const auto& k : keys) known = known || k.first == kv.first;
+      if (!known) keys.push_back(std::move(kv));
+    }
   }
   Identity guess = identify(read_metadata(text_, keys, reader_.parser));
 
@@ -190,6 +203,11 @@ bool TraceIngest::run_overlapped() {
   // Events of earlier files are buffered in open blocks; write them so that the savepoint
   // separates them from this file's.
   ctx_.out().flush_events();
+  auto max_rowid = [&](const char* table) {
+    auto st = db.prepare(std::string("SELECT coalesce(max(rowid), 0) FROM ") + table);
+    return st.step() ? st.int64(0) : int64_t{0};
+  };
+  const int64_t blocks_before = max_rowid("event_blocks"), steps_before = max_rowid("steps");
   db.exec("SAVEPOINT kineto_overlap");
   std::mutex mu;
   std::condition_variable cv;
@@ -241,11 +259,19 @@ bool TraceIngest::run_overlapped() {
   }
   scanner.join();
   ctx_.out().flush_events();
+  // Corrupt gzip data throws here (the savepoint goes with the failed ingest). A wrong size in
+  // the trailer leaves the scan incomplete; the buffer then holds the whole text for a re-read.
+  bool complete = buffer_.finish();
+  if (!complete) text_ = buffer_.view();
+  parsed = parsed && complete;
 
   TraceMetadata md = parsed ? check_layout(layout) : TraceMetadata{};
   Identity id = identify(md);
-  if (!parsed || !(id == guess)) {
-    if (parsed) {
+  const bool shift = parsed && growing && id.rank == guess.rank && id.base_ns != guess.base_ns;
+  if (!parsed || (!(id == guess) && !shift)) {
+    if (!complete) {
+      spdlog::debug("kineto {}: the gzip trailer's size was wrong; reading again", ctx_.path());
+    } else if (parsed) {
       spdlog::debug(
           "kineto {}: guessed rank/base time {}/{} but the trace says {}/{}; reading again",
           ctx_.path(), guess.rank, guess.base_ns, id.rank, id.base_ns);
@@ -260,6 +286,11 @@ bool TraceIngest::run_overlapped() {
     return false;
   }
   db.exec("RELEASE kineto_overlap");
+  if (shift) {
+    spdlog::debug("kineto {}: base time {} found after the events; shifting them by {} ns",
+                  ctx_.path(), id.base_ns, id.base_ns - guess.base_ns);
+    ctx_.out().shift_times(blocks_before, steps_before, id.base_ns - guess.base_ns);
+  }
   write_metadata(md, id);
   finish(layout, md, mapper);
   return true;
@@ -466,7 +497,8 @@ void TraceIngest::finish_hints(const TraceMetadata& md, const MapCounters& c) {
 
 void KinetoCollector::collect(const FileProbe& probe, CollectContext& ctx) const {
   auto start = std::chrono::steady_clock::now();
-  TraceBuffer buffer(probe.path);
+  // Inflating on a thread of its own needs the overlapped reader, which needs `threaded`.
+  TraceBuffer buffer(probe.path, options_.threaded ? options_.overlap_inflate_bytes : 0);
   if (*buffer.inflater()) {
     spdlog::debug(
         "kineto {}: inflated {} bytes with {} in {:.1f} ms", probe.path.string(), buffer.size(),

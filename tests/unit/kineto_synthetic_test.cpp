@@ -285,13 +285,32 @@ TEST_CASE("Gzip: one member, several members, trailing bytes and damage read ali
   CHECK(std::string(collectors::kineto::TraceBuffer(dir.path() / "two.json.gz").inflater()) ==
         "zlib");  // the trailer gives only the last member's size
 
-  // Damage inside the deflate data: an error naming the compressed offset, never a crash.
+  // Inflated on a thread of its own while the scan reads: the same rows; two members (the
+  // trailer's size is the second's) are read again once the whole text is there.
+  collectors::kineto::KinetoOptions overlapped;
+  overlapped.overlap_inflate_bytes = 1;
+  overlapped.chunk_bytes = 256;
+  CHECK(std::string(collectors::kineto::TraceBuffer(dir.path() / "one.json.gz", 1).inflater()) ==
+        "zlib, overlapped");
+  CHECK(rows(kineto_ingest(dir.path() / "one.json.gz", Mode::strict, overlapped)) == plain);
+  CHECK(rows(kineto_ingest(dir.path() / "two.json.gz", Mode::strict, overlapped)) == plain);
+
+  // Damage inside the deflate data, or a file cut short: an error naming the compressed
+  // offset, never a crash, whether or not the inflate overlaps the scan.
   std::string damaged = one;
   for (size_t i = 20; i < damaged.size() - 20; i += 7) damaged[i] = static_cast<char>(~damaged[i]);
-  try {
-    kineto_ingest(write_bytes("bad.json.gz", damaged), Mode::lenient);
-    FAIL("damaged gzip data was accepted");
-  } catch (const collectors::ParseError& e) {
-    CHECK_THAT(e.what(), Catch::Contains("gzip"));
+  std::string cut = one.substr(0, one.size() / 2) + one.substr(one.size() - 8);  // trailer kept
+  for (const auto& [name, bytes] : {std::pair{"bad.json.gz", damaged}, {"cut.json.gz", cut}}) {
+    for (size_t overlap : {size_t{0}, size_t{1}}) {
+      INFO(name << ", overlap " << overlap);
+      collectors::kineto::KinetoOptions opt;
+      opt.overlap_inflate_bytes = overlap;
+      try {
+        kineto_ingest(write_bytes(name, bytes), Mode::lenient, opt);
+        FAIL("damaged gzip data was accepted");
+      } catch (const collectors::ParseError& e) {
+        CHECK_THAT(e.what(), Catch::Contains("gzip"));
+      }
+    }
   }
 }

@@ -207,3 +207,75 @@ TEST_CASE("SQL INSERT stores rows in the block tables, in order, typed like thei
   fails_with("UPDATE op_tasks SET dur_ns = 0", "delete the run instead");
   CHECK(one_int(db, "SELECT count(*) FROM op_tasks") == 3);
 }
+
+TEST_CASE("shifting an integer column moves every value and leaves nulls and other columns") {
+  const EventSchema& schema = op_task_schema();
+  EventBlockBuilder b(schema);
+  for (int64_t i = 0; i < 100; ++i) {
+    OpTask t = op(i);
+    if (i < 3 || i % 10 == 0) t.start_ns.reset();  // the first stored value is not row 0's
+    append_op_task(b, t);
+  }
+  std::string block = b.finish();
+  const int start = schema.start_column;
+  std::string shifted = shift_int_column(schema, block, start, -5'000'000'000'000);
+  EventBlockReader before(schema, reinterpret_cast<const uint8_t*>(block.data()), block.size());
+  EventBlockReader after(schema, reinterpret_cast<const uint8_t*>(shifted.data()), shifted.size());
+  REQUIRE(after.rows() == 100);
+  for (size_t r = 0; r < 100; ++r) {
+    INFO("row " << r);
+    REQUIRE(after.is_null(start, r) == before.is_null(start, r));
+    if (!before.is_null(start, r))
+      CHECK(after.int_at(start, r) == before.int_at(start, r) - 5'000'000'000'000);
+    CHECK(after.int_at(schema.dur_column, r) == before.int_at(schema.dur_column, r));
+    CHECK(after.text_at(7, r) == before.text_at(7, r));
+  }
+  // A column without values is returned as it was; a text column cannot be shifted.
+  OpTask bare = op(1);
+  EventBlockBuilder b2(schema);
+  append_op_task(b2, bare);
+  std::string one = b2.finish();
+  CHECK(shift_int_column(schema, one, 13, 7) == one);  // wait_ns: null in every row
+  CHECK_THROWS_AS(shift_int_column(schema, one, 7, 7), StoreError);
+  CHECK_THROWS_AS(shift_int_column(schema, one.substr(0, one.size() / 2), start, 7), StoreError);
+}
+
+TEST_CASE("RunWriter shifts the start times of the events and steps written after a mark") {
+  Database db(":memory:");
+  RunWriter w(db, header());
+  HostEvent early;
+  early.kind = "cpu_op";
+  early.name = "before";
+  early.start_ns = 10;
+  early.dur_ns = 1;
+  w.add(early);
+  w.flush_events();
+  int64_t blocks = one_int(db, "SELECT max(rowid) FROM event_blocks");
+  for (int i = 0; i < 3; ++i) {
+    HostEvent h = early;
+    h.name = "after";
+    h.start_ns = 100 + i;
+    w.add(h);
+    DeviceEvent d;
+    d.kind = "kernel";
+    d.name = "k";
+    d.start_ns = 200 + i;
+    d.dur_ns = 5;
+    w.add(d);
+  }
+  Step s;
+  s.step = 1;
+  s.source = "profiler_step";
+  s.start_ns = 100;
+  s.dur_ns = 50;
+  w.add(s);
+  w.flush_events();
+  w.shift_times(blocks, 0, 1000);
+  w.commit();
+  CHECK(row(db, "SELECT group_concat(start_ns) FROM host_events") == "10,1100,1101,1102");
+  CHECK(row(db, "SELECT group_concat(start_ns) FROM device_events") == "1200,1201,1202");
+  CHECK(row(db, "SELECT start_ns FROM steps") == "1100");
+  CHECK(row(db,
+            "SELECT group_concat(b) FROM (SELECT min_start_ns || '-' || max_end_ns AS b FROM "
+            "event_blocks ORDER BY min_start_ns)") == "10-11,1100-1103,1200-1207");
+}

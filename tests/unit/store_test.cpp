@@ -8,7 +8,9 @@
 using namespace perfsage::store;
 
 namespace {
-RunHeader header(const std::string& fp = "fp1") { return {"job-a", {"/x/trace.json"}, fp, "2026-01-01T00:00:00Z"}; }
+RunHeader header(const std::string& fp = "fp1") {
+  return {"job-a", {"/x/trace.json"}, fp, "2026-01-01T00:00:00Z"};
+}
 
 int64_t count(Database& db, const std::string& table) {
   auto st = db.prepare("SELECT count(*) FROM " + table);
@@ -45,7 +47,10 @@ TEST_CASE("reopening a file store keeps data and does not re-run migrations") {
 TEST_CASE("a store from a newer perfsage is refused, not damaged") {
   perfsage::test::TempDir dir;
   auto path = (dir.path() / "s.db").string();
-  { Database db(path); db.exec("INSERT INTO schema_version VALUES(999, 'x')"); }
+  {
+    Database db(path);
+    db.exec("INSERT INTO schema_version VALUES(999, 'x')");
+  }
   CHECK_THROWS_WITH(Database(path), Catch::Contains("newer than this perfsage"));
 }
 
