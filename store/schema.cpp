@@ -242,6 +242,14 @@ CREATE TABLE op_block_dims(
   block_dim INTEGER NOT NULL, tasks INTEGER NOT NULL, dur_ns INTEGER NOT NULL);
 CREATE INDEX op_block_dims_run ON op_block_dims(run_id);
 )sql",
+    // 12: the CPU op (External id) of kernel launches whose kernels carry the correlation id as
+    // External id (older PyTorch), found by nesting (analyzers/core/launch_ops.h).
+    R"sql(
+CREATE TABLE kernel_launch_ops(
+  run_id INTEGER NOT NULL, rank INTEGER NOT NULL, correlation INTEGER NOT NULL,
+  op_external_id INTEGER NOT NULL);
+CREATE INDEX kernel_launch_ops_run ON kernel_launch_ops(run_id);
+)sql",
 };
 
 // Rows of tables that became blocks are moved into blocks; the tables are dropped, so the names

@@ -1,7 +1,8 @@
 // Kernels grouped by (kernel name, launching CPU op, the op's input types): the table the
 // gpu_kernel and tensor_core facts read. Kernels are linked to their op by (rank, External id)
-// and summed in hash maps: one pass over the kernels, one over the CPU ops that launched any,
-// instead of the join and long-name sort each fact query did on its own.
+// or through their launch call (launch_ops.h) and summed in hash maps: one pass over the
+// kernels, one over the CPU ops that launched any, instead of the join and long-name sort each
+// fact query did on its own.
 #include <functional>
 #include <map>
 #include <optional>
@@ -9,9 +10,11 @@
 #include <string_view>
 #include <tuple>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
+#include "analyzers/core/launch_ops.h"
 #include "analyzers/gpu/gpu_analysis.h"
 #include "store/bind.h"
 #include "store/records.h"
@@ -20,62 +23,35 @@
 namespace perfsage::analyzers::gpu {
 namespace {
 
-struct OpKey {
-  int64_t rank, external_id;
-  bool operator==(const OpKey&) const = default;
-};
-struct OpKeyHash {
-  size_t operator()(const OpKey& k) const {
-    return std::hash<int64_t>{}(k.external_id * 31 + k.rank);
-  }
-};
-struct Op {
-  std::string name, types;
-  bool has_types = false;
-};
-
 struct Group {
   int64_t kernels = 0, dur_ns = 0, occ_weight = 0, bps_n = 0;
   double occ_ns = 0, bps_sum = 0;
   bool has_occ = false, has_bps = false;
 };
 
+struct Kernel {
+  int name;
+  std::optional<OpKey> op;
+  int64_t dur_ns;
+  std::optional<double> occupancy, blocks_per_sm;
+};
+
 }  // namespace
 
 void compute_kernel_groups(store::Database& db, int64_t run) {
   db.prepare("DELETE FROM kernel_groups WHERE run_id=?1").bind(1, run).run();
-  // The CPU op of each (rank, External id) that launched a kernel; min() of name and types when
-  // several ops share an id, as SQL's grouping did.
-  std::unordered_map<OpKey, Op, OpKeyHash> ops;
-  {
-    auto st = db.prepare(R"sql(
-SELECT rank, external_id, name, input_types FROM host_events
-WHERE run_id = ?1 AND kind = 'cpu_op'
-  AND external_id IN (SELECT external_id FROM device_events WHERE run_id = ?1 AND kind = 'kernel'))sql");
-    st.bind(1, run);
-    while (st.step()) {
-      OpKey key{st.int64(0), st.int64(1)};
-      std::string_view name = st.text_view(2);
-      auto [it, fresh] = ops.try_emplace(key);
-      Op& op = it->second;
-      if (fresh || name < op.name) op.name = std::string(name);
-      if (!st.is_null(3)) {
-        std::string_view types = st.text_view(3);
-        if (!op.has_types || types < op.types) op.types = std::string(types);
-        op.has_types = true;
-      }
-    }
-  }
-  // (kernel name, op name or none, op types or none) -> sums. Kernel names repeat: they are
-  // interned once, and groups are keyed by pointers into the interned set.
+  // The kernels first, each with the key of its launching op (its External id, or the op its
+  // launch call nests in: launch_ops.h); kernel names repeat and are interned once.
   std::unordered_map<std::string, int, store::TextHash, std::equal_to<>> kernel_names;
   std::vector<const std::string*> kernel_name_of;
-  std::map<std::tuple<int, const Op*>, Group> groups;
+  std::vector<Kernel> kernels;
+  std::unordered_set<OpKey, OpKeyHash> keys;
   {
     auto st = db.prepare(R"sql(
-SELECT rank, external_id, name, dur_ns, occupancy, blocks_per_sm FROM device_events
+SELECT rank, external_id, name, dur_ns, occupancy, blocks_per_sm, correlation FROM device_events
 WHERE run_id = ?1 AND kind = 'kernel')sql");
     st.bind(1, run);
+    LaunchOps launches(db, run);
     while (st.step()) {
       std::string_view kname = st.text_view(2);
       auto kn = kernel_names.find(kname);
@@ -83,33 +59,47 @@ WHERE run_id = ?1 AND kind = 'kernel')sql");
         kn = kernel_names.emplace(std::string(kname), static_cast<int>(kernel_names.size())).first;
         kernel_name_of.push_back(&kn->first);
       }
-      const Op* op = nullptr;
+      Kernel k{kn->second, std::nullopt, st.int64(3), std::nullopt, std::nullopt};
       if (!st.is_null(1)) {
-        auto it = ops.find(OpKey{st.int64(0), st.int64(1)});
-        if (it != ops.end()) op = &it->second;
+        int64_t rank = st.int64(0);
+        k.op = OpKey{rank, launches.op_id(rank, st.int64(1), st, 6)};
+        keys.insert(*k.op);
       }
-      Group& g = groups[{kn->second, op}];
-      int64_t dur = st.int64(3);
-      ++g.kernels;
-      g.dur_ns += dur;
-      if (!st.is_null(4)) {
-        g.occ_ns += st.real(4) * static_cast<double>(dur);
-        g.occ_weight += dur;
-        g.has_occ = true;
-      }
-      if (!st.is_null(5)) {
-        g.bps_sum += st.real(5);
-        ++g.bps_n;
-        g.has_bps = true;
-      }
+      if (!st.is_null(4)) k.occupancy = st.real(4);
+      if (!st.is_null(5)) k.blocks_per_sm = st.real(5);
+      kernels.push_back(k);
+    }
+  }
+  // The CPU ops of those keys; several ops sharing one keep min() of name and types.
+  LaunchingOps ops = load_launching_ops(db, run, keys);
+  // (kernel name, op or none) -> sums.
+  std::map<std::tuple<int, const LaunchingOp*>, Group> groups;
+  for (const Kernel& k : kernels) {
+    const LaunchingOp* op = nullptr;
+    if (k.op) {
+      auto it = ops.find(*k.op);
+      if (it != ops.end()) op = &it->second;
+    }
+    Group& g = groups[{k.name, op}];
+    ++g.kernels;
+    g.dur_ns += k.dur_ns;
+    if (k.occupancy) {
+      g.occ_ns += *k.occupancy * static_cast<double>(k.dur_ns);
+      g.occ_weight += k.dur_ns;
+      g.has_occ = true;
+    }
+    if (k.blocks_per_sm) {
+      g.bps_sum += *k.blocks_per_sm;
+      ++g.bps_n;
+      g.has_bps = true;
     }
   }
   // Ops with the same name and types are one group, whatever their External ids.
   std::map<std::tuple<int, std::string, std::string, bool, bool>, Group> merged;
   for (const auto& [key, g] : groups) {
-    const Op* op = std::get<1>(key);
-    Group& m = merged[{std::get<0>(key), op ? op->name : "", op ? op->types : "", op != nullptr,
-                       op && op->has_types}];
+    const LaunchingOp* op = std::get<1>(key);
+    Group& m = merged[{std::get<0>(key), op ? op->name : "", op ? op->types.value_or("") : "",
+                       op != nullptr, op && op->types.has_value()}];
     m.kernels += g.kernels;
     m.dur_ns += g.dur_ns;
     m.occ_ns += g.occ_ns;

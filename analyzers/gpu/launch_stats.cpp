@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "analyzers/core/launch_ops.h"
 #include "analyzers/core/name_totals.h"
 #include "analyzers/gpu/gpu_analysis.h"
 #include "store/bind.h"
@@ -131,6 +132,7 @@ void analyze_gpu_run(store::Database& db, int64_t run_id, const GpuAnalysisOptio
   store::Transaction txn(db);
   compute_gpu_breakdown(db, run_id);
   compute_launch_stats(db, run_id, opt);
+  compute_launch_ops(db, run_id);
   compute_kernel_groups(db, run_id);
   txn.commit();
 }

@@ -6,7 +6,9 @@
 #include <string>
 #include <tuple>
 #include <unordered_map>
+#include <unordered_set>
 
+#include "analyzers/core/launch_ops.h"
 #include "analyzers/core/name_totals.h"
 #include "analyzers/core/op_groups.h"
 #include "analyzers/roofline/activation.h"
@@ -222,9 +224,10 @@ GpuKernels gpu_kernels(store::Database& db, int64_t run_id) {
   int64_t all_ns = 0;
   {
     auto st = db.prepare(
-        "SELECT rank, external_id, name, dur_ns FROM device_events "
+        "SELECT rank, external_id, name, dur_ns, correlation FROM device_events "
         "WHERE run_id = ?1 AND kind = 'kernel'");
     st.bind(1, run_id);
+    LaunchOps launches(db, run_id);
     while (st.step()) {
       int64_t dur = st.int64(3);
       all_ns += dur;
@@ -236,7 +239,8 @@ GpuKernels gpu_kernels(store::Database& db, int64_t run_id) {
       }
       const Key* instance = nullptr;
       if (!st.is_null(1)) {
-        auto it = instances.try_emplace({st.int64(0), st.int64(1)}).first;
+        int64_t rank = st.int64(0);
+        auto it = instances.try_emplace({rank, launches.op_id(rank, st.int64(1), st, 4)}).first;
         instance = &it->first;
         Instance& in = it->second;
         in.dur_ns += dur;
@@ -249,32 +253,12 @@ GpuKernels gpu_kernels(store::Database& db, int64_t run_id) {
     }
   }
   out.kernel_us = static_cast<double>(all_ns) / 1e3;
-  struct Op {
-    std::string name;
-    std::optional<std::string> dims, types;
-  };
-  std::map<Key, Op> ops;  // min() of each field, as SQL grouping did
-  {
-    auto st = db.prepare(R"sql(
-SELECT rank, external_id, name, input_dims, input_types FROM host_events
-WHERE run_id = ?1 AND kind = 'cpu_op'
-  AND external_id IN (SELECT external_id FROM device_events WHERE run_id = ?1 AND kind = 'kernel'))sql");
-    st.bind(1, run_id);
-    auto keep_min = [](std::optional<std::string>& have, store::Statement& row, int col) {
-      if (row.is_null(col)) return;
-      std::string_view v = row.text_view(col);
-      if (!have || v < *have) have = std::string(v);
-    };
-    while (st.step()) {
-      Key key{st.int64(0), st.int64(1)};
-      if (!instances.count(key)) continue;
-      auto [it, fresh] = ops.try_emplace(key);
-      std::string_view name = st.text_view(2);
-      if (fresh || name < it->second.name) it->second.name = std::string(name);
-      keep_min(it->second.dims, st, 3);
-      keep_min(it->second.types, st, 4);
-    }
-  }
+  // The CPU ops of those instances, min() of each field as SQL's grouping did.
+  std::unordered_set<OpKey, OpKeyHash> keys;
+  for (const auto& [key, _] : instances) keys.insert({key.first, key.second});
+  LaunchingOps launching = load_launching_ops(db, run_id, keys);
+  std::map<Key, LaunchingOp> ops;
+  for (auto& [key, op] : launching) ops.emplace(Key{key.rank, key.id}, std::move(op));
   std::map<std::tuple<std::string, std::string, std::string>, GpuOpGroup> groups;
   for (const auto& [key, op] : ops) {
     const Instance& in = instances.at(key);

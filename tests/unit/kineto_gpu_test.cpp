@@ -124,6 +124,17 @@ TEST_CASE("GPU analyzers on the AlexNet sample", "[gpu][samples]") {
   CHECK(ls.int64(3) == 98);  // 79 kernels + 16 copies + 3 memsets
   CHECK(ls.int64(4) == 43);
   CHECK(ls.int64(5) == 3);
+
+  // Every kernel's "External id" is its correlation id here; all 79 reach their CPU op through
+  // the launch call, e.g. the 12 layout conversions cuDNN runs inside the convolutions.
+  CHECK(r.count("SELECT count(*) FROM device_events WHERE run_id=?1 AND kind='kernel' AND "
+                "external_id = correlation") == 79);
+  CHECK(r.count("SELECT coalesce(sum(kernels), 0) FROM kernel_groups WHERE run_id=?1 AND "
+                "op IS NULL") == 0);
+  CHECK(r.count("SELECT kernels FROM kernel_groups WHERE run_id=?1 AND op = "
+                "'aten::cudnn_convolution' AND name LIKE '%nchwToNhwcKernel%'") == 12);
+  CHECK(r.count("SELECT kernels FROM kernel_groups WHERE run_id=?1 AND op = 'aten::addmm' AND "
+                "name LIKE 'ampere_sgemm%'") == 6);
 }
 
 TEST_CASE("GPU analyzers on a CPU-only run write no GPU numbers", "[gpu][samples]") {
@@ -194,4 +205,31 @@ TEST_CASE("Kernel groups: per kernel name, launching op and op types", "[gpu]") 
       "1:null:null");
   CHECK(r.text("SELECT name || ':' || kernels || ':' || dur_ns FROM kernel_groups "
                "WHERE run_id=?1 AND op IS NULL") == "fill:2:2000");
+}
+
+TEST_CASE("Kernels whose External id is their correlation id are linked through the launch call",
+          "[gpu]") {
+  // Older PyTorch: a kernel's "External id" repeats its correlation id. Its op is the innermost
+  // cpu_op on the launching thread whose span contains the runtime call with that correlation;
+  // a call outside every op, or on another thread than the op, leaves the kernel without op.
+  const char* trace = R"J({"traceEvents": [
+  {"ph": "X", "cat": "cpu_op", "name": "aten::linear", "pid": 1, "tid": 1, "ts": 0, "dur": 50, "args": {"External id": 1}},
+  {"ph": "X", "cat": "cpu_op", "name": "aten::addmm", "pid": 1, "tid": 1, "ts": 5, "dur": 20, "args": {"External id": 2, "Input type": ["float"]}},
+  {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 10, "dur": 3, "args": {"External id": 7, "correlation": 7}},
+  {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 30, "dur": 3, "args": {"External id": 8, "correlation": 8}},
+  {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 60, "dur": 3, "args": {"External id": 9, "correlation": 9}},
+  {"ph": "X", "cat": "cpu_op", "name": "aten::relu", "pid": 1, "tid": 2, "ts": 65, "dur": 20, "args": {"External id": 3}},
+  {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 70, "dur": 3, "args": {"External id": 10, "correlation": 10}},
+  {"ph": "X", "cat": "kernel", "name": "sgemm", "pid": 0, "tid": 7, "ts": 100, "dur": 4, "args": {"External id": 7, "correlation": 7, "device": 0, "stream": 7}},
+  {"ph": "X", "cat": "kernel", "name": "bias", "pid": 0, "tid": 7, "ts": 110, "dur": 2, "args": {"External id": 8, "correlation": 8, "device": 0, "stream": 7}},
+  {"ph": "X", "cat": "kernel", "name": "stray", "pid": 0, "tid": 7, "ts": 120, "dur": 1, "args": {"External id": 9, "correlation": 9, "device": 0, "stream": 7}},
+  {"ph": "X", "cat": "kernel", "name": "other_thread", "pid": 0, "tid": 7, "ts": 130, "dur": 1, "args": {"External id": 10, "correlation": 10, "device": 0, "stream": 7}}
+ ]})J";
+  TempDir dir;
+  auto r = kineto_ingest(dir.write("old.json", trace), collectors::Mode::strict);
+  analyze_gpu_run(*r.db, r.run);
+  CHECK(r.text("SELECT group_concat(name || ':' || coalesce(op, '-') || ':' || "
+               "coalesce(types, '-'), ' ') FROM (SELECT * FROM kernel_groups WHERE run_id=?1 "
+               "ORDER BY name)") ==
+        "bias:aten::linear:- other_thread:-:- sgemm:aten::addmm:[\"float\"] stray:-:-");
 }
