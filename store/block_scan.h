@@ -3,11 +3,14 @@
 // For analyzers that aggregate every row of a big run; SQL stays the interface for the rest.
 #pragma once
 
+#include <sqlite3.h>
+
 #include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "store/database.h"
 #include "store/event_block.h"
@@ -17,8 +20,14 @@ namespace perfsage::store {
 class BlockScan {
  public:
   // The blocks of `run_id` in `schema`'s table, in row order; of one kind only when given.
+  // With `columns` (schema column names), only those columns' bytes are read from the store
+  // (incremental blob I/O); the others read as all null.
   BlockScan(Database& db, const EventSchema& schema, int64_t run_id,
-            std::optional<std::string> kind = std::nullopt);
+            std::optional<std::string> kind = std::nullopt,
+            std::vector<std::string_view> columns = {});
+  ~BlockScan();
+  BlockScan(const BlockScan&) = delete;
+  BlockScan& operator=(const BlockScan&) = delete;
 
   // Moves to the next block; false after the last. Throws StoreError on a damaged block.
   bool next();
@@ -27,8 +36,12 @@ class BlockScan {
   int64_t rowid(size_t row) const;
 
  private:
+  Database& db_;
   const EventSchema& schema_;
   Statement blocks_;
+  std::vector<bool> wanted_;  // empty: every column
+  sqlite3_blob* blob_ = nullptr;
+  std::string sparse_;  // the selected columns of the current block
   std::unique_ptr<EventBlockReader> reader_;
   int64_t block_rowid_ = 0;
 };

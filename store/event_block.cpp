@@ -1,5 +1,6 @@
 #include "store/event_block.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "store/database.h"
@@ -261,6 +262,51 @@ std::string shift_int_column(const EventSchema& schema, std::string_view block, 
     return out;
   }
   corrupt("column missing");
+}
+
+std::string sparse_block(const EventSchema& schema, size_t size, const std::vector<bool>& wanted,
+                         const std::function<void(size_t, size_t, char*)>& read) {
+  // A varint at `at`, read through `read` (at most 10 bytes, fewer at the end).
+  auto varint_at = [&](size_t at, size_t& len) {
+    uint8_t bytes[10];
+    size_t n = std::min<size_t>(10, size > at ? size - at : 0);
+    read(at, n, reinterpret_cast<char*>(bytes));
+    Cursor c{bytes, bytes + n};
+    uint64_t v = c.varint();
+    len = static_cast<size_t>(c.p - bytes);
+    return v;
+  };
+  if (size == 0) corrupt("unknown format version");
+  char version = 0;
+  read(0, 1, &version);
+  if (static_cast<uint8_t>(version) != kFormatVersion) corrupt("unknown format version");
+  size_t len = 0;
+  uint64_t rows = varint_at(1, len);
+  std::string out;
+  out.push_back(version);
+  put_varint(out, rows);
+  size_t at = 1 + len;
+  for (int c = 0; c < static_cast<int>(schema.columns.size()); ++c) {
+    if (schema.is_key(c)) continue;
+    if (at >= size) corrupt("field runs past the end");
+    char tag = 0;
+    read(at, 1, &tag);
+    uint64_t body = varint_at(at + 1, len);
+    size_t begin = at + 1 + len;
+    if (body > size - std::min(size, begin)) corrupt("field runs past the end");
+    if (wanted[static_cast<size_t>(c)]) {
+      out.push_back(tag);
+      put_varint(out, body);
+      size_t old = out.size();
+      out.resize(old + static_cast<size_t>(body));
+      read(begin, static_cast<size_t>(body), out.data() + old);
+    } else {
+      out.push_back(static_cast<char>(kAllNull));
+      put_varint(out, 0);
+    }
+    at = begin + static_cast<size_t>(body);
+  }
+  return out;
 }
 
 EventBlockReader::EventBlockReader(const EventSchema& schema, const uint8_t* data, size_t size)

@@ -120,6 +120,13 @@ class EventBlockBuilder {
 std::string shift_int_column(const EventSchema& schema, std::string_view block, int col,
                              int64_t delta);
 
+// A block holding the same rows with only the `wanted` columns' values (by schema column; the
+// others read as all null), assembled from the stored block through `read(offset, length,
+// out)`, so that a scan that needs a few integer columns does not fetch every column's bytes.
+// `size` is the stored block's size. Throws StoreError on a malformed block.
+std::string sparse_block(const EventSchema& schema, size_t size, const std::vector<bool>& wanted,
+                         const std::function<void(size_t, size_t, char*)>& read);
+
 // A decoded view of one serialised block; columns are decoded on first use. Text values point
 // into the block's bytes, which must outlive the reader. Malformed bytes throw StoreError.
 class EventBlockReader {

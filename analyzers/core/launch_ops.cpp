@@ -25,7 +25,9 @@ void load(store::Database& db, int64_t run_id, const char* kind, bool call,
   auto col = [&](const char* name) { return store::column_index(schema, name); };
   const int c_rank = col("rank"), c_pid = col("pid"), c_tid = col("tid"), c_start = col("start_ns"),
             c_dur = col("dur_ns"), c_id = col(call ? "correlation" : "external_id");
-  store::BlockScan scan(db, schema, run_id, std::string(kind));
+  store::BlockScan scan(
+      db, schema, run_id, std::string(kind),
+      {"rank", "pid", "tid", "start_ns", "dur_ns", call ? "correlation" : "external_id"});
   while (scan.next()) {
     auto& b = scan.block();
     for (size_t r = 0; r < b.rows(); ++r) {
@@ -48,7 +50,8 @@ int64_t compute_launch_ops(store::Database& db, int64_t run_id) {
     const auto& schema = store::device_event_schema();
     const int c_ext = store::column_index(schema, "external_id"),
               c_corr = store::column_index(schema, "correlation");
-    store::BlockScan kernels(db, schema, run_id, std::string("kernel"));
+    store::BlockScan kernels(db, schema, run_id, std::string("kernel"),
+                             {"external_id", "correlation"});
     while (kernels.next()) {
       auto& b = kernels.block();
       if (b.all_null(c_ext) || b.all_null(c_corr)) continue;
@@ -102,7 +105,8 @@ LaunchingOps load_launching_ops(store::Database& db, int64_t run_id,
     std::string_view v = b.text_at(c, r);
     if (!have || v < *have) have = std::string(v);
   };
-  store::BlockScan scan(db, schema, run_id, std::string("cpu_op"));
+  store::BlockScan scan(db, schema, run_id, std::string("cpu_op"),
+                        {"rank", "external_id", "name", "input_dims", "input_types"});
   while (scan.next()) {
     auto& b = scan.block();
     if (b.all_null(c_ext)) continue;
@@ -127,11 +131,9 @@ LaunchOps::LaunchOps(store::Database& db, int64_t run_id) {
   while (st.step()) by_correlation_[{st.int64(0), st.int64(1)}] = st.int64(2);
 }
 
-int64_t LaunchOps::op_id(int64_t rank, int64_t external_id, const store::Statement& row,
-                         int correlation_col) const {
-  if (by_correlation_.empty() || row.is_null(correlation_col) ||
-      row.int64(correlation_col) != external_id)
-    return external_id;
+int64_t LaunchOps::op_id(int64_t rank, int64_t external_id,
+                         std::optional<int64_t> correlation) const {
+  if (by_correlation_.empty() || correlation != external_id) return external_id;
   auto it = by_correlation_.find({rank, external_id});
   return it == by_correlation_.end() ? external_id : it->second;
 }

@@ -44,8 +44,7 @@ class LaunchOps {
   LaunchOps(store::Database& db, int64_t run_id);
   // The External id that identifies a kernel's CPU op: its own, unless it is the correlation
   // id and the launch resolved to an op.
-  int64_t op_id(int64_t rank, int64_t external_id, const store::Statement& row,
-                int correlation_col) const;
+  int64_t op_id(int64_t rank, int64_t external_id, std::optional<int64_t> correlation) const;
 
  private:
   struct KeyHash {

@@ -26,7 +26,11 @@ std::vector<OpGroup> group_op_tasks(store::Database& db, int64_t run_id) {
   std::string key;
   // Column by column over each block (store/block_scan.h): a million rows through the virtual
   // table cost a second of per-cell SQL values.
-  store::BlockScan scan(db, schema, run_id);
+  store::BlockScan scan(
+      db, schema, run_id, std::nullopt,
+      {"rank", "name", "type", "core_type", "dur_ns", "block_dim", "cube_fops", "vector_fops",
+       "read_bytes", "write_bytes", "mac_ratio", "vec_ratio", "scalar_ratio", "mte1_ratio",
+       "mte2_ratio", "mte3_ratio", "fixpipe_ratio"});
   std::vector<size_t> group_of;
   while (scan.next()) {
     store::EventBlockReader& b = scan.block();
@@ -131,7 +135,8 @@ std::vector<BlockDimGroup> group_block_dims(store::Database& db, int64_t run_id)
   std::vector<BlockDimGroup> groups;
   std::unordered_map<std::string, size_t, store::TextHash, std::equal_to<>> index;
   std::string key;
-  store::BlockScan scan(db, schema, run_id);
+  store::BlockScan scan(db, schema, run_id, std::nullopt,
+                        {"core_type", "name", "block_dim", "dur_ns"});
   while (scan.next()) {
     store::EventBlockReader& b = scan.block();
     if (b.all_null(c_block)) continue;

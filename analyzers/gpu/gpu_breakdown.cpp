@@ -8,12 +8,15 @@
 #include <string>
 #include <string_view>
 #include <tuple>
+#include <unordered_map>
 #include <vector>
 
 #include "analyzers/gpu/gpu_analysis.h"
 #include "analyzers/gpu/intervals.h"
 #include "store/bind.h"
+#include "store/block_scan.h"
 #include "store/records.h"
+#include "store/text_hash.h"
 
 namespace perfsage::analyzers::gpu {
 namespace {
@@ -52,24 +55,44 @@ bool is_comm_kernel(std::string_view name, std::string_view args) {
          args.find("\"Collective name\"") != std::string_view::npos;
 }
 
+// The rank's kernels, copies and sets, read from the blocks (store/block_scan.h). Whether a
+// kernel name is a collective's is remembered per name: names repeat, and the case-folding
+// search over names hundreds of bytes long cost more than the rest of the load.
 std::vector<DeviceSpan> load_device(store::Database& db, int64_t run, int64_t rank) {
-  auto st = db.prepare(
-      "SELECT kind, name, device, stream, start_ns, dur_ns, coalesce(args,'') FROM device_events "
-      "WHERE run_id=?1 AND rank=?2 AND kind IN ('kernel','memcpy','memset')");
-  st.bind(1, run).bind(2, rank);
+  const auto& schema = store::device_event_schema();
+  auto col = [&](const char* name) { return store::column_index(schema, name); };
+  const int c_rank = col("rank"), c_name = col("name"), c_device = col("device"),
+            c_stream = col("stream"), c_start = col("start_ns"), c_dur = col("dur_ns"),
+            c_args = col("args");
   std::vector<DeviceSpan> out;
-  while (st.step()) {
-    std::string_view kind = st.text_view(0);
-    DeviceSpan d;
-    d.start = st.int64(4);
-    d.end = d.start + st.int64(5);
-    if (!st.is_null(2)) d.device = st.int64(2);
-    if (!st.is_null(3)) d.stream = st.int64(3);
-    d.cls = kind == "memcpy"                                   ? Class::copy
-            : kind == "memset"                                 ? Class::set
-            : is_comm_kernel(st.text_view(1), st.text_view(6)) ? Class::comm
-                                                               : Class::compute;
-    out.push_back(d);
+  std::unordered_map<std::string, bool, store::TextHash, std::equal_to<>> comm_name;
+  for (const char* kind : {"kernel", "memcpy", "memset"}) {
+    const bool kernel = kind[0] == 'k';
+    std::vector<std::string_view> columns = {"rank", "device", "stream", "start_ns", "dur_ns"};
+    if (kernel) columns.insert(columns.end(), {"name", "args"});
+    store::BlockScan scan(db, schema, run, std::string(kind), columns);
+    while (scan.next()) {
+      auto& b = scan.block();
+      for (size_t r = 0; r < b.rows(); ++r) {
+        if (b.int_at(c_rank, r) != rank) continue;
+        DeviceSpan d;
+        d.start = b.int_at(c_start, r);
+        d.end = d.start + b.int_at(c_dur, r);
+        if (!b.is_null(c_device, r)) d.device = b.int_at(c_device, r);
+        if (!b.is_null(c_stream, r)) d.stream = b.int_at(c_stream, r);
+        if (!kernel) {
+          d.cls = std::string_view(kind) == "memcpy" ? Class::copy : Class::set;
+        } else {
+          std::string_view name = b.text_at(c_name, r);
+          auto it = comm_name.find(name);
+          if (it == comm_name.end())
+            it = comm_name.emplace(std::string(name), is_comm_kernel(name, {})).first;
+          std::string_view args = b.is_null(c_args, r) ? std::string_view() : b.text_at(c_args, r);
+          d.cls = it->second || is_comm_kernel({}, args) ? Class::comm : Class::compute;
+        }
+        out.push_back(d);
+      }
+    }
   }
   return out;
 }

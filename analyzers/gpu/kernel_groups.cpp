@@ -17,6 +17,7 @@
 #include "analyzers/core/launch_ops.h"
 #include "analyzers/gpu/gpu_analysis.h"
 #include "store/bind.h"
+#include "store/block_scan.h"
 #include "store/records.h"
 #include "store/text_hash.h"
 
@@ -47,27 +48,37 @@ void compute_kernel_groups(store::Database& db, int64_t run) {
   std::vector<Kernel> kernels;
   std::unordered_set<OpKey, OpKeyHash> keys;
   {
-    auto st = db.prepare(R"sql(
-SELECT rank, external_id, name, dur_ns, occupancy, blocks_per_sm, correlation FROM device_events
-WHERE run_id = ?1 AND kind = 'kernel')sql");
-    st.bind(1, run);
+    const auto& schema = store::device_event_schema();
+    auto col = [&](const char* name) { return store::column_index(schema, name); };
+    const int c_rank = col("rank"), c_ext = col("external_id"), c_name = col("name"),
+              c_dur = col("dur_ns"), c_occ = col("occupancy"), c_bps = col("blocks_per_sm"),
+              c_corr = col("correlation");
+    store::BlockScan scan(
+        db, schema, run, std::string("kernel"),
+        {"rank", "external_id", "name", "dur_ns", "occupancy", "blocks_per_sm", "correlation"});
     LaunchOps launches(db, run);
-    while (st.step()) {
-      std::string_view kname = st.text_view(2);
-      auto kn = kernel_names.find(kname);
-      if (kn == kernel_names.end()) {
-        kn = kernel_names.emplace(std::string(kname), static_cast<int>(kernel_names.size())).first;
-        kernel_name_of.push_back(&kn->first);
+    while (scan.next()) {
+      auto& b = scan.block();
+      for (size_t r = 0; r < b.rows(); ++r) {
+        std::string_view kname = b.text_at(c_name, r);
+        auto kn = kernel_names.find(kname);
+        if (kn == kernel_names.end()) {
+          kn =
+              kernel_names.emplace(std::string(kname), static_cast<int>(kernel_names.size())).first;
+          kernel_name_of.push_back(&kn->first);
+        }
+        Kernel k{kn->second, std::nullopt, b.int_at(c_dur, r), std::nullopt, std::nullopt};
+        if (!b.is_null(c_ext, r)) {
+          int64_t rank = b.int_at(c_rank, r);
+          std::optional<int64_t> corr;
+          if (!b.is_null(c_corr, r)) corr = b.int_at(c_corr, r);
+          k.op = OpKey{rank, launches.op_id(rank, b.int_at(c_ext, r), corr)};
+          keys.insert(*k.op);
+        }
+        if (!b.is_null(c_occ, r)) k.occupancy = b.real_at(c_occ, r);
+        if (!b.is_null(c_bps, r)) k.blocks_per_sm = b.real_at(c_bps, r);
+        kernels.push_back(k);
       }
-      Kernel k{kn->second, std::nullopt, st.int64(3), std::nullopt, std::nullopt};
-      if (!st.is_null(1)) {
-        int64_t rank = st.int64(0);
-        k.op = OpKey{rank, launches.op_id(rank, st.int64(1), st, 6)};
-        keys.insert(*k.op);
-      }
-      if (!st.is_null(4)) k.occupancy = st.real(4);
-      if (!st.is_null(5)) k.blocks_per_sm = st.real(5);
-      kernels.push_back(k);
     }
   }
   // The CPU ops of those keys; several ops sharing one keep min() of name and types.

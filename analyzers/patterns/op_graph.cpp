@@ -88,7 +88,7 @@ OpTimes load_op_times(store::Database& db, int64_t run_id) {
             c_dur = store::column_index(schema, "dur_ns");
   std::unordered_map<std::string, std::pair<int64_t, int64_t>, store::TextHash, std::equal_to<>>
       sums;  // name -> (ns, tasks)
-  store::BlockScan scan(db, schema, run_id);
+  store::BlockScan scan(db, schema, run_id, std::nullopt, {"name", "dur_ns"});
   while (scan.next()) {
     auto& b = scan.block();
     for (size_t r = 0; r < b.rows(); ++r) {
@@ -219,7 +219,9 @@ OpGraph sequence_from_store(store::Database& db, int64_t run_id) {
             c_start = col("start_ns"), c_name = col("name"), c_type = col("type"),
             c_in = col("input_formats"), c_out = col("output_formats");
   std::vector<Task> tasks;
-  store::BlockScan scan(db, schema, run_id);
+  store::BlockScan scan(db, schema, run_id, std::nullopt,
+                        {"rank", "device_id", "stream_id", "start_ns", "name", "type",
+                         "input_formats", "output_formats"});
   while (scan.next()) {
     auto& b = scan.block();
     for (size_t r = 0; r < b.rows(); ++r) {

@@ -13,6 +13,7 @@
 #include "analyzers/core/op_groups.h"
 #include "analyzers/roofline/activation.h"
 #include "analyzers/roofline/flop_model.h"
+#include "store/block_scan.h"
 #include "store/text_hash.h"
 
 namespace perfsage::analyzers::roofline {
@@ -223,33 +224,41 @@ GpuKernels gpu_kernels(store::Database& db, int64_t run_id) {
   GpuKernels out;
   int64_t all_ns = 0;
   {
-    auto st = db.prepare(
-        "SELECT rank, external_id, name, dur_ns, correlation FROM device_events "
-        "WHERE run_id = ?1 AND kind = 'kernel'");
-    st.bind(1, run_id);
+    const auto& schema = store::device_event_schema();
+    auto col = [&](const char* name) { return store::column_index(schema, name); };
+    const int c_rank = col("rank"), c_ext = col("external_id"), c_name = col("name"),
+              c_dur = col("dur_ns"), c_corr = col("correlation");
+    store::BlockScan scan(db, schema, run_id, std::string("kernel"),
+                          {"rank", "external_id", "name", "dur_ns", "correlation"});
     LaunchOps launches(db, run_id);
-    while (st.step()) {
-      int64_t dur = st.int64(3);
-      all_ns += dur;
-      std::string_view name = st.text_view(2);
-      auto id = name_ids.find(name);
-      if (id == name_ids.end()) {
-        id = name_ids.emplace(std::string(name), names.size()).first;
-        names.push_back(&id->first);
-      }
-      const Key* instance = nullptr;
-      if (!st.is_null(1)) {
-        int64_t rank = st.int64(0);
-        auto it = instances.try_emplace({rank, launches.op_id(rank, st.int64(1), st, 4)}).first;
-        instance = &it->first;
-        Instance& in = it->second;
-        in.dur_ns += dur;
-        if (dur > in.longest) {
-          in.longest = dur;
-          in.kernel = name;
+    while (scan.next()) {
+      auto& b = scan.block();
+      for (size_t r = 0; r < b.rows(); ++r) {
+        int64_t dur = b.int_at(c_dur, r);
+        all_ns += dur;
+        std::string_view name = b.text_at(c_name, r);
+        auto id = name_ids.find(name);
+        if (id == name_ids.end()) {
+          id = name_ids.emplace(std::string(name), names.size()).first;
+          names.push_back(&id->first);
         }
+        const Key* instance = nullptr;
+        if (!b.is_null(c_ext, r)) {
+          int64_t rank = b.int_at(c_rank, r);
+          std::optional<int64_t> corr;
+          if (!b.is_null(c_corr, r)) corr = b.int_at(c_corr, r);
+          auto it =
+              instances.try_emplace({rank, launches.op_id(rank, b.int_at(c_ext, r), corr)}).first;
+          instance = &it->first;
+          Instance& in = it->second;
+          in.dur_ns += dur;
+          if (dur > in.longest) {
+            in.longest = dur;
+            in.kernel = name;
+          }
+        }
+        kernels.push_back({instance, id->second, dur});
       }
-      kernels.push_back({instance, id->second, dur});
     }
   }
   out.kernel_us = static_cast<double>(all_ns) / 1e3;

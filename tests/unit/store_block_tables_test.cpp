@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 #include <string>
 
+#include "store/block_scan.h"
 #include "store/database.h"
 #include "store/event_block_sink.h"
 #include "store/run_writer.h"
@@ -278,4 +279,37 @@ TEST_CASE("RunWriter shifts the start times of the events and steps written afte
   CHECK(row(db,
             "SELECT group_concat(b) FROM (SELECT min_start_ns || '-' || max_end_ns AS b FROM "
             "event_blocks ORDER BY min_start_ns)") == "10-11,1100-1103,1200-1207");
+}
+
+TEST_CASE("a block scan that selects columns reads them as a full scan does, others as null") {
+  Database db(":memory:");
+  RunWriter w(db, header());
+  const int64_t n = static_cast<int64_t>(EventBlockSink::kBlockRows) + 11;
+  for (int64_t i = 0; i < n; ++i) w.add(op(i));
+  w.commit();
+  const EventSchema& schema = op_task_schema();
+  const int c_name = column_index(schema, "name"), c_start = column_index(schema, "start_ns"),
+            c_block = column_index(schema, "block_dim");
+  BlockScan all(db, schema, w.run_id());
+  BlockScan some(db, schema, w.run_id(), std::nullopt, {"name", "block_dim"});
+  int64_t rows = 0;
+  while (all.next()) {
+    REQUIRE(some.next());
+    auto &a = all.block(), &s = some.block();
+    REQUIRE(a.rows() == s.rows());
+    for (size_t r = 0; r < a.rows(); ++r, ++rows) {
+      CHECK(s.text_at(c_name, r) == a.text_at(c_name, r));
+      REQUIRE(s.is_null(c_block, r) == a.is_null(c_block, r));
+      if (!a.is_null(c_block, r)) CHECK(s.int_at(c_block, r) == a.int_at(c_block, r));
+      CHECK(s.is_null(c_start, r));  // not selected
+      CHECK(all.rowid(r) == some.rowid(r));
+    }
+  }
+  CHECK_FALSE(some.next());
+  CHECK(rows == n);
+  // A damaged block is an error naming it, whichever way it is read.
+  db.exec("UPDATE event_blocks SET data = substr(data, 1, 200)");
+  BlockScan damaged(db, schema, w.run_id(), std::nullopt, {"name", "block_dim"});
+  CHECK_THROWS_AS(damaged.next(), StoreError);
+  CHECK_THROWS_AS(column_index(schema, "no_such_column"), StoreError);
 }
