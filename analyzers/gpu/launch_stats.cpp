@@ -13,6 +13,8 @@
 #include "analyzers/core/name_totals.h"
 #include "analyzers/gpu/gpu_analysis.h"
 #include "store/bind.h"
+#include "store/block_scan.h"
+#include "store/text_hash.h"
 
 namespace perfsage::analyzers::gpu {
 namespace {
@@ -43,14 +45,53 @@ void compute_launch_stats(store::Database& db, int64_t run, const GpuAnalysisOpt
   for (int64_t rank : ranks) {
     int64_t launches = 0, launch_ns = 0, slow = 0, sync_calls = 0, sync_ns = 0;
     int64_t device_sync = 0, stream_sync = 0, event_sync = 0, wait_event = 0;
-    // Aggregated per API name, classified per name here: a few dozen names instead of
-    // millions of calls.
-    auto host = db.prepare(
-        "SELECT name, dur_ns FROM host_events "
-        "WHERE run_id=?1 AND rank=?2 AND kind IN ('runtime','driver')");
-    host.bind(1, run).bind(2, rank);
-    for (const auto& api : totals_by_name(host, opt.slow_launch_ns)) {
-      const std::string& name = api.name;
+    // Launch call end -> GPU start, for every activity linked to its API call by correlation
+    // (the latest-ending call when several share one). Hash maps here: the SQL version grouped
+    // and sorted the calls and was the GPU analyzer's slowest statement.
+    std::vector<std::pair<int64_t, int64_t>> activities;  // (correlation, start)
+    std::unordered_map<int64_t, int64_t> call_end;        // correlation -> end of its call
+    {
+      auto st = db.prepare(
+          "SELECT correlation, start_ns FROM device_events WHERE run_id=?1 AND rank=?2 "
+          "AND kind IN ('kernel','memcpy','memset') AND correlation IS NOT NULL");
+      st.bind(1, run).bind(2, rank);
+      while (st.step()) {
+        activities.emplace_back(st.int64(0), st.int64(1));
+        call_end.try_emplace(st.int64(0), std::numeric_limits<int64_t>::min());
+      }
+    }
+    // One pass over the API calls, from the blocks: totals per name (classified per name
+    // below: a few dozen names instead of millions of calls) and each linked call's end.
+    std::unordered_map<std::string, NameTotal, store::TextHash, std::equal_to<>> by_name;
+    {
+      const auto& schema = store::host_event_schema();
+      auto col = [&](const char* name) { return store::column_index(schema, name); };
+      const int c_rank = col("rank"), c_name = col("name"), c_start = col("start_ns"),
+                c_dur = col("dur_ns"), c_corr = col("correlation");
+      for (const char* kind : {"runtime", "driver"}) {
+        store::BlockScan scan(db, schema, run, std::string(kind),
+                              {"rank", "name", "start_ns", "dur_ns", "correlation"});
+        while (scan.next()) {
+          auto& b = scan.block();
+          for (size_t r = 0; r < b.rows(); ++r) {
+            if (b.int_at(c_rank, r) != rank) continue;
+            std::string_view name = b.text_at(c_name, r);
+            auto it = by_name.find(name);
+            if (it == by_name.end())
+              it = by_name.emplace(std::string(name), NameTotal{std::string(name)}).first;
+            int64_t dur = b.int_at(c_dur, r);
+            ++it->second.count;
+            it->second.dur_ns += dur;
+            if (dur > opt.slow_launch_ns) ++it->second.over;
+            if (b.is_null(c_corr, r)) continue;
+            auto call = call_end.find(b.int_at(c_corr, r));
+            if (call != call_end.end())
+              call->second = std::max(call->second, b.int_at(c_start, r) + dur);
+          }
+        }
+      }
+    }
+    for (const auto& [name, api] : by_name) {
       int64_t calls = api.count, dur = api.dur_ns, slow_calls = api.over;
       if (is_launch(name)) {
         launches += calls;
@@ -69,32 +110,6 @@ void compute_launch_stats(store::Database& db, int64_t run, const GpuAnalysisOpt
           event_sync += calls;
       }
       if (name.find("StreamWaitEvent") != std::string::npos) wait_event += calls;
-    }
-
-    // Launch call end -> GPU start, for every activity linked to its API call by correlation
-    // (the latest-ending call when several share one). Hash maps here: the SQL version grouped
-    // and sorted the calls and was the GPU analyzer's slowest statement.
-    std::vector<std::pair<int64_t, int64_t>> activities;  // (correlation, start)
-    std::unordered_map<int64_t, int64_t> call_end;        // correlation -> end of its call
-    {
-      auto st = db.prepare(
-          "SELECT correlation, start_ns FROM device_events WHERE run_id=?1 AND rank=?2 "
-          "AND kind IN ('kernel','memcpy','memset') AND correlation IS NOT NULL");
-      st.bind(1, run).bind(2, rank);
-      while (st.step()) {
-        activities.emplace_back(st.int64(0), st.int64(1));
-        call_end.try_emplace(st.int64(0), std::numeric_limits<int64_t>::min());
-      }
-    }
-    {
-      auto st = db.prepare(
-          "SELECT correlation, start_ns + dur_ns FROM host_events WHERE run_id=?1 AND rank=?2 "
-          "AND kind IN ('runtime','driver') AND correlation IS NOT NULL");
-      st.bind(1, run).bind(2, rank);
-      while (st.step()) {
-        auto it = call_end.find(st.int64(0));
-        if (it != call_end.end()) it->second = std::max(it->second, st.int64(1));
-      }
     }
     int64_t linked = 0, delayed = 0, delay_sum = 0, delay_max = 0;
     for (const auto& [correlation, start] : activities) {
