@@ -250,6 +250,14 @@ CREATE TABLE kernel_launch_ops(
   op_external_id INTEGER NOT NULL);
 CREATE INDEX kernel_launch_ops_run ON kernel_launch_ops(run_id);
 )sql",
+    // 13: host API calls (runtime, driver, AscendCL) per rank and name, computed once by the
+    // GPU analyzer for the api fact (its GROUP BY sorted every call).
+    R"sql(
+CREATE TABLE api_totals(
+  run_id INTEGER NOT NULL, rank INTEGER NOT NULL, name TEXT NOT NULL, calls INTEGER NOT NULL,
+  dur_ns INTEGER NOT NULL, max_ns INTEGER NOT NULL);
+CREATE INDEX api_totals_run ON api_totals(run_id);
+)sql",
 };
 
 // Rows of tables that became blocks are moved into blocks; the tables are dropped, so the names

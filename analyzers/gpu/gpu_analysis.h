@@ -25,5 +25,7 @@ void compute_gpu_breakdown(store::Database& db, int64_t run_id);
 void compute_launch_stats(store::Database& db, int64_t run_id, const GpuAnalysisOptions& opt);
 // Kernels per (name, launching CPU op, op input types): kernel_groups.
 void compute_kernel_groups(store::Database& db, int64_t run_id);
+// Rebuilds api_totals (host API calls per rank and name) for the api fact.
+void compute_api_totals(store::Database& db, int64_t run_id);
 
 }  // namespace perfsage::analyzers::gpu

@@ -3,6 +3,7 @@
 // kernels, and host synchronisation calls next to GPU-side sync events.
 #include <algorithm>
 #include <limits>
+#include <map>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -27,6 +28,40 @@ bool is_launch(const std::string& n) {
 }
 
 }  // namespace
+
+void compute_api_totals(store::Database& db, int64_t run) {
+  db.prepare("DELETE FROM api_totals WHERE run_id=?1").bind(1, run).run();
+  struct Total {
+    int64_t calls = 0, dur_ns = 0, max_ns = 0;
+  };
+  const auto& schema = store::host_event_schema();
+  const int c_rank = store::column_index(schema, "rank"),
+            c_name = store::column_index(schema, "name"),
+            c_dur = store::column_index(schema, "dur_ns");
+  std::unordered_map<std::string, std::map<int64_t, Total>, store::TextHash, std::equal_to<>>
+      by_name;
+  for (const char* kind : {"runtime", "driver", "api"}) {
+    store::BlockScan scan(db, schema, run, std::string(kind), {"rank", "name", "dur_ns"});
+    while (scan.next()) {
+      auto& b = scan.block();
+      for (size_t r = 0; r < b.rows(); ++r) {
+        std::string_view name = b.text_at(c_name, r);
+        auto it = by_name.find(name);
+        if (it == by_name.end())
+          it = by_name.emplace(std::string(name), std::map<int64_t, Total>{}).first;
+        Total& t = it->second[b.int_at(c_rank, r)];
+        int64_t dur = b.int_at(c_dur, r);
+        ++t.calls;
+        t.dur_ns += dur;
+        t.max_ns = t.calls == 1 ? dur : std::max(t.max_ns, dur);
+      }
+    }
+  }
+  auto insert = db.prepare("INSERT INTO api_totals VALUES(?1,?2,?3,?4,?5,?6)");
+  for (const auto& [name, ranks] : by_name)
+    for (const auto& [rank, t] : ranks)
+      store::insert(insert, run, rank, name, t.calls, t.dur_ns, t.max_ns);
+}
 
 void compute_launch_stats(store::Database& db, int64_t run, const GpuAnalysisOptions& opt) {
   db.prepare("DELETE FROM gpu_launch_stats WHERE run_id=?1").bind(1, run).run();
@@ -147,6 +182,7 @@ void analyze_gpu_run(store::Database& db, int64_t run_id, const GpuAnalysisOptio
   store::Transaction txn(db);
   compute_gpu_breakdown(db, run_id);
   compute_launch_stats(db, run_id, opt);
+  compute_api_totals(db, run_id);
   compute_launch_ops(db, run_id);
   compute_kernel_groups(db, run_id);
   txn.commit();

@@ -26,8 +26,14 @@ void declare_cuda_types(std::vector<FactType>& out) {
           {"share", T::Float, "ratio",
            "total_us / run ref_time_us (total step time, else wall time)", ""},
       },
+      // Per-name totals from the GPU analyzer's api_totals, or from the calls themselves where
+      // no analyzer ran (pack test fixtures): SQL would sort every call.
       R"sql(WITH {common},
-a AS (SELECT name, dur_ns FROM host_events WHERE run_id = ?1 AND kind IN ('runtime','driver','api'))
+a AS (SELECT name, calls, dur_ns, max_ns FROM api_totals WHERE run_id = ?1
+      UNION ALL
+      SELECT name, 1, dur_ns, dur_ns FROM host_events
+      WHERE run_id = ?1 AND kind IN ('runtime','driver','api')
+        AND NOT EXISTS (SELECT 1 FROM api_totals WHERE run_id = ?1))
 SELECT name,
   CASE WHEN name LIKE '%StreamSynchronize%' OR name LIKE '%DeviceSynchronize%'
          OR name LIKE '%EventSynchronize%'
@@ -39,7 +45,7 @@ SELECT name,
        WHEN name LIKE '%Malloc%' OR name LIKE 'cudaFree%' OR name LIKE 'cuMemFree%'
          OR name LIKE '%aclrtFree%' THEN 'malloc'
        ELSE 'other' END AS category,
-  count(*) AS count, sum(dur_ns) / 1000.0 AS total_us, max(dur_ns) / 1000.0 AS max_us,
+  sum(calls) AS count, sum(dur_ns) / 1000.0 AS total_us, max(max_ns) / 1000.0 AS max_us,
   sum(dur_ns) / 1000.0 / nullif((SELECT us FROM reftime), 0) AS share
 FROM a GROUP BY name ORDER BY total_us DESC LIMIT 20000)sql"});
 

@@ -152,6 +152,41 @@ TEST_CASE("the block_dim fact is the same from op_block_dims and from the tasks 
   CHECK(text() == from_tasks);
 }
 
+TEST_CASE("the api fact is the same from api_totals and from the calls alone") {
+  store::Database db(":memory:");
+  store::RunWriter w(db, {"job", {"/x"}, "fp", "2026-01-01T00:00:00Z"});
+  static const char* const kNames[] = {"cudaLaunchKernel", "cudaStreamSynchronize",
+                                       "cudaMemcpyAsync"};
+  for (int i = 0; i < 50; ++i)
+    w.add(host(i % 3 == 2 ? "driver" : "runtime", kNames[i % 3], i, 1000 + 37 * i));
+  w.commit();
+  int64_t run = w.run_id();
+  auto text = [&] {
+    std::string out;
+    for (const auto& f : facts_of(db, run, "api")) {
+      for (const auto& [k, v] : f) {
+        out += k;
+        out += '=';
+        out += v.text;
+        out += std::to_string(v.integer);
+        out += ',';
+        out += std::to_string(v.real);
+        out += ';';
+      }
+      out += "\n";
+    }
+    return out;
+  };
+  std::string from_calls = text();  // no analyzer ran: the query groups the calls
+  CHECK(from_calls.find("name=cudaStreamSynchronize") != std::string::npos);
+  db.prepare(
+        "INSERT INTO api_totals SELECT run_id, rank, name, count(*), sum(dur_ns), max(dur_ns) "
+        "FROM host_events WHERE run_id = ?1 GROUP BY rank, name")
+      .bind(1, run)
+      .run();
+  CHECK(text() == from_calls);
+}
+
 TEST_CASE("GPU facts: kernels, API categories, copies with direction and issuing API, launch") {
   store::Database db(":memory:");
   store::RunWriter w(db, {"job", {"/x"}, "fp", "2026-01-01T00:00:00Z"});

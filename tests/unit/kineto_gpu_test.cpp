@@ -135,6 +135,15 @@ TEST_CASE("GPU analyzers on the AlexNet sample", "[gpu][samples]") {
                 "'aten::cudnn_convolution' AND name LIKE '%nchwToNhwcKernel%'") == 12);
   CHECK(r.count("SELECT kernels FROM kernel_groups WHERE run_id=?1 AND op = 'aten::addmm' AND "
                 "name LIKE 'ampere_sgemm%'") == 6);
+
+  // The API calls per rank and name equal SQL's grouping of the calls.
+  CHECK(r.text("SELECT group_concat(rank || name || calls || ':' || dur_ns || ':' || max_ns, ';') "
+               "FROM (SELECT * FROM api_totals WHERE run_id=?1 ORDER BY rank, name)") ==
+        r.text("SELECT group_concat(rank || name || n || ':' || d || ':' || m, ';') FROM (SELECT "
+               "rank, name, count(*) AS n, sum(dur_ns) AS d, max(dur_ns) AS m FROM host_events "
+               "WHERE run_id=?1 AND kind IN ('runtime','driver','api') GROUP BY rank, name "
+               "ORDER BY rank, name)"));
+  CHECK(r.count("SELECT sum(calls) FROM api_totals WHERE run_id=?1") == 361);
 }
 
 TEST_CASE("GPU analyzers on a CPU-only run write no GPU numbers", "[gpu][samples]") {
