@@ -26,6 +26,25 @@ std::vector<SlotValues> facts_of(store::Database& db, int64_t run, const char* t
   return engine::facts::query_facts(db, run, *engine::facts::find_fact_type(type));
 }
 
+// Every fact of `type` as text, slot by slot: two queries giving the same facts give the same
+// text.
+std::string facts_text(store::Database& db, int64_t run, const char* type) {
+  std::string out;
+  for (const auto& f : facts_of(db, run, type)) {
+    for (const auto& [k, v] : f) {
+      out += k;
+      out += '=';
+      out += v.text;
+      out += std::to_string(v.integer);
+      out += ',';
+      out += std::to_string(v.real);
+      out += ';';
+    }
+    out += "\n";
+  }
+  return out;
+}
+
 store::DeviceEvent dev(const char* kind, const char* name, int64_t start_us, int64_t dur_ns) {
   store::DeviceEvent e;
   e.kind = kind;
@@ -125,22 +144,7 @@ TEST_CASE("the block_dim fact is the same from op_block_dims and from the tasks 
   }
   w.commit();
   int64_t run = w.run_id();
-  auto text = [&] {
-    std::string out;
-    for (const auto& f : facts_of(db, run, "block_dim")) {
-      for (const auto& [k, v] : f) {
-        out += k;
-        out += '=';
-        out += v.text;
-        out += std::to_string(v.integer);
-        out += ',';
-        out += std::to_string(v.real);
-        out += ';';
-      }
-      out += "\n";
-    }
-    return out;
-  };
+  auto text = [&] { return facts_text(db, run, "block_dim"); };
   std::string from_tasks = text();  // no analyzer ran: the tasks are grouped by the query
   CHECK(from_tasks.find("core_type=AI_CORE") != std::string::npos);
   CHECK(from_tasks.find("cores_source=inferred") != std::string::npos);
@@ -161,22 +165,7 @@ TEST_CASE("the api fact is the same from api_totals and from the calls alone") {
     w.add(host(i % 3 == 2 ? "driver" : "runtime", kNames[i % 3], i, 1000 + 37 * i));
   w.commit();
   int64_t run = w.run_id();
-  auto text = [&] {
-    std::string out;
-    for (const auto& f : facts_of(db, run, "api")) {
-      for (const auto& [k, v] : f) {
-        out += k;
-        out += '=';
-        out += v.text;
-        out += std::to_string(v.integer);
-        out += ',';
-        out += std::to_string(v.real);
-        out += ';';
-      }
-      out += "\n";
-    }
-    return out;
-  };
+  auto text = [&] { return facts_text(db, run, "api"); };
   std::string from_calls = text();  // no analyzer ran: the query groups the calls
   CHECK(from_calls.find("name=cudaStreamSynchronize") != std::string::npos);
   db.prepare(
