@@ -107,17 +107,23 @@ std::vector<Window> load_windows(store::Database& db, int64_t run, int64_t rank,
   while (st.step()) w.push_back({st.int64(0), st.int64(1), st.int64(1) + st.int64(2)});
   if (!w.empty() || dev.empty()) return w;
   // No steps: the whole trace of this rank, host and device, is one window.
-  auto span = db.prepare(
-      "SELECT min(start_ns), max(start_ns + dur_ns) FROM host_events WHERE run_id=?1 AND rank=?2");
-  span.bind(1, run).bind(2, rank);
   int64_t lo = dev.front().start, hi = dev.front().end;
   for (const auto& d : dev) {
     lo = std::min(lo, d.start);
     hi = std::max(hi, d.end);
   }
-  if (span.step() && !span.is_null(0)) {
-    lo = std::min(lo, span.int64(0));
-    hi = std::max(hi, span.int64(1));
+  const auto& schema = store::host_event_schema();
+  const int c_rank = store::column_index(schema, "rank"),
+            c_start = store::column_index(schema, "start_ns"),
+            c_dur = store::column_index(schema, "dur_ns");
+  store::BlockScan scan(db, schema, run, std::nullopt, {"rank", "start_ns", "dur_ns"});
+  while (scan.next()) {
+    auto& b = scan.block();
+    for (size_t r = 0; r < b.rows(); ++r) {
+      if (b.int_at(c_rank, r) != rank) continue;
+      lo = std::min(lo, b.int_at(c_start, r));
+      hi = std::max(hi, b.int_at(c_start, r) + b.int_at(c_dur, r));
+    }
   }
   w.push_back({0, lo, hi});
   return w;
@@ -139,14 +145,27 @@ double host_us(const std::vector<Interval>& spans, const Window& w) {
 std::pair<std::vector<Interval>, std::vector<Interval>> load_host(store::Database& db, int64_t run,
                                                                   int64_t rank, const char* a,
                                                                   const char* b) {
-  auto st = db.prepare(
-      "SELECT start_ns, dur_ns, substr(name, 1, length(?3)) = ?3 FROM host_events "
-      "WHERE run_id=?1 AND rank=?2 AND kind IN ('user_annotation','cpu_op') "
-      "AND (substr(name, 1, length(?3)) = ?3 OR substr(name, 1, length(?4)) = ?4)");
-  st.bind(1, run).bind(2, rank).bind(3, a).bind(4, b);
+  const auto& schema = store::host_event_schema();
+  const int c_rank = store::column_index(schema, "rank"),
+            c_name = store::column_index(schema, "name"),
+            c_start = store::column_index(schema, "start_ns"),
+            c_dur = store::column_index(schema, "dur_ns");
+  const std::string_view pa(a), pb(b);
   std::pair<std::vector<Interval>, std::vector<Interval>> out;
-  while (st.step()) {
-    (st.int64(2) ? out.first : out.second).emplace_back(st.int64(0), st.int64(0) + st.int64(1));
+  for (const char* kind : {"user_annotation", "cpu_op"}) {
+    store::BlockScan scan(db, schema, run, std::string(kind),
+                          {"rank", "name", "start_ns", "dur_ns"});
+    while (scan.next()) {
+      auto& blk = scan.block();
+      for (size_t r = 0; r < blk.rows(); ++r) {
+        if (blk.int_at(c_rank, r) != rank) continue;
+        std::string_view name = blk.text_at(c_name, r);
+        bool first = name.substr(0, pa.size()) == pa;
+        if (!first && name.substr(0, pb.size()) != pb) continue;
+        int64_t start = blk.int_at(c_start, r);
+        (first ? out.first : out.second).emplace_back(start, start + blk.int_at(c_dur, r));
+      }
+    }
   }
   return out;
 }
