@@ -4,9 +4,13 @@
 #include <cctype>
 #include <deque>
 #include <map>
+#include <optional>
 #include <string_view>
 #include <tuple>
 #include <unordered_map>
+
+#include "analyzers/core/launch_ops.h"
+#include "store/block_scan.h"
 
 namespace perfsage::analyzers::roofline {
 namespace {
@@ -146,22 +150,53 @@ void compute_activation_patterns(store::Database& db, int64_t run_id) {
   // not by ORDER BY: SQLite's sorter copies every row with its name (a million rows per GB of
   // trace); this sorts 32-byte entries pointing at interned names.
   {
-    auto st = db.prepare(R"sql(
-WITH kt AS (SELECT external_id, sum(dur_ns) AS ns FROM device_events
-            WHERE run_id = ?1 AND kind = 'kernel' AND external_id IS NOT NULL GROUP BY external_id)
-SELECT h.rank, coalesce(h.tid, 0), h.start_ns, h.name, coalesce(kt.ns, h.dur_ns)
-FROM host_events h LEFT JOIN kt ON kt.external_id = h.external_id
-WHERE h.run_id = ?1 AND h.kind = 'cpu_op')sql");
-    st.bind(1, run_id);
+    // Kernel time per launching op (rank, External id), the launch links included
+    // (launch_ops.h), then the ops themselves: both read from the blocks.
+    std::unordered_map<OpKey, int64_t, OpKeyHash> kernel_ns;
+    {
+      const auto& schema = store::device_event_schema();
+      auto col = [&](const char* name) { return store::column_index(schema, name); };
+      const int c_rank = col("rank"), c_ext = col("external_id"), c_corr = col("correlation"),
+                c_dur = col("dur_ns");
+      LaunchOps launches(db, run_id);
+      store::BlockScan scan(db, schema, run_id, std::string("kernel"),
+                            {"rank", "external_id", "correlation", "dur_ns"});
+      while (scan.next()) {
+        auto& b = scan.block();
+        for (size_t r = 0; r < b.rows(); ++r) {
+          if (b.is_null(c_ext, r)) continue;
+          int64_t rank = b.int_at(c_rank, r);
+          std::optional<int64_t> corr;
+          if (!b.is_null(c_corr, r)) corr = b.int_at(c_corr, r);
+          kernel_ns[{rank, launches.op_id(rank, b.int_at(c_ext, r), corr)}] += b.int_at(c_dur, r);
+        }
+      }
+    }
     struct CpuOp {
       int64_t rank, tid, start;
       const Names::Entry* op;
       double us;
     };
     std::vector<CpuOp> ops;
-    while (st.step()) {
-      ops.push_back({st.int64(0), st.int64(1), st.int64(2), &names.get(st.text_view(3)),
-                     static_cast<double>(st.int64(4)) / 1000.0});
+    {
+      const auto& schema = store::host_event_schema();
+      auto col = [&](const char* name) { return store::column_index(schema, name); };
+      const int c_rank = col("rank"), c_tid = col("tid"), c_start = col("start_ns"),
+                c_name = col("name"), c_dur = col("dur_ns"), c_ext = col("external_id");
+      store::BlockScan scan(db, schema, run_id, std::string("cpu_op"),
+                            {"rank", "tid", "start_ns", "name", "dur_ns", "external_id"});
+      while (scan.next()) {
+        auto& b = scan.block();
+        for (size_t r = 0; r < b.rows(); ++r) {
+          int64_t rank = b.int_at(c_rank, r), ns = b.int_at(c_dur, r);
+          if (!b.is_null(c_ext, r)) {
+            auto it = kernel_ns.find({rank, b.int_at(c_ext, r)});
+            if (it != kernel_ns.end()) ns = it->second;
+          }
+          ops.push_back({rank, b.is_null(c_tid, r) ? 0 : b.int_at(c_tid, r), b.int_at(c_start, r),
+                         &names.get(b.text_at(c_name, r)), static_cast<double>(ns) / 1000.0});
+        }
+      }
     }
     std::stable_sort(ops.begin(), ops.end(), [](const CpuOp& a, const CpuOp& b) {
       return std::tie(a.rank, a.tid, a.start) < std::tie(b.rank, b.tid, b.start);
