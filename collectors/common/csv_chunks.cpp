@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <cstring>
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -31,33 +30,15 @@ size_t count_byte(const char* p, const char* end, char c) {
   return n;
 }
 
-namespace {
-
-bool has_lone_cr(std::string_view data, size_t begin) {
-  const char* d = data.data();
-  const size_t n = data.size();
-  for (size_t p = begin; p < n;) {
-    const void* cr = std::memchr(d + p, '\r', n - p);
-    if (cr == nullptr) return false;
-    p = static_cast<size_t>(static_cast<const char*>(cr) - d) + 1;
-    if (p == n || d[p] != '\n') return true;
-  }
-  return false;
-}
-
-}  // namespace
-
 CsvChunker::CsvChunker(std::string_view data, size_t begin, size_t target)
-    : data_(data), pos_(begin), target_(std::max<size_t>(target, 1)) {
-  whole_ = begin < data.size() && has_lone_cr(data, begin);
-}
+    : data_(data), pos_(begin), target_(std::max<size_t>(target, 1)) {}
 
 bool CsvChunker::next(CsvChunk& out) {
   const char* d = data_.data();
   const size_t n = data_.size();
   if (pos_ >= n) return false;
   size_t end = n;
-  if (!whole_ && n - pos_ > target_) {
+  if (n - pos_ > target_) {
     // Quote parity at the tentative end tells whether it lies inside a quoted field ("" is two
     // quotes and keeps the parity); the chunk then runs to the next line feed outside.
     size_t at = pos_ + target_;

@@ -14,8 +14,9 @@ struct CsvChunk {
 // Hands out chunks of about `target` bytes covering [begin, text end), in order, each found
 // when asked for (one pass over its bytes to count quotes), so that splitting overlaps with
 // reading the chunks already handed out. `begin` must be the start of a record. A chunk ends
-// after a line feed outside quoted fields. Text with lone carriage returns as line ends (which
-// CsvReader also accepts) is one chunk. Not thread-safe: callers take chunks under their lock.
+// after a line feed outside quoted fields, so a CR LF pair stays together; a lone carriage
+// return (also a line end to CsvReader) stays inside its chunk, whose reader counts its lines.
+// Not thread-safe: callers take chunks under their lock.
 class CsvChunker {
  public:
   CsvChunker(std::string_view data, size_t begin, size_t target);
@@ -25,7 +26,6 @@ class CsvChunker {
  private:
   std::string_view data_;
   size_t pos_, target_;
-  bool whole_;  // lone carriage returns: the rest is one chunk
 };
 
 // Occurrences of `c` in [p, end).

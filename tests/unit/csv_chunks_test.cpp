@@ -80,12 +80,27 @@ TEST_CASE("chunked CSV reads the records of the whole text, on the same lines") 
   }
 }
 
-TEST_CASE("text with lone carriage returns as line ends is one chunk") {
-  std::string text = "a,b\rc,d\r";
-  for (int i = 0; i < 100; ++i) text += "x,y\r";
-  auto chunks = split(text, 0, 8);
-  REQUIRE(chunks.size() == 1);
-  CHECK(chunks[0].end == text.size());
+TEST_CASE("lone carriage returns as line ends are counted inside their chunk") {
+  // Old Mac line ends mixed with LF ones: chunks still end only after a line feed outside
+  // quotes, and each chunk's reader counts the lone CRs as lines, as the whole-text reader does.
+  std::string text = "h1,h2\n";
+  for (int i = 0; i < 60; ++i) text += i % 3 == 0 ? "a,\"b\rc\"\r" : i % 3 == 1 ? "d,e\r" : "f,g\n";
+  size_t lines = 0;
+  auto whole = records(std::string_view(text).substr(6), 2, CsvReader::Start::file, lines);
+  for (size_t target : {1, 16, 100}) {
+    INFO("target " << target);
+    std::vector<std::string> joined;
+    size_t line = 2;
+    for (const auto& c : split(text, 6, target)) {
+      CHECK((c.end == text.size() || text[c.end - 1] == '\n'));
+      size_t spanned = 0;
+      auto part = records(std::string_view(text).substr(c.begin, c.end - c.begin), line,
+                          CsvReader::Start::chunk, spanned);
+      line += spanned;
+      joined.insert(joined.end(), part.begin(), part.end());
+    }
+    CHECK(joined == whole);
+  }
   CHECK(split(text, text.size(), 8).empty());
 }
 
