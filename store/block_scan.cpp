@@ -46,7 +46,7 @@ bool BlockScan::next() {
                            std::to_string(n) + " bytes at offset " + std::to_string(at));
       });
       reader_ = std::make_unique<EventBlockReader>(
-          schema_, reinterpret_cast<const uint8_t*>(sparse_.data()), sparse_.size());
+          schema_, reinterpret_cast<const uint8_t*>(sparse_.data()), sparse_.size(), true);
     }
     if (reader_->rows() > 0) return true;
   }

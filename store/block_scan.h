@@ -21,7 +21,7 @@ class BlockScan {
  public:
   // The blocks of `run_id` in `schema`'s table, in row order; of one kind only when given.
   // With `columns` (schema column names), only those columns' bytes are read from the store
-  // (incremental blob I/O); the others read as all null.
+  // (incremental blob I/O); reading another column throws StoreError.
   BlockScan(Database& db, const EventSchema& schema, int64_t run_id,
             std::optional<std::string> kind = std::nullopt,
             std::vector<std::string_view> columns = {});

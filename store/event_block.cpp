@@ -55,6 +55,9 @@ constexpr EventColumn kOpTaskColumns[] = {
 
 constexpr uint8_t kFormatVersion = 1;
 enum : uint8_t { kAllNull = 0, kNoNulls = 1, kSomeNulls = 2 };
+// Only in blocks sparse_block() assembles: a column the scan did not select. Reading it is an
+// error, so a column used without being selected cannot pass for one without values.
+constexpr uint8_t kNotRead = 3;
 
 void put_varint(std::string& out, uint64_t v) {
   while (v >= 0x80) {
@@ -301,7 +304,7 @@ std::string sparse_block(const EventSchema& schema, size_t size, const std::vect
       out.resize(old + static_cast<size_t>(body));
       read(begin, static_cast<size_t>(body), out.data() + old);
     } else {
-      out.push_back(static_cast<char>(kAllNull));
+      out.push_back(static_cast<char>(kNotRead));
       put_varint(out, 0);
     }
     at = begin + static_cast<size_t>(body);
@@ -309,7 +312,8 @@ std::string sparse_block(const EventSchema& schema, size_t size, const std::vect
   return out;
 }
 
-EventBlockReader::EventBlockReader(const EventSchema& schema, const uint8_t* data, size_t size)
+EventBlockReader::EventBlockReader(const EventSchema& schema, const uint8_t* data, size_t size,
+                                   bool sparse)
     : schema_(schema), cols_(schema.columns.size()) {
   Cursor in{data, data + size};
   if (size == 0 || *in.take(1) != kFormatVersion) corrupt("unknown format version");
@@ -320,13 +324,28 @@ EventBlockReader::EventBlockReader(const EventSchema& schema, const uint8_t* dat
     if (schema_.is_key(static_cast<int>(i))) continue;
     Column& c = cols_[i];
     c.tag = *in.take(1);
-    if (c.tag > kSomeNulls) corrupt("unknown column tag");
+    if (c.tag > (sparse ? kNotRead : static_cast<uint8_t>(kSomeNulls)))
+      corrupt("unknown column tag");
     c.size = in.varint();
     c.begin = in.take(c.size);
   }
 }
 
+const EventBlockReader::Column& EventBlockReader::selected(int col) const {
+  const Column& c = cols_[static_cast<size_t>(col)];
+  if (c.tag == kNotRead) {
+    throw StoreError(std::string("column ") + schema_.columns[static_cast<size_t>(col)].name +
+                     " of " + schema_.table + " was not selected for this scan");
+  }
+  return c;
+}
+
+bool EventBlockReader::all_null(int col) const {
+  return selected(col).tag == kAllNull;
+}
+
 bool EventBlockReader::is_null(int col, size_t row) {
+  selected(col);
   Column& c = cols_[static_cast<size_t>(col)];
   if (c.tag == kAllNull) return true;
   if (c.tag == kNoNulls) return false;
@@ -334,6 +353,7 @@ bool EventBlockReader::is_null(int col, size_t row) {
 }
 
 EventBlockReader::Column& EventBlockReader::decoded(int col) {
+  selected(col);
   Column& c = cols_[static_cast<size_t>(col)];
   if (!c.decoded) {
     decode(col, c);

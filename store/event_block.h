@@ -120,10 +120,11 @@ class EventBlockBuilder {
 std::string shift_int_column(const EventSchema& schema, std::string_view block, int col,
                              int64_t delta);
 
-// A block holding the same rows with only the `wanted` columns' values (by schema column; the
-// others read as all null), assembled from the stored block through `read(offset, length,
-// out)`, so that a scan that needs a few integer columns does not fetch every column's bytes.
-// `size` is the stored block's size. Throws StoreError on a malformed block.
+// A block holding the same rows with only the `wanted` columns' values (by schema column;
+// reading another is an error, for a reader constructed with `sparse`), assembled from the stored
+// block through `read(offset, length, out)`, so that a scan that needs a few integer columns does
+// not fetch every column's bytes. `size` is the stored block's size. Throws StoreError on a
+// malformed block.
 std::string sparse_block(const EventSchema& schema, size_t size, const std::vector<bool>& wanted,
                          const std::function<void(size_t, size_t, char*)>& read);
 
@@ -131,12 +132,14 @@ std::string sparse_block(const EventSchema& schema, size_t size, const std::vect
 // into the block's bytes, which must outlive the reader. Malformed bytes throw StoreError.
 class EventBlockReader {
  public:
-  EventBlockReader(const EventSchema& schema, const uint8_t* data, size_t size);
+  // `sparse`: a block from sparse_block(), whose unselected columns throw when read.
+  EventBlockReader(const EventSchema& schema, const uint8_t* data, size_t size,
+                   bool sparse = false);
 
   size_t rows() const { return rows_; }
   bool is_null(int col, size_t row);
   // True when no row of the block has a value in `col` (nothing to decode).
-  bool all_null(int col) const { return cols_[static_cast<size_t>(col)].tag == 0; }
+  bool all_null(int col) const;
   int64_t int_at(int col, size_t row) { return decoded(col).ints[row]; }
   double real_at(int col, size_t row) { return decoded(col).reals[row]; }
   std::string_view text_at(int col, size_t row) {
@@ -157,6 +160,8 @@ class EventBlockReader {
     std::vector<uint32_t> ids;
   };
   Column& decoded(int col);
+  // The column, unless a sparse block left it out (StoreError).
+  const Column& selected(int col) const;
   void decode(int col, Column& c);
 
   const EventSchema& schema_;
