@@ -3,6 +3,8 @@
 namespace perfsage::store {
 namespace {
 
+const std::string kNoKind;  // the kind of blocks of tables without a kind column (op_tasks)
+
 // start + dur without signed overflow on absurd values (SQLite itself would turn it into a REAL).
 int64_t end_of(int64_t start, int64_t dur) {
   return static_cast<int64_t>(static_cast<uint64_t>(start) + static_cast<uint64_t>(dur));
@@ -100,7 +102,6 @@ void EventBlockSink::add(int64_t run_id, const DeviceEvent& e) {
 }
 
 void EventBlockSink::add(int64_t run_id, const OpTask& t) {
-  static const std::string kNoKind;
   auto& b = builder(op_task_schema(), run_id, kNoKind);
   append_op_task(b, t);
   row_done(*last_key_, b);
@@ -147,7 +148,6 @@ void append_op_task(EventBlockBuilder& b, const OpTask& t) {
 }
 
 void EventBlockSink::add_row(const EventSchema& schema, Statement& row) {
-  static const std::string kNoKind;
   const int run_col = EventSchema::kRunIdColumn;
   auto& b = builder(schema, row.int64(run_col),
                     schema.kind_column < 0 ? kNoKind : row.text(schema.kind_column));

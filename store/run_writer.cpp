@@ -79,8 +79,8 @@ void RunWriter::add(const DeviceEvent& r) {
   st_->events.add(run_id_, r);
 }
 
-void RunWriter::add_block(const EventSchema& schema, const std::string& kind,
-                          const SealedBlock& block) {
+void RunWriter::add_block(const EventSchema& schema, const SealedBlock& block,
+                          const std::string& kind) {
   st_->events.add_block(schema, run_id_, kind, block);
 }
 

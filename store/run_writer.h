@@ -34,7 +34,9 @@ class RunWriter {
   void add(const DeviceEvent& r);
   // A block of rows of `schema` built by the caller (a parser thread), stored after the rows
   // of the same table and kind added so far.
-  void add_block(const EventSchema& schema, const std::string& kind, const SealedBlock& block);
+  // `kind`: for tables keyed by kind (events); op_tasks blocks have none.
+  void add_block(const EventSchema& schema, const SealedBlock& block,
+                 const std::string& kind = std::string());
   void add(const Step& r);
   void add(const Hardware& r);
   void add(const RankInfo& r);

@@ -23,8 +23,6 @@ namespace perfsage::collectors::ascend {
 
 namespace {
 
-const std::string kNoKind;  // op_tasks blocks have no kind
-
 // What one chunk of rows became: finished blocks, the rows it stored and skipped.
 struct ChunkBlocks {
   std::vector<store::SealedBlock> blocks;
@@ -146,7 +144,7 @@ void OpTableCollector::collect(const FileProbe& probe, CollectContext& ctx) cons
                                   for (auto& [reason, at] : c.skips.entries)
                                     ctx.skip(reason, "line " + std::to_string(line + at - 1));
                                   for (const auto& b : c.blocks)
-                                    out.add_block(store::op_task_schema(), kNoKind, b);
+                                    out.add_block(store::op_task_schema(), b);
                                   ctx.record(c.records);
                                   line += c.lines;
                                 });
