@@ -32,8 +32,7 @@ struct TraceBuffer::Async {
   std::thread thread;
 };
 
-TraceBuffer::TraceBuffer(const std::filesystem::path& path, size_t async_min_bytes)
-    : async_min_bytes_(async_min_bytes), path_(path) {
+TraceBuffer::TraceBuffer(const std::filesystem::path& path, size_t async_min_bytes) : path_(path) {
   if (!is_gzip_file(path)) {
     int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) throw ParseError(path.string() + ": cannot open file");
@@ -57,7 +56,7 @@ TraceBuffer::TraceBuffer(const std::filesystem::path& path, size_t async_min_byt
     if (map_) return;
   }
   if (is_gzip_file(path)) {
-    inflate(path);
+    inflate(path, async_min_bytes);
     return;
   }
   // Empty or unmappable plain file.
@@ -97,7 +96,7 @@ bool TraceBuffer::inflate_whole(int fd, size_t compressed, size_t isize) {
   return true;
 }
 
-void TraceBuffer::inflate(const std::filesystem::path& path) {
+void TraceBuffer::inflate(const std::filesystem::path& path, size_t async_min_bytes) {
   std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(std::fopen(path.c_str(), "rb"), &std::fclose);
   if (!f) throw ParseError(path.string() + ": cannot open file");
   std::error_code ec;
@@ -111,7 +110,7 @@ void TraceBuffer::inflate(const std::filesystem::path& path) {
                    (static_cast<size_t>(trailer[3]) << 24);
     while (isize < compressed) isize += size_t{1} << 32;  // wrapped: beyond 4 GiB
     capacity = isize + 1;
-    if (async_min_bytes_ > 0 && isize >= async_min_bytes_) {
+    if (async_min_bytes > 0 && isize >= async_min_bytes) {
       start_async(path, compressed, isize);
       return;
     }
@@ -280,8 +279,7 @@ bool TraceBuffer::finish() {
   // The trailer's size was wrong: inflate again the plain way, which grows its buffer.
   async_.reset();
   owned_.reset();
-  async_min_bytes_ = 0;
-  inflate(path_);
+  inflate(path_, 0);
   return false;
 }
 

@@ -53,14 +53,14 @@ class TraceBuffer {
  private:
   struct Async;
   void start_async(const std::filesystem::path& path, size_t compressed, size_t isize);
-  void inflate(const std::filesystem::path& path);
+  // `async_min_bytes`: as the constructor's; 0 inflates before returning.
+  void inflate(const std::filesystem::path& path, size_t async_min_bytes);
   // `fd`: the open gzip file, read through a mapping.
   bool inflate_whole(int fd, size_t compressed, size_t isize);
 
   using Bytes = std::unique_ptr<char, UnmapBytes>;
   static Bytes allocate(size_t n);
 
-  size_t async_min_bytes_ = 0;
   std::filesystem::path path_;
   std::unique_ptr<Async> async_;
   Bytes owned_;
