@@ -91,6 +91,121 @@ size_t skip_ws(Structurals& s, size_t i) {
   return i;
 }
 
+// The fast path of the container walk: 64 bytes classified at once (as simdjson's stage 1
+// does), accepted only when they hold plain JSON, that is no backslash, no raw newline inside a
+// string, and every closing quote directly followed by one of , : } ] or a newline. Then the
+// string state follows from the quotes alone (a prefix XOR) and brackets outside strings
+// change the depth. Anything else is left to the byte-wise walk and its lenient rules, which
+// agree with this one on plain JSON.
+struct PlainBlock {
+  bool plain = false;
+  bool ends_in_string = false;
+  size_t close = kNoPos;  // offset of the bracket that closed the container, if in the block
+};
+
+inline uint64_t prefix_xor(uint64_t x) {
+  x ^= x << 1;
+  x ^= x << 2;
+  x ^= x << 4;
+  x ^= x << 8;
+  x ^= x << 16;
+  x ^= x << 32;
+  return x;
+}
+
+struct ByteMasks {
+  uint64_t quote = 0, backslash = 0, newline = 0, open = 0, close = 0, separator = 0;
+};
+
+// Reads p[0, 64): the caller guarantees those bytes and p[64] exist.
+inline ByteMasks classify_64(const char* p) {
+  ByteMasks m;
+#if defined(__SSE2__)
+  for (int k = 0; k < 64; k += 16) {
+    __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + k));
+    // '{' / '[' and '}' / ']' differ only in bit 0x20.
+    __m128i folded = _mm_or_si128(v, _mm_set1_epi8(0x20));
+    auto bits = [&](__m128i hit) {
+      return static_cast<uint64_t>(static_cast<uint16_t>(_mm_movemask_epi8(hit))) << k;
+    };
+    m.quote |= bits(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')));
+    m.backslash |= bits(_mm_cmpeq_epi8(v, _mm_set1_epi8('\\')));
+    m.newline |= bits(_mm_cmpeq_epi8(v, _mm_set1_epi8('\n')));
+    m.open |= bits(_mm_cmpeq_epi8(folded, _mm_set1_epi8('{')));
+    m.close |= bits(_mm_cmpeq_epi8(folded, _mm_set1_epi8('}')));
+    m.separator |= bits(
+        _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8(',')), _mm_cmpeq_epi8(v, _mm_set1_epi8(':'))));
+  }
+#else
+  for (int k = 0; k < 64; ++k) {
+    const uint64_t bit = uint64_t{1} << k;
+    switch (p[k]) {
+      case '"':
+        m.quote |= bit;
+        break;
+      case '\\':
+        m.backslash |= bit;
+        break;
+      case '\n':
+        m.newline |= bit;
+        break;
+      case '{':
+      case '[':
+        m.open |= bit;
+        break;
+      case '}':
+      case ']':
+        m.close |= bit;
+        break;
+      case ',':
+      case ':':
+        m.separator |= bit;
+        break;
+      default:
+        break;
+    }
+  }
+#endif
+  return m;
+}
+
+inline bool ends_token(char c) {
+  return c == ',' || c == ':' || c == '}' || c == ']' || c == '\n';
+}
+
+// `depth` is updated only when the block is plain.
+inline PlainBlock plain_block(const char* p, bool in_string, int& depth) {
+  PlainBlock out;
+  const ByteMasks m = classify_64(p);
+  if (m.backslash) return out;
+  // Bit k set: byte k is inside a string or is its opening quote.
+  const uint64_t inside = prefix_xor(m.quote) ^ (in_string ? ~uint64_t{0} : 0);
+  if (m.newline & inside) return out;
+  const uint64_t closing = m.quote & ~inside;
+  if ((closing << 1) & ~(m.separator | m.close | m.newline)) return out;
+  if ((closing >> 63) && !ends_token(p[64])) return out;
+  const uint64_t opens = m.open & ~inside, closes = m.close & ~inside;
+  int d = depth;
+  if (d > __builtin_popcountll(closes)) {
+    d += __builtin_popcountll(opens) - __builtin_popcountll(closes);
+  } else {
+    for (uint64_t b = opens | closes; b; b &= b - 1) {
+      const int k = __builtin_ctzll(b);
+      d += (opens >> k) & 1 ? 1 : -1;
+      if (d == 0) {
+        out.plain = true;
+        out.close = static_cast<size_t>(k);
+        depth = 0;
+        return out;
+      }
+    }
+  }
+  out.plain = true;
+  out.ends_in_string = inside >> 63;
+  depth = d;
+  return out;
+}
+
 // `i` is just after an opening quote; returns the position after the closing quote. A quote
 // not followed by a token separator is taken as an unescaped quote inside the string, as
 // written by some PyTorch versions. A raw newline ends the string (JSON forbids it there) so a
@@ -120,27 +235,61 @@ size_t skip_string(Structurals& s, size_t i) {
   }
 }
 
+// One step of the byte-wise container walk: acts on the next interesting byte at or after `i`
+// and returns the position after it (kNoPos when the text ends inside a string), or sets `end`
+// when the container closed.
+size_t container_step(Structurals& s, size_t i, int& depth, size_t& end) {
+  const char* t = s.text();
+  i = s.next(i);
+  if (i >= s.size()) return kNoPos;
+  char c = t[i];
+  if (c == '"') return skip_string(s, i + 1);
+  if (c == '{' || c == '[') {
+    ++depth;
+  } else if (c == '}' || c == ']') {
+    if (--depth == 0) end = i + 1;
+  }
+  return i + 1;  // also past a backslash or newline between tokens, which only strings care about
+}
+
 size_t skip_container(Structurals& s, size_t i) {
   const char* t = s.text();
-  const size_t n = s.size();
   int depth = 0;
-  while (i < n) {
-    i = s.next(i);
-    if (i >= n) break;
-    char c = t[i];
-    if (c == '"') {
-      i = skip_string(s, i + 1);
-      if (i == kNoPos) return kNoPos;
+  bool in_string = false;  // the fast path may stop a block inside a string
+  size_t end = kNoPos;
+  for (;;) {
+    // 64 bytes at once while the text is plain JSON; the byte after them must be readable too.
+    if (s.has(i + 64)) {
+      PlainBlock b = plain_block(t + i, in_string, depth);
+      if (b.plain) {
+        if (b.close != kNoPos) return i + b.close + 1;
+        in_string = b.ends_in_string;
+        i += 64;
+        continue;
+      }
+      // Byte by byte over this window, with the lenient rules for strings.
+      if (in_string) {
+        i = skip_string(s, i);
+        if (i == kNoPos) return kNoPos;
+        in_string = false;
+      }
+      const size_t window_end = i + 64;
+      while (i < window_end) {
+        i = container_step(s, i, depth, end);
+        if (end != kNoPos) return end;
+        if (i == kNoPos) return kNoPos;
+      }
       continue;
     }
-    if (c == '{' || c == '[') {
-      ++depth;
-    } else if (c == '}' || c == ']') {
-      if (--depth == 0) return i + 1;
+    if (in_string) {
+      i = skip_string(s, i);
+      if (i == kNoPos) return kNoPos;
+      in_string = false;
     }
-    ++i;  // also past a backslash or newline between tokens, which only strings care about
+    i = container_step(s, i, depth, end);
+    if (end != kNoPos) return end;
+    if (i == kNoPos) return kNoPos;
   }
-  return kNoPos;
 }
 
 size_t skip_value_n(Structurals& s, size_t i) {

@@ -3,7 +3,8 @@ set(PERFSAGE_TEST_LIBS perfsage_collectors)
 perfsage_test(kineto_test
   unit/kineto_samples_test.cpp
   unit/kineto_synthetic_test.cpp
-  unit/kineto_malformed_test.cpp)
+  unit/kineto_malformed_test.cpp
+  unit/kineto_json_scan_test.cpp)
 # The samples test reads the collector's debug log: the same (compiled) spdlog as the library.
 target_link_libraries(kineto_test PRIVATE spdlog::spdlog)
 set(PERFSAGE_TEST_LIBS perfsage_collectors perfsage_analyzers_gpu)
