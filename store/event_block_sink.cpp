@@ -59,6 +59,17 @@ void EventBlockSink::row_done(const Key& key, EventBlockBuilder& b) {
 
 void EventBlockSink::add(int64_t run_id, const HostEvent& e) {
   auto& b = builder(host_event_schema(), run_id, e.kind);
+  append_host_event(b, e);
+  row_done(*last_key_, b);
+}
+
+void EventBlockSink::add(int64_t run_id, const DeviceEvent& e) {
+  auto& b = builder(device_event_schema(), run_id, e.kind);
+  append_device_event(b, e);
+  row_done(*last_key_, b);
+}
+
+void append_host_event(EventBlockBuilder& b, const HostEvent& e) {
   b.note_span(e.start_ns, end_of(e.start_ns, e.dur_ns));
   b.set_int(1, e.rank);
   b.set_text(3, e.name);
@@ -72,11 +83,9 @@ void EventBlockSink::add(int64_t run_id, const HostEvent& e) {
   put(b, 11, e.input_types);
   put(b, 12, e.args);
   b.end_row();
-  row_done(*last_key_, b);
 }
 
-void EventBlockSink::add(int64_t run_id, const DeviceEvent& e) {
-  auto& b = builder(device_event_schema(), run_id, e.kind);
+void append_device_event(EventBlockBuilder& b, const DeviceEvent& e) {
   b.note_span(e.start_ns, end_of(e.start_ns, e.dur_ns));
   b.set_int(1, e.rank);
   b.set_text(3, e.name);
@@ -98,7 +107,6 @@ void EventBlockSink::add(int64_t run_id, const DeviceEvent& e) {
   put(b, 19, e.memcpy_kind);
   put(b, 20, e.args);
   b.end_row();
-  row_done(*last_key_, b);
 }
 
 void EventBlockSink::add(int64_t run_id, const OpTask& t) {

@@ -16,6 +16,9 @@ namespace perfsage::store {
 
 // Appends `t` as the next row of an op_tasks block.
 void append_op_task(EventBlockBuilder& b, const OpTask& t);
+// Appends an event as a row of a block of its table (the kind is the block's key, not a column).
+void append_host_event(EventBlockBuilder& b, const HostEvent& e);
+void append_device_event(EventBlockBuilder& b, const DeviceEvent& e);
 
 class EventBlockSink {
  public:

@@ -17,6 +17,9 @@ struct KinetoOptions {
   int parsers = 0;
   // Bytes of whole events parsed per simdjson document.
   size_t chunk_bytes = size_t{1} << 20;
+  // With parser threads, a kind with at least this many events in a chunk is encoded into a
+  // column block by the parser; rarer kinds are gathered into blocks by the writer.
+  size_t parser_block_min_rows = 1024;
   // A single-member .gz file inflating to at least this many bytes is inflated on a thread of
   // its own while the scan and the parsers read what is there (with `threaded`); 0: never.
   // Smaller files inflate faster in one libdeflate call than a thread would save.

@@ -19,6 +19,7 @@
 
 #include "collectors/common/ordered_sink.h"
 #include "collectors/common/record_sink.h"
+#include "collectors/kineto/chunk_blocks.h"
 #include "collectors/kineto/chunk_parser.h"
 #include "collectors/kineto/event_mapper.h"
 #include "collectors/kineto/json_scan.h"
@@ -299,9 +300,11 @@ bool TraceIngest::run_overlapped() {
 bool TraceIngest::parse_in_parallel(const std::function<bool(size_t, Span&)>& next_chunk,
                                     int parsers, EventMapper& mapper) {
   struct Worker {
-    Worker(int64_t rank, int64_t base_ns) : mapper(rank, base_ns) {}
+    Worker(int64_t rank, int64_t base_ns, size_t min_rows)
+        : mapper(rank, base_ns), encoder(min_rows) {}
     ChunkReader reader;
     EventMapper mapper;
+    ChunkBlockEncoder encoder;
     int64_t elements = 0, records = 0;
     size_t first_kernel_chunk = SIZE_MAX;
     size_t chunks_end = SIZE_MAX;  // the chunk number it found past the last chunk
@@ -310,9 +313,10 @@ bool TraceIngest::parse_in_parallel(const std::function<bool(size_t, Span&)>& ne
   };
   std::vector<std::unique_ptr<Worker>> workers;
   for (int i = 0; i < parsers; ++i)
-    workers.push_back(std::make_unique<Worker>(mapper.rank(), mapper.base_ns()));
+    workers.push_back(
+        std::make_unique<Worker>(mapper.rank(), mapper.base_ns(), options_.parser_block_min_rows));
   std::atomic<size_t> claimed{0};
-  OrderedSink<Batch> sink(ctx_.out(), static_cast<size_t>(parsers) + 2, write_batch);
+  OrderedSink<SealedChunk> sink(ctx_.out(), static_cast<size_t>(parsers) + 2, write_sealed_chunk);
   auto work = [&](Worker& w) {
     try {
       for (;;) {
@@ -322,17 +326,19 @@ bool TraceIngest::parse_in_parallel(const std::function<bool(size_t, Span&)>& ne
           w.chunks_end = c;
           return;
         }
-        Batch* batch = sink.acquire(c);
-        if (batch == nullptr) return;  // another parser gave up
+        SealedChunk* sealed = sink.acquire(c);
+        if (sealed == nullptr) return;  // another parser gave up
         bool had_kernel = w.mapper.counters().kernel_device >= 0;
         int64_t elements = 0;
-        if (!parse_array_chunk(buffer_, w.reader, w.mapper, chunk, false, *batch, elements)) {
+        Batch& batch = sealed->records;
+        if (!parse_array_chunk(buffer_, w.reader, w.mapper, chunk, false, batch, elements)) {
           w.needs_repair = true;
           sink.abort();
           return;
         }
+        w.encoder.encode(*sealed);
         w.elements += elements;
-        w.records += static_cast<int64_t>(batch->size());
+        w.records += static_cast<int64_t>(batch.size());
         if (!had_kernel && w.mapper.counters().kernel_device >= 0) w.first_kernel_chunk = c;
         sink.submit(c);
       }
