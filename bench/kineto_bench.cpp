@@ -2,9 +2,11 @@
 // Prints MB/s (of uncompressed JSON), records/s and peak RSS. One configuration per process so
 // the RSS figure belongs to it. Usage: kineto_bench TRACE STORE.db [threads=1|2]
 // threads=1: everything on the calling thread; N > 1: scanner, N parsers and inserter threads.
-// PERFSAGE_BENCH_CHUNK_KB overrides the chunk size (1024 KiB by default).
+// PERFSAGE_BENCH_CHUNK_KB overrides the chunk size (1024 KiB by default); PERFSAGE_BENCH_REPEAT=N
+// ingests the trace N times in one process and prints the resident memory after each.
 #include <spdlog/spdlog.h>
 #include <sys/resource.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include <chrono>
@@ -21,6 +23,19 @@
 #include "store/run_writer.h"
 
 using namespace perfsage;
+
+namespace {
+// Resident memory now (not the peak), from /proc/self/statm.
+double resident_mb() {
+  FILE* f = std::fopen("/proc/self/statm", "r");
+  if (f == nullptr) return 0;
+  unsigned long pages = 0, resident = 0;
+  int n = std::fscanf(f, "%lu %lu", &pages, &resident);
+  std::fclose(f);
+  return n == 2 ? static_cast<double>(resident) * static_cast<double>(sysconf(_SC_PAGESIZE)) / 1e6
+                : 0;
+}
+}  // namespace
 
 int main(int argc, char** argv) {
   if (argc < 3) {
@@ -48,12 +63,10 @@ int main(int argc, char** argv) {
   } else {
     json_mb = static_cast<double>(std::filesystem::file_size(trace)) / 1e6;
   }
-  auto t0 = std::chrono::steady_clock::now();
-  auto t_collected = t0;
   store::Database db(db_path.string());
-  collectors::RunHints hints;
-  int64_t records = 0;
-  {
+  // One ingest as a new run of the store; returns when it is committed.
+  auto ingest = [&](std::chrono::steady_clock::time_point& collected) {
+    collectors::RunHints hints;
     store::RunWriter w(db,
                        store::RunHeader{"bench", {trace.string()}, "fp", "2024-01-01T00:00:00Z"});
     collectors::CollectContext ctx(w, collectors::Mode::lenient, trace.string(), hints);
@@ -69,10 +82,13 @@ int main(int argc, char** argv) {
     if (const char* mb = std::getenv("PERFSAGE_BENCH_OVERLAP_MB"))
       opt.overlap_inflate_bytes = std::stoul(mb) << 20;
     collectors::kineto::KinetoCollector(opt).collect(collectors::probe_file(trace), ctx);
-    t_collected = std::chrono::steady_clock::now();
+    collected = std::chrono::steady_clock::now();
     w.commit();
-    records = ctx.records();
-  }
+    return ctx.records();
+  };
+  auto t0 = std::chrono::steady_clock::now();
+  auto t_collected = t0;
+  int64_t records = ingest(t_collected);
   auto t_end = std::chrono::steady_clock::now();
   double s = std::chrono::duration<double>(t_end - t0).count();
   // The commit is reported apart: it writes the run's pages and cannot overlap with parsing.
@@ -88,5 +104,19 @@ int main(int argc, char** argv) {
       "%.2f M records/s  peak RSS %.0f MB (%.2fx JSON)  commit %.2f s\n",
       threads, json_mb, s, json_mb / s, cpu, json_mb / cpu, static_cast<double>(records) / s / 1e6,
       rss_mb, rss_mb / json_mb, commit_s);
+
+  // PERFSAGE_BENCH_REPEAT=N: N ingests of the trace in this process, as a daemon that keeps
+  // running does; the resident memory after each must not grow with the number already done.
+  const int repeat =
+      std::getenv("PERFSAGE_BENCH_REPEAT") ? std::stoi(std::getenv("PERFSAGE_BENCH_REPEAT")) : 1;
+  for (int round = 1; round <= repeat; ++round) {
+    if (round > 1) {
+      auto t = std::chrono::steady_clock::now();
+      ingest(t);
+    }
+    getrusage(RUSAGE_SELF, &ru);
+    std::printf("after ingest %d: resident %.0f MB, peak %.0f MB\n", round, resident_mb(),
+                static_cast<double>(ru.ru_maxrss) / 1024.0);
+  }
   return 0;
 }
