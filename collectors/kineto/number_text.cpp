@@ -37,13 +37,16 @@ std::optional<int64_t> parse_us_to_ns(std::string_view text) {
     text = trim(text.substr(1, text.size() - 2));
   }
   if (text.empty()) return std::nullopt;
-  if (text.find_first_of("eE") != std::string_view::npos) {
+  // Exponent forms ("1.5e3") are rare: tried only when the decimal reading fails, so plain
+  // times are not searched for an 'e' first.
+  auto exponent_form = [text]() -> std::optional<int64_t> {
+    if (text.find_first_of("eE") == std::string_view::npos) return std::nullopt;
     auto d = parse_real(text);
     if (!d) return std::nullopt;
     double ns = *d * 1000.0;
     if (!(ns > -9.2e18 && ns < 9.2e18)) return std::nullopt;
     return static_cast<int64_t>(ns);
-  }
+  };
   size_t i = 0;
   bool neg = false;
   if (text[0] == '-' || text[0] == '+') {
@@ -54,7 +57,7 @@ std::optional<int64_t> parse_us_to_ns(std::string_view text) {
   uint64_t whole = 0;
   size_t digits = 0;
   for (; i < text.size() && text[i] >= '0' && text[i] <= '9'; ++i, ++digits) {
-    if (whole > kMax / 10) return std::nullopt;
+    if (whole > kMax / 10) return exponent_form();
     whole = whole * 10 + static_cast<uint64_t>(text[i] - '0');
   }
   uint64_t frac = 0;
@@ -67,12 +70,12 @@ std::optional<int64_t> parse_us_to_ns(std::string_view text) {
       }
     }
   }
-  if (i != text.size() || digits == 0) return std::nullopt;
+  if (i != text.size() || digits == 0) return exponent_form();
   while (frac_digits < 3) {
     frac *= 10;
     ++frac_digits;
   }
-  if (whole > (kMax - frac) / 1000) return std::nullopt;
+  if (whole > (kMax - frac) / 1000) return exponent_form();
   int64_t ns = static_cast<int64_t>(whole * 1000 + frac);
   return neg ? -ns : ns;
 }

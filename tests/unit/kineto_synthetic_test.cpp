@@ -23,6 +23,12 @@ TEST_CASE("Microsecond text converts to exact nanoseconds", "[kineto]") {
   CHECK(parse_us_to_ns("-3.25") == -3250);
   CHECK(parse_us_to_ns("\"17.5\"") == 17500);
   CHECK(parse_us_to_ns("1.5e3") == 1500000);
+  CHECK(parse_us_to_ns("2.5E-1") == 250);
+  CHECK(parse_us_to_ns("-1e0") == -1000);
+  // A mantissa beyond int64 still reads in exponent form (as a double: 1e10 us).
+  CHECK(parse_us_to_ns("99999999999999999999e-10") == 10000000000000LL);
+  CHECK_FALSE(parse_us_to_ns("1.5e"));
+  CHECK_FALSE(parse_us_to_ns("12x"));
   CHECK_FALSE(parse_us_to_ns("N/A"));
   CHECK_FALSE(parse_us_to_ns(""));
   CHECK_FALSE(parse_us_to_ns("99999999999999999999"));  // beyond int64 ns
