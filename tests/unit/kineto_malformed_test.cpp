@@ -70,6 +70,19 @@ TEST_CASE("Invalid UTF-8 in an event name", "[kineto][malformed]") {
         "bad\xEF\xBF\xBD(name");
 }
 
+TEST_CASE("Escaped names are stored unescaped; plain ones as written", "[kineto]") {
+  TempDir dir;
+  auto path = dir.write("e.json", trace({event(1, R"(a \"quoted\" op\\x \u00e9\n)"),
+                                         event(2, "aten::mm"), event(3, R"(\/path)")}));
+  for (Mode mode : {Mode::strict, Mode::lenient}) {
+    auto r = kineto_ingest(path, mode);
+    CHECK(r.text("SELECT name FROM host_events WHERE run_id=?1 AND external_id=1") ==
+          "a \"quoted\" op\\x \xC3\xA9\n");
+    CHECK(r.text("SELECT name FROM host_events WHERE run_id=?1 AND external_id=2") == "aten::mm");
+    CHECK(r.text("SELECT name FROM host_events WHERE run_id=?1 AND external_id=3") == "/path");
+  }
+}
+
 TEST_CASE("Unescaped quotes inside a name", "[kineto][malformed]") {
   TempDir dir;
   auto path = dir.write(
