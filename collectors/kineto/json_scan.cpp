@@ -27,8 +27,14 @@ constexpr auto kInteresting = make_table("\"\\\n{}[]");
 // reported ready: has() for single bytes, and each 64-byte block before it is classified.
 class Structurals {
  public:
-  Structurals(std::string_view t, size_t n, const WaitForText* wait = nullptr)
-      : t_(t.data()), n_(n), ready_(wait && *wait ? 0 : n), wait_(wait && *wait ? wait : nullptr) {}
+  Structurals(std::string_view t, size_t n, const WaitForText* wait = nullptr, bool windows = true)
+      : t_(t.data()),
+        n_(n),
+        ready_(wait && *wait ? 0 : n),
+        wait_(wait && *wait ? wait : nullptr),
+        windows_(windows) {}
+  // False: containers are walked byte by byte only (the reference for the 64-byte windows).
+  bool windows() const { return windows_; }
   const char* text() const { return t_; }
   size_t size() const { return n_; }
 
@@ -78,6 +84,7 @@ class Structurals {
   size_t n_;
   size_t ready_;  // bytes known to be readable
   const WaitForText* wait_;
+  bool windows_;
   BlockMask mask_;
 };
 
@@ -257,7 +264,7 @@ size_t skip_container(Structurals& s, size_t i) {
   size_t end = kNoPos;
   for (;;) {
     // 64 bytes at once while the text is plain JSON; the byte after them must be readable too.
-    if (s.has(i + 64)) {
+    if (s.windows() && s.has(i + 64)) {
       PlainBlock b = plain_block(t + i, in_string, depth);
       if (b.plain) {
         if (b.close != kNoPos) return i + b.close + 1;
@@ -330,9 +337,9 @@ size_t skip_value(std::string_view text, size_t pos) {
   return skip_value_n(s, pos);
 }
 
-void split_elements(std::string_view text, Span span, std::vector<Span>& out) {
+void split_elements(std::string_view text, Span span, std::vector<Span>& out, bool plain_windows) {
   std::optional<Span> tail;
-  Structurals s(text, span.end);
+  Structurals s(text, span.end, nullptr, plain_windows);
   scan_elements(s, span.begin, tail, [&](Span e) { out.push_back(e); });
   if (tail) out.push_back(*tail);
 }

@@ -62,8 +62,10 @@ std::vector<std::pair<std::string, Span>> guess_tail_keys(std::string_view text,
                                                           size_t window);
 
 // Appends the spans of the elements in text[span.begin, span.end) (a run of array elements
-// separated by commas, as in TraceLayout::chunks).
-void split_elements(std::string_view text, Span span, std::vector<Span>& out);
+// separated by commas, as in TraceLayout::chunks). `plain_windows` false: containers are walked
+// byte by byte only, the reference that tests hold the 64-byte windows to.
+void split_elements(std::string_view text, Span span, std::vector<Span>& out,
+                    bool plain_windows = true);
 
 // The end of the JSON value starting at `pos` (after its closing bracket or quote), or kNoPos
 // when the text ends first.
