@@ -1,5 +1,6 @@
 #include "collectors/kineto/chunk_blocks.h"
 
+#include "collectors/kineto/chunk_parser.h"
 #include "store/event_block_sink.h"
 
 namespace perfsage::collectors::kineto {
@@ -17,22 +18,20 @@ uint32_t ChunkBlockEncoder::find(const store::EventSchema& schema, const std::st
 
 template <class Event, class Append>
 void ChunkBlockEncoder::encode_rows(const Slots<Event>& rows, const std::vector<uint32_t>& kind_of,
-                                    std::vector<uint8_t>& encoded, Append append) {
-  encoded.assign(rows.size(), 0);
+                                    Slots<Event>& others, Append append) {
   size_t r = 0;
   for (const auto& e : rows) {
-    Open& o = open_[kind_of[r]];
+    Open& o = open_[kind_of[r++]];
     if (o.count >= min_rows_) {
       append(o.builder, e);
-      encoded[r] = 1;
+    } else {
+      others.next() = e;
     }
-    ++r;
   }
 }
 
-void ChunkBlockEncoder::encode(SealedChunk& chunk) {
-  const Batch& batch = chunk.records;
-  chunk.blocks.clear();
+void ChunkBlockEncoder::encode(const Batch& batch, SealedChunk& chunk) {
+  chunk.clear();
   order_.clear();
   for (auto& o : open_) o.count = 0;
   last_ = UINT32_MAX;
@@ -48,8 +47,9 @@ void ChunkBlockEncoder::encode(SealedChunk& chunk) {
   for (const auto& e : batch.host) host_of_.push_back(count(host, e.kind));
   for (const auto& e : batch.device) device_of_.push_back(count(device, e.kind));
 
-  encode_rows(batch.host, host_of_, chunk.host_encoded, store::append_host_event);
-  encode_rows(batch.device, device_of_, chunk.device_encoded, store::append_device_event);
+  encode_rows(batch.host, host_of_, chunk.records.host, store::append_host_event);
+  encode_rows(batch.device, device_of_, chunk.records.device, store::append_device_event);
+  chunk.records.steps.assign(batch.steps.begin(), batch.steps.end());
   for (uint32_t i : order_) {
     Open& o = open_[i];
     if (o.count >= min_rows_) chunk.blocks.push_back(KindBlock{o.schema, o.kind, o.builder.seal()});
@@ -58,14 +58,7 @@ void ChunkBlockEncoder::encode(SealedChunk& chunk) {
 
 void write_sealed_chunk(store::RunWriter& out, SealedChunk& chunk) {
   for (const auto& b : chunk.blocks) out.add_block(*b.schema, b.block, b.kind);
-  const Batch& batch = chunk.records;
-  size_t r = 0;
-  for (const auto& e : batch.host)
-    if (!chunk.host_encoded[r++]) out.add(e);
-  r = 0;
-  for (const auto& e : batch.device)
-    if (!chunk.device_encoded[r++]) out.add(e);
-  for (const auto& s : batch.steps) out.add(s);
+  write_batch(out, chunk.records);
 }
 
 }  // namespace perfsage::collectors::kineto

@@ -22,15 +22,11 @@ struct KindBlock {
 };
 
 struct SealedChunk {
-  Batch records;                  // filled by the parser
   std::vector<KindBlock> blocks;  // in order of the kind's first event in the chunk
-  // Per record of `records`: already in one of `blocks`.
-  std::vector<uint8_t> host_encoded, device_encoded;
+  Batch records;                  // the events of the other kinds, and the steps
   void clear() {
-    records.clear();
     blocks.clear();
-    host_encoded.clear();
-    device_encoded.clear();
+    records.clear();
   }
 };
 
@@ -41,8 +37,10 @@ class ChunkBlockEncoder {
   // A kind is encoded when the chunk holds at least `min_rows` of its events.
   explicit ChunkBlockEncoder(size_t min_rows) : min_rows_(min_rows) {}
 
-  // Encodes the records of chunk.records whose kind has min_rows or more of them.
-  void encode(SealedChunk& chunk);
+  // Encodes the events of `parsed` whose kind has min_rows or more of them into out.blocks and
+  // copies the others, and the steps, into out.records. The parser's own batch stays in its
+  // cache; the writer reads only what it must store itself.
+  void encode(const Batch& parsed, SealedChunk& out);
 
  private:
   struct Open {
@@ -52,10 +50,10 @@ class ChunkBlockEncoder {
     size_t count = 0;  // events of the kind in the current chunk
   };
   uint32_t find(const store::EventSchema& schema, const std::string& kind);
-  // Appends the rows of kinds that reach min_rows_; encoded[r]: row r was appended.
+  // Appends the rows of kinds that reach min_rows_ to their builders, copies the others.
   template <class Event, class Append>
   void encode_rows(const Slots<Event>& rows, const std::vector<uint32_t>& kind_of,
-                   std::vector<uint8_t>& encoded, Append append);
+                   Slots<Event>& others, Append append);
 
   size_t min_rows_;
   std::vector<Open> open_;

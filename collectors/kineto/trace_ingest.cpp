@@ -304,6 +304,7 @@ bool TraceIngest::parse_in_parallel(const std::function<bool(size_t, Span&)>& ne
         : mapper(rank, base_ns), encoder(min_rows) {}
     ChunkReader reader;
     EventMapper mapper;
+    Batch parsed;  // the chunk's records, reused: they stay in this thread's cache
     ChunkBlockEncoder encoder;
     int64_t elements = 0, records = 0;
     size_t first_kernel_chunk = SIZE_MAX;
@@ -330,13 +331,14 @@ bool TraceIngest::parse_in_parallel(const std::function<bool(size_t, Span&)>& ne
         if (sealed == nullptr) return;  // another parser gave up
         bool had_kernel = w.mapper.counters().kernel_device >= 0;
         int64_t elements = 0;
-        Batch& batch = sealed->records;
+        Batch& batch = w.parsed;
+        batch.clear();
         if (!parse_array_chunk(buffer_, w.reader, w.mapper, chunk, false, batch, elements)) {
           w.needs_repair = true;
           sink.abort();
           return;
         }
-        w.encoder.encode(*sealed);
+        w.encoder.encode(batch, *sealed);
         w.elements += elements;
         w.records += static_cast<int64_t>(batch.size());
         if (!had_kernel && w.mapper.counters().kernel_device >= 0) w.first_kernel_chunk = c;
