@@ -260,7 +260,7 @@ size_t container_step(Structurals& s, size_t i, int& depth, size_t& end) {
 size_t skip_container(Structurals& s, size_t i) {
   const char* t = s.text();
   int depth = 0;
-  bool in_string = false;  // the fast path may stop a block inside a string
+  bool in_string = false;  // a plain window may end inside a string
   size_t end = kNoPos;
   for (;;) {
     // 64 bytes at once while the text is plain JSON; the byte after them must be readable too.
@@ -272,28 +272,18 @@ size_t skip_container(Structurals& s, size_t i) {
         i += 64;
         continue;
       }
-      // Byte by byte over this window, with the lenient rules for strings.
-      if (in_string) {
-        i = skip_string(s, i);
-        if (i == kNoPos) return kNoPos;
-        in_string = false;
-      }
-      const size_t window_end = i + 64;
-      while (i < window_end) {
-        i = container_step(s, i, depth, end);
-        if (end != kNoPos) return end;
-        if (i == kNoPos) return kNoPos;
-      }
-      continue;
     }
+    // Otherwise byte by byte over the next 64 bytes, with the lenient rules for strings.
     if (in_string) {
       i = skip_string(s, i);
       if (i == kNoPos) return kNoPos;
       in_string = false;
     }
-    i = container_step(s, i, depth, end);
-    if (end != kNoPos) return end;
-    if (i == kNoPos) return kNoPos;
+    for (const size_t window_end = i + 64; i < window_end;) {
+      i = container_step(s, i, depth, end);
+      if (end != kNoPos) return end;
+      if (i == kNoPos) return kNoPos;
+    }
   }
 }
 
