@@ -36,11 +36,8 @@ InputBytes::InputBytes(const std::filesystem::path& path) {
   // Read-only and populated up front: the page tables are filled in one call instead of one
   // fault per 4 KiB page, which is what a virtual machine makes expensive.
   void* p = ::mmap(nullptr, len, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
-  int err = errno;
   ::close(fd);
-  if (p == MAP_FAILED) {
-    // Some file systems cannot map: fall back to reading.
-    (void)err;
+  if (p == MAP_FAILED) {  // some file systems cannot map: read instead
     owned_ = read_file(path);
     view_ = owned_;
     return;
@@ -51,7 +48,15 @@ InputBytes::InputBytes(const std::filesystem::path& path) {
 }
 
 InputBytes::~InputBytes() {
+  release();
+}
+
+void InputBytes::release() {
   if (map_ != nullptr) ::munmap(map_, map_len_);
+  map_ = nullptr;
+  map_len_ = 0;
+  std::string().swap(owned_);
+  view_ = {};
 }
 
 }  // namespace perfsage::collectors

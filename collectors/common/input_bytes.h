@@ -1,7 +1,7 @@
 // A whole input file as read-only bytes. A plain file is mapped read-only: no copy into the
 // heap, and no page of it is written, so the kernel shares the page cache's pages (a private
 // mapping that is written, as the Kineto parser's is, needs kineto::TraceBuffer instead). A
-// gzip file is inflated into memory.
+// gzip file is inflated into memory; so is a pipe or a file on a file system that cannot map.
 #pragma once
 
 #include <cstddef>
@@ -20,6 +20,8 @@ class InputBytes {
   InputBytes& operator=(const InputBytes&) = delete;
 
   std::string_view view() const { return view_; }
+  // Drops the bytes early (when what was parsed from them is all that is needed afterwards).
+  void release();
 
  private:
   void* map_ = nullptr;

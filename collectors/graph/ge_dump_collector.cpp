@@ -6,11 +6,11 @@
 #include <cctype>
 #include <thread>
 
+#include "collectors/common/input_bytes.h"
 #include "collectors/graph/ge_attr_value.h"
 #include "collectors/graph/ge_model_records.h"
 #include "collectors/graph/ge_text_blocks.h"
 #include "collectors/graph/ge_text_parse.h"
-#include "collectors/graph/mapped_file.h"
 #include "ge/ge_ir.pb.h"
 
 namespace perfsage::collectors::graph {
@@ -128,7 +128,7 @@ int GeDumpCollector::detect(const FileProbe& probe) const {
 }
 
 void GeDumpCollector::collect(const FileProbe& probe, CollectContext& ctx) const {
-  FileText file(probe.path);
+  InputBytes file(probe.path);
   std::string_view text = file.view();
   if (text.find_first_not_of(" \t\r\n") == std::string_view::npos) {
     ctx.skip("empty GE graph dump", "1:1 (" + std::string(kExpected) + ")");
