@@ -19,112 +19,11 @@ constexpr std::array<bool, 256> make_table(std::string_view chars) {
 constexpr auto kScalarEnd = make_table(",]}: \t\r\n");
 constexpr auto kInteresting = make_table("\"\\\n{}[]");
 
-// The positions of the bytes the scanner acts on (quotes, backslashes, raw newlines, brackets)
-// in text[0, n), found 64 bytes at a time as a bit mask: the scanner then visits only those
-// bytes instead of testing every byte of every string. Positions are asked for in increasing
-// order, so each 64-byte block is classified once.
-// A text still being inflated (`wait`, see json_scan.h) is read only up to what wait() has
-// reported ready: has() for single bytes, and each 64-byte block before it is classified.
-class Structurals {
- public:
-  Structurals(std::string_view t, size_t n, const WaitForText* wait = nullptr, bool windows = true)
-      : t_(t.data()),
-        n_(n),
-        ready_(wait && *wait ? 0 : n),
-        wait_(wait && *wait ? wait : nullptr),
-        windows_(windows) {}
-  // False: containers are walked byte by byte only (the reference for the 64-byte windows).
-  bool windows() const { return windows_; }
-  const char* text() const { return t_; }
-  size_t size() const { return n_; }
-
-  // The first interesting position at or after `pos`, or n when there is none.
-  size_t next(size_t pos) {
-    return mask_.next(pos, n_, [this](size_t block) { return classify(block); });
-  }
-  // True when byte `i` exists and may be read.
-  bool has(size_t i) {
-    if (i < ready_) return true;
-    if (i >= n_ || !wait_) return false;
-    ready_ = std::min((*wait_)(i + 1), n_);
-    return i < ready_;
-  }
-
- private:
-  uint64_t classify(size_t block) {
-    uint64_t bits = 0;
-    size_t i = 0;
-    size_t limit = n_;
-    if (ready_ < std::min(block + 64, n_)) {
-      has(std::min(block + 64, n_) - 1);
-      limit = ready_;  // less than the block only when the text ended early
-    }
-#if defined(__SSE2__)
-    if (block + 64 <= limit) {
-      for (; i < 64; i += 16) {
-        __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(t_ + block + i));
-        __m128i hit = _mm_cmpeq_epi8(v, _mm_set1_epi8('"'));
-        hit = _mm_or_si128(hit, _mm_cmpeq_epi8(v, _mm_set1_epi8('\\')));
-        hit = _mm_or_si128(hit, _mm_cmpeq_epi8(v, _mm_set1_epi8('\n')));
-        hit = _mm_or_si128(hit, _mm_cmpeq_epi8(v, _mm_set1_epi8('{')));
-        hit = _mm_or_si128(hit, _mm_cmpeq_epi8(v, _mm_set1_epi8('}')));
-        hit = _mm_or_si128(hit, _mm_cmpeq_epi8(v, _mm_set1_epi8('[')));
-        hit = _mm_or_si128(hit, _mm_cmpeq_epi8(v, _mm_set1_epi8(']')));
-        bits |= static_cast<uint64_t>(static_cast<uint16_t>(_mm_movemask_epi8(hit))) << i;
-      }
-      return bits;
-    }
-#endif
-    for (; i < 64 && block + i < limit; ++i)
-      if (kInteresting[static_cast<unsigned char>(t_[block + i])]) bits |= uint64_t{1} << i;
-    return bits;
-  }
-
-  const char* t_;
-  size_t n_;
-  size_t ready_;  // bytes known to be readable
-  const WaitForText* wait_;
-  bool windows_;
-  BlockMask mask_;
-};
-
-bool is_ws(char c) {
-  return c == ' ' || c == '\t' || c == '\n' || c == '\r';
-}
-
-size_t skip_ws(Structurals& s, size_t i) {
-  const char* t = s.text();
-  while (s.has(i) && is_ws(t[i])) ++i;
-  return i;
-}
-
-// The fast path of the container walk: 64 bytes classified at once (as simdjson's stage 1
-// does), accepted only when they hold plain JSON, that is no backslash, no raw newline inside a
-// string, and every closing quote directly followed by one of , : } ] or a newline. Then the
-// string state follows from the quotes alone (a prefix XOR) and brackets outside strings
-// change the depth. Anything else is left to the byte-wise walk and its lenient rules, which
-// agree with this one on plain JSON.
-struct PlainBlock {
-  bool plain = false;
-  bool ends_in_string = false;
-  size_t close = kNoPos;  // offset of the bracket that closed the container, if in the block
-};
-
-inline uint64_t prefix_xor(uint64_t x) {
-  x ^= x << 1;
-  x ^= x << 2;
-  x ^= x << 4;
-  x ^= x << 8;
-  x ^= x << 16;
-  x ^= x << 32;
-  return x;
-}
-
 struct ByteMasks {
   uint64_t quote = 0, backslash = 0, newline = 0, open = 0, close = 0, separator = 0;
 };
 
-// Reads p[0, 64): the caller guarantees those bytes and p[64] exist.
+// The bytes of p[0, 64) that the scanners act on, one mask per class (SSE2 where available).
 inline ByteMasks classify_64(const char* p) {
   ByteMasks m;
 #if defined(__SSE2__)
@@ -176,8 +75,98 @@ inline ByteMasks classify_64(const char* p) {
   return m;
 }
 
+// A byte that may follow a closing quote (the lenient string rule; ' ', '\t' and '\r' are skipped
+// before it).
 inline bool ends_token(char c) {
   return c == ',' || c == ':' || c == '}' || c == ']' || c == '\n';
+}
+
+// The positions of the bytes the scanner acts on (quotes, backslashes, raw newlines, brackets)
+// in text[0, n), found 64 bytes at a time as a bit mask: the scanner then visits only those
+// bytes instead of testing every byte of every string. Positions are asked for in increasing
+// order, so each 64-byte block is classified once.
+// A text still being inflated (`wait`, see json_scan.h) is read only up to what wait() has
+// reported ready: has() for single bytes, and each 64-byte block before it is classified.
+class Structurals {
+ public:
+  Structurals(std::string_view t, size_t n, const WaitForText* wait = nullptr, bool windows = true)
+      : t_(t.data()),
+        n_(n),
+        ready_(wait && *wait ? 0 : n),
+        wait_(wait && *wait ? wait : nullptr),
+        windows_(windows) {}
+  // False: containers are walked byte by byte only (the reference for the 64-byte windows).
+  bool windows() const { return windows_; }
+  const char* text() const { return t_; }
+  size_t size() const { return n_; }
+
+  // The first interesting position at or after `pos`, or n when there is none.
+  size_t next(size_t pos) {
+    return mask_.next(pos, n_, [this](size_t block) { return classify(block); });
+  }
+  // True when byte `i` exists and may be read.
+  bool has(size_t i) {
+    if (i < ready_) return true;
+    if (i >= n_ || !wait_) return false;
+    ready_ = std::min((*wait_)(i + 1), n_);
+    return i < ready_;
+  }
+
+ private:
+  uint64_t classify(size_t block) {
+    size_t limit = n_;
+    if (ready_ < std::min(block + 64, n_)) {
+      has(std::min(block + 64, n_) - 1);
+      limit = ready_;  // less than the block only when the text ended early
+    }
+    if (block + 64 <= limit) {
+      const ByteMasks m = classify_64(t_ + block);
+      return m.quote | m.backslash | m.newline | m.open | m.close;
+    }
+    uint64_t bits = 0;  // the text's last bytes
+    for (size_t i = 0; i < 64 && block + i < limit; ++i)
+      if (kInteresting[static_cast<unsigned char>(t_[block + i])]) bits |= uint64_t{1} << i;
+    return bits;
+  }
+
+  const char* t_;
+  size_t n_;
+  size_t ready_;  // bytes known to be readable
+  const WaitForText* wait_;
+  bool windows_;
+  BlockMask mask_;
+};
+
+bool is_ws(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+size_t skip_ws(Structurals& s, size_t i) {
+  const char* t = s.text();
+  while (s.has(i) && is_ws(t[i])) ++i;
+  return i;
+}
+
+// The fast path of the container walk: 64 bytes classified at once (as simdjson's stage 1
+// does), accepted only when they hold plain JSON, that is no backslash, no raw newline inside a
+// string, and every closing quote directly followed by one of , : } ] or a newline. Then the
+// string state follows from the quotes alone (a prefix XOR) and brackets outside strings
+// change the depth. Anything else is left to the byte-wise walk and its lenient rules, which
+// agree with this one on plain JSON.
+struct PlainBlock {
+  bool plain = false;
+  bool ends_in_string = false;
+  size_t close = kNoPos;  // offset of the bracket that closed the container, if in the block
+};
+
+inline uint64_t prefix_xor(uint64_t x) {
+  x ^= x << 1;
+  x ^= x << 2;
+  x ^= x << 4;
+  x ^= x << 8;
+  x ^= x << 16;
+  x ^= x << 32;
+  return x;
 }
 
 // `depth` is updated only when the block is plain.
@@ -234,8 +223,7 @@ size_t skip_string(Structurals& s, size_t i) {
     size_t j = i + 1;
     while (s.has(j) && (t[j] == ' ' || t[j] == '\t' || t[j] == '\r')) ++j;
     if (!s.has(j)) return i + 1;
-    char d = t[j];
-    if (d == ',' || d == ':' || d == '}' || d == ']' || d == '\n') return i + 1;
+    if (ends_token(t[j])) return i + 1;
     i = i + 1;
   }
 }
