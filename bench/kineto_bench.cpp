@@ -75,9 +75,9 @@ int main(int argc, char** argv) {
     opt.parsers = threads > 1 ? threads : 1;
     if (const char* kb = std::getenv("PERFSAGE_BENCH_CHUNK_KB"))
       opt.chunk_bytes = std::stoul(kb) << 10;
-    // PERFSAGE_BENCH_BLOCK_ROWS=N: kinds with N events in a chunk are encoded by the parsers.
-    if (const char* rows = std::getenv("PERFSAGE_BENCH_BLOCK_ROWS"))
-      opt.parser_block_min_rows = std::stoul(rows);
+    // PERFSAGE_BENCH_BLOCK_SHARE=S: kinds with that share of a chunk are encoded by the parsers.
+    if (const char* share = std::getenv("PERFSAGE_BENCH_BLOCK_SHARE"))
+      opt.parser_block_min_share = std::stod(share);
     // PERFSAGE_BENCH_OVERLAP_MB=0: inflate a .gz file whole before the scan (A/B runs).
     if (const char* mb = std::getenv("PERFSAGE_BENCH_OVERLAP_MB"))
       opt.overlap_inflate_bytes = std::stoul(mb) << 20;

@@ -1,5 +1,8 @@
 #include "collectors/kineto/chunk_blocks.h"
 
+#include <algorithm>
+#include <cmath>
+
 #include "collectors/kineto/chunk_parser.h"
 #include "store/event_block_sink.h"
 
@@ -44,6 +47,8 @@ void ChunkBlockEncoder::encode(const Batch& batch, SealedChunk& chunk) {
   const auto& device = store::device_event_schema();
   host_of_.clear();
   device_of_.clear();
+  const double events = static_cast<double>(batch.host.size() + batch.device.size());
+  min_rows_ = std::max(kMinBlockRows, static_cast<size_t>(std::ceil(min_share_ * events)));
   for (const auto& e : batch.host) host_of_.push_back(count(host, e.kind));
   for (const auto& e : batch.device) device_of_.push_back(count(device, e.kind));
 

@@ -34,11 +34,14 @@ struct SealedChunk {
 // chunk to chunk.
 class ChunkBlockEncoder {
  public:
-  // A kind is encoded when the chunk holds at least `min_rows` of its events.
-  explicit ChunkBlockEncoder(size_t min_rows) : min_rows_(min_rows) {}
+  // No block smaller than this is encoded by a parser, whatever the share.
+  static constexpr size_t kMinBlockRows = 64;
 
-  // Encodes the events of `parsed` whose kind has min_rows or more of them into out.blocks and
-  // copies the others, and the steps, into out.records. The parser's own batch stays in its
+  // A kind is encoded when it holds at least `min_share` of the chunk's events.
+  explicit ChunkBlockEncoder(double min_share) : min_share_(min_share) {}
+
+  // Encodes the events of `parsed` whose kind reaches the share into out.blocks and copies the
+  // others, and the steps, into out.records. The parser's own batch stays in its
   // cache; the writer reads only what it must store itself.
   void encode(const Batch& parsed, SealedChunk& out);
 
@@ -50,12 +53,14 @@ class ChunkBlockEncoder {
     size_t count = 0;  // events of the kind in the current chunk
   };
   uint32_t find(const store::EventSchema& schema, const std::string& kind);
-  // Appends the rows of kinds that reach min_rows_ to their builders, copies the others.
+  // Appends the rows of kinds that reach min_rows_ (this chunk's threshold) to their builders,
+  // copies the others.
   template <class Event, class Append>
   void encode_rows(const Slots<Event>& rows, const std::vector<uint32_t>& kind_of,
                    Slots<Event>& others, Append append);
 
-  size_t min_rows_;
+  double min_share_;
+  size_t min_rows_ = 0;
   std::vector<Open> open_;
   std::vector<uint32_t> order_;  // indices into open_, in order of first use in the chunk
   std::vector<uint32_t> host_of_, device_of_;  // per record: its index into open_

@@ -17,9 +17,11 @@ struct KinetoOptions {
   int parsers = 0;
   // Bytes of whole events parsed per simdjson document.
   size_t chunk_bytes = size_t{1} << 20;
-  // With parser threads, a kind with at least this many events in a chunk is encoded into a
-  // column block by the parser; rarer kinds are gathered into blocks by the writer.
-  size_t parser_block_min_rows = 1024;
+  // With parser threads, a kind holding at least this share of a chunk's events (and at least
+  // ChunkBlockEncoder::kMinBlockRows of them) is encoded into a column block by the parser;
+  // rarer kinds are gathered into blocks by the writer. A share, not a count, because how many
+  // events a chunk holds depends on their size (shapes and stacks make them several times larger).
+  double parser_block_min_share = 0.125;
   // A single-member .gz file inflating to at least this many bytes is inflated on a thread of
   // its own while the scan and the parsers read what is there (with `threaded`); 0: never.
   // Smaller files inflate faster in one libdeflate call than a thread would save.

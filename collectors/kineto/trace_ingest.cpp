@@ -300,8 +300,8 @@ bool TraceIngest::run_overlapped() {
 bool TraceIngest::parse_in_parallel(const std::function<bool(size_t, Span&)>& next_chunk,
                                     int parsers, EventMapper& mapper) {
   struct Worker {
-    Worker(int64_t rank, int64_t base_ns, size_t min_rows)
-        : mapper(rank, base_ns), encoder(min_rows) {}
+    Worker(int64_t rank, int64_t base_ns, double min_share)
+        : mapper(rank, base_ns), encoder(min_share) {}
     ChunkReader reader;
     EventMapper mapper;
     Batch parsed;  // the chunk's records, reused: they stay in this thread's cache
@@ -315,7 +315,7 @@ bool TraceIngest::parse_in_parallel(const std::function<bool(size_t, Span&)>& ne
   std::vector<std::unique_ptr<Worker>> workers;
   for (int i = 0; i < parsers; ++i)
     workers.push_back(
-        std::make_unique<Worker>(mapper.rank(), mapper.base_ns(), options_.parser_block_min_rows));
+        std::make_unique<Worker>(mapper.rank(), mapper.base_ns(), options_.parser_block_min_share));
   std::atomic<size_t> claimed{0};
   OrderedSink<SealedChunk> sink(ctx_.out(), static_cast<size_t>(parsers) + 2, write_sealed_chunk);
   auto work = [&](Worker& w) {

@@ -143,18 +143,28 @@ TEST_CASE("AlexNet trace reads the same single-threaded, with one or two parsers
   auto a = kineto_ingest(alexnet_sample(), Mode::strict, sequential);
   DebugLog log;
   for (int parsers : {1, 2, 3}) {
-    for (size_t chunk : {size_t{4096}, size_t{1} << 20}) {
-      // Kinds encoded by the parsers (all of them, or those with 100 events in the chunk) or
-      // gathered by the writer (the default threshold: this sample is too small to reach it).
-      for (size_t min_rows : {size_t{1}, size_t{100}, size_t{1024}}) {
-        INFO(parsers << " parser(s), " << chunk << "-byte chunks, " << min_rows << " rows");
+    for (size_t chunk : {size_t{4096}, size_t{64} << 10, size_t{1} << 20}) {
+      // Kinds encoded by the parsers (every kind with 64 events in a chunk, those with an eighth
+      // of it) or none, all gathered by the writer: 64 KiB chunks mix both across chunks.
+      for (double share : {0.0, 0.125, 1.0}) {
+        INFO(parsers << " parser(s), " << chunk << "-byte chunks, share " << share);
         collectors::kineto::KinetoOptions opt;
         opt.parsers = parsers;
         opt.chunk_bytes = chunk;
-        opt.parser_block_min_rows = min_rows;
+        opt.parser_block_min_share = share;
         auto b = kineto_ingest(alexnet_sample(), Mode::strict, opt);
         CHECK_FALSE(log.mentions("reading again"));
         same_rows(a, b);
+        if (parsers > 1 && chunk == size_t{64} << 10) {
+          // A block per chunk for CPU ops when the parsers encode them, one when the writer does.
+          int64_t cpu_op_blocks =
+              b.count("SELECT count(*) FROM event_blocks WHERE run_id = ?1 AND kind = 'cpu_op'");
+          if (share < 1.0) {
+            CHECK(cpu_op_blocks > 1);
+          } else {
+            CHECK(cpu_op_blocks == 1);
+          }
+        }
       }
     }
   }
