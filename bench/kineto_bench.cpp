@@ -107,13 +107,11 @@ int main(int argc, char** argv) {
 
   // PERFSAGE_BENCH_REPEAT=N: N ingests of the trace in this process, as a daemon that keeps
   // running does; the resident memory after each must not grow with the number already done.
-  const int repeat =
-      std::getenv("PERFSAGE_BENCH_REPEAT") ? std::stoi(std::getenv("PERFSAGE_BENCH_REPEAT")) : 1;
-  for (int round = 1; repeat > 1 && round <= repeat; ++round) {
-    if (round > 1) {
-      auto t = std::chrono::steady_clock::now();
-      ingest(t);
-    }
+  const char* repeat = std::getenv("PERFSAGE_BENCH_REPEAT");
+  const int rounds = repeat ? std::stoi(repeat) : 1;
+  for (int round = 1; rounds > 1 && round <= rounds; ++round) {
+    auto collected = std::chrono::steady_clock::now();
+    if (round > 1) ingest(collected);
     getrusage(RUSAGE_SELF, &ru);
     std::printf("after ingest %d: resident %.0f MB, peak %.0f MB\n", round, resident_mb(),
                 static_cast<double>(ru.ru_maxrss) / 1024.0);
