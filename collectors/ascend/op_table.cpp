@@ -148,33 +148,19 @@ void OpTableCollector::collect(const FileProbe& probe, CollectContext& ctx) cons
                                   ctx.record(c.records);
                                   line += c.lines;
                                 });
-  std::vector<std::exception_ptr> errors(static_cast<size_t>(parsers));
-  auto work = [&](size_t id) {
-    try {
-      OpRowParser parser(plan, header, loc);
-      store::EventBlockBuilder builder(store::op_task_schema());
-      size_t c;
-      CsvChunk chunk;
-      while (claim(c, chunk)) {
-        ChunkBlocks* out = sink.acquire(c);
-        if (out == nullptr) return;  // another thread failed
-        parse_chunk(data, chunk, parser, builder, strict, *out);
-        sink.submit(c);
-      }
-    } catch (...) {
-      errors[id] = std::current_exception();
-      sink.abort();
-    }
-  };
   auto t2 = Clock::now();
-  {
-    std::vector<std::thread> threads;
-    for (int i = 1; i < parsers; ++i) threads.emplace_back(work, static_cast<size_t>(i));
-    work(0);
-    for (auto& t : threads) t.join();
-  }
-  for (auto& e : errors)
-    if (e) std::rethrow_exception(e);
+  run_producers(sink, parsers, [&](size_t) {
+    OpRowParser parser(plan, header, loc);
+    store::EventBlockBuilder builder(store::op_task_schema());
+    size_t c;
+    CsvChunk chunk;
+    while (claim(c, chunk)) {
+      ChunkBlocks* out = sink.acquire(c);
+      if (out == nullptr) return;  // another thread failed
+      parse_chunk(data, chunk, parser, builder, strict, *out);
+      sink.submit(c);
+    }
+  });
   double parse_ms = ms_since(t2);
   sink.finish(claimed);
   spdlog::debug(

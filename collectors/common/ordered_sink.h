@@ -124,4 +124,28 @@ class OrderedSink {
   std::thread thread_;
 };
 
+// Runs produce(0), ..., produce(n - 1) at once, the first on the calling thread. A producer
+// that throws aborts the sink, so the others get nullptr from acquire() and stop; once all have
+// returned, the first exception (by producer number) is rethrown.
+template <class Batch, class Produce>
+void run_producers(OrderedSink<Batch>& sink, int n, const Produce& produce) {
+  std::vector<std::exception_ptr> errors(static_cast<size_t>(n));
+  auto guarded = [&](size_t id) {
+    try {
+      produce(id);
+    } catch (...) {
+      errors[id] = std::current_exception();
+      sink.abort();
+    }
+  };
+  {
+    std::vector<std::thread> threads;
+    for (int i = 1; i < n; ++i) threads.emplace_back(guarded, static_cast<size_t>(i));
+    guarded(0);
+    for (auto& t : threads) t.join();
+  }
+  for (auto& e : errors)
+    if (e) std::rethrow_exception(e);
+}
+
 }  // namespace perfsage::collectors

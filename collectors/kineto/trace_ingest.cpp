@@ -310,7 +310,6 @@ bool TraceIngest::parse_in_parallel(const std::function<bool(size_t, Span&)>& ne
     size_t first_kernel_chunk = SIZE_MAX;
     size_t chunks_end = SIZE_MAX;  // the chunk number it found past the last chunk
     bool needs_repair = false;
-    std::exception_ptr error;
   };
   std::vector<std::unique_ptr<Worker>> workers;
   for (int i = 0; i < parsers; ++i)
@@ -318,46 +317,36 @@ bool TraceIngest::parse_in_parallel(const std::function<bool(size_t, Span&)>& ne
         std::make_unique<Worker>(mapper.rank(), mapper.base_ns(), options_.parser_block_min_share));
   std::atomic<size_t> claimed{0};
   OrderedSink<SealedChunk> sink(ctx_.out(), static_cast<size_t>(parsers) + 2, write_sealed_chunk);
-  auto work = [&](Worker& w) {
-    try {
-      for (;;) {
-        size_t c = claimed.fetch_add(1);
-        Span chunk;
-        if (!next_chunk(c, chunk)) {
-          w.chunks_end = c;
-          return;
-        }
-        SealedChunk* sealed = sink.acquire(c);
-        if (sealed == nullptr) return;  // another parser gave up
-        bool had_kernel = w.mapper.counters().kernel_device >= 0;
-        int64_t elements = 0;
-        Batch& batch = w.parsed;
-        batch.clear();
-        if (!parse_array_chunk(buffer_, w.reader, w.mapper, chunk, false, batch, elements)) {
-          w.needs_repair = true;
-          sink.abort();
-          return;
-        }
-        w.encoder.encode(batch, *sealed);
-        w.elements += elements;
-        w.records += static_cast<int64_t>(batch.size());
-        if (!had_kernel && w.mapper.counters().kernel_device >= 0) w.first_kernel_chunk = c;
-        sink.submit(c);
+  run_producers(sink, parsers, [&](size_t id) {
+    Worker& w = *workers[id];
+    for (;;) {
+      size_t c = claimed.fetch_add(1);
+      Span chunk;
+      if (!next_chunk(c, chunk)) {
+        w.chunks_end = c;
+        return;
       }
-    } catch (...) {
-      w.error = std::current_exception();
-      sink.abort();
+      SealedChunk* sealed = sink.acquire(c);
+      if (sealed == nullptr) return;  // another parser gave up
+      bool had_kernel = w.mapper.counters().kernel_device >= 0;
+      int64_t elements = 0;
+      Batch& batch = w.parsed;
+      batch.clear();
+      if (!parse_array_chunk(buffer_, w.reader, w.mapper, chunk, false, batch, elements)) {
+        w.needs_repair = true;
+        sink.abort();
+        return;
+      }
+      w.encoder.encode(batch, *sealed);
+      w.elements += elements;
+      w.records += static_cast<int64_t>(batch.size());
+      if (!had_kernel && w.mapper.counters().kernel_device >= 0) w.first_kernel_chunk = c;
+      sink.submit(c);
     }
-  };
-  {
-    std::vector<std::thread> threads;
-    for (auto& w : workers) threads.emplace_back(work, std::ref(*w));
-    for (auto& t : threads) t.join();
-  }
+  });
   bool repair = false;
   size_t chunks = SIZE_MAX;  // chunks are claimed in order: the lowest number past the end
   for (auto& w : workers) {
-    if (w->error) std::rethrow_exception(w->error);
     repair = repair || w->needs_repair;
     chunks = std::min(chunks, w->chunks_end);
   }
