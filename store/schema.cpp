@@ -258,6 +258,20 @@ CREATE TABLE api_totals(
   dur_ns INTEGER NOT NULL, max_ns INTEGER NOT NULL);
 CREATE INDEX api_totals_run ON api_totals(run_id);
 )sql",
+    // 14: the daemon's job queue (store/job_queue.h): one row per analysis to do, its lease
+    // while a daemon runs it, and how it ended. A run's deletion leaves the job's history.
+    R"sql(
+CREATE TABLE jobs(
+  id INTEGER PRIMARY KEY, job TEXT NOT NULL, inputs TEXT NOT NULL, source TEXT NOT NULL,
+  signature TEXT NOT NULL, lenient INTEGER NOT NULL DEFAULT 0, state TEXT NOT NULL,
+  attempts INTEGER NOT NULL DEFAULT 0, crashes INTEGER NOT NULL DEFAULT 0, reason TEXT,
+  run_id INTEGER REFERENCES runs(id) ON DELETE SET NULL, owner TEXT, lease_until_ms INTEGER,
+  submitted TEXT NOT NULL, started TEXT, finished TEXT);
+CREATE INDEX jobs_state ON jobs(state, id);
+CREATE INDEX jobs_inputs ON jobs(inputs, signature);
+CREATE INDEX jobs_job ON jobs(job, id);
+CREATE INDEX jobs_run ON jobs(run_id);
+)sql",
 };
 
 // Rows of tables that became blocks are moved into blocks; the tables are dropped, so the names

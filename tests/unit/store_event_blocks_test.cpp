@@ -208,7 +208,7 @@ TEST_CASE("a store written before event blocks existed is converted on open") {
     REQUIRE(sqlite3_open(path.c_str(), &raw) == SQLITE_OK);
     std::string sql = R"sql(
 DROP TABLE event_blocks; DROP TABLE kernel_groups; DROP TABLE op_block_dims;
-DROP TABLE kernel_launch_ops; DROP TABLE api_totals;
+DROP TABLE kernel_launch_ops; DROP TABLE api_totals; DROP TABLE IF EXISTS jobs;
 DELETE FROM schema_version WHERE version >= 8;
 CREATE TABLE host_events(
   run_id INTEGER NOT NULL, rank INTEGER NOT NULL DEFAULT 0, kind TEXT NOT NULL,

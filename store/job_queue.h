@@ -1,0 +1,121 @@
+// The daemon's persistent job queue: what to analyse, who is analysing it, and how it ended.
+// JobQueue is the contract; SqliteJobQueue keeps the jobs in the fact store. A shared PostgreSQL
+// table claimed with SELECT ... FOR UPDATE SKIP LOCKED can implement the same contract so that
+// several daemons share one queue (docs/scale-out.md): every state change names the owner that
+// holds the job's lease, and a lease that is not renewed lets another owner take the job back.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "store/database.h"
+
+namespace perfsage::store {
+
+enum class JobState { queued, running, done, failed, quarantined };
+const char* to_string(JobState state);
+std::optional<JobState> parse_job_state(std::string_view text);
+
+struct JobSpec {
+  std::string job;                  // the job's name: runs of one training job share it
+  std::vector<std::string> inputs;  // absolute paths
+  std::string source;               // watch | api
+  // What the inputs looked like when the job was made (paths, sizes, mtimes): the same inputs
+  // with the same signature are one job, a rewritten run is a new one.
+  std::string signature;
+  bool lenient = false;
+};
+
+struct QueuedJob {
+  int64_t id = 0;
+  JobSpec spec;
+  JobState state = JobState::queued;
+  int attempts = 0;    // times claimed
+  int crashes = 0;     // times its worker died or ran out of time
+  std::string reason;  // why it failed or was quarantined (last failure while retried)
+  std::optional<int64_t> run_id;
+  std::string owner;                         // the daemon holding it while running
+  std::string submitted, started, finished;  // ISO-8601 UTC
+};
+
+// How a job that did not complete ended.
+enum class FailureKind {
+  error,        // the analysis said no (bad input, bad request): final
+  crash,        // the worker died or timed out: retried, quarantined at max_crashes
+  interrupted,  // the daemon stopped it (shutdown): queued again, the attempt not counted
+};
+
+struct QueuePolicy {
+  int max_crashes = 2;   // crashes before quarantine
+  int max_attempts = 5;  // claims without an end (the daemon itself died each time)
+};
+
+enum class Dedup {
+  same_signature,  // skip when a job with these inputs and signature exists in any state
+  pending,         // skip only when such a job is queued or running (explicit submissions)
+};
+
+struct EnqueueResult {
+  int64_t id = 0;
+  bool added = false;  // false: an existing job matched and its id is returned
+};
+
+struct JobFilter {
+  std::optional<JobState> state;
+  std::string job;
+  int64_t before_id = 0;  // paging: jobs with a smaller id (0 = from the newest)
+  int limit = 100;
+};
+
+class JobQueue {
+ public:
+  virtual ~JobQueue() = default;
+  virtual EnqueueResult enqueue(const JobSpec& spec, Dedup dedup, const std::string& now) = 0;
+  // Takes the oldest queued job for `owner` until `lease_until_ms` (wall clock, ms since epoch).
+  virtual std::optional<QueuedJob> claim(const std::string& owner, const std::string& now,
+                                         int64_t lease_until_ms) = 0;
+  // Renews the lease of a running job; false when the owner no longer holds it.
+  virtual bool renew(int64_t id, const std::string& owner, int64_t lease_until_ms) = 0;
+  virtual bool complete(int64_t id, const std::string& owner, int64_t run_id,
+                        const std::string& now) = 0;
+  // Records a failure; returns the state the job is left in (failed, queued or quarantined).
+  virtual JobState fail(int64_t id, const std::string& owner, FailureKind kind,
+                        const std::string& reason, const std::string& now) = 0;
+  // After a restart: the owner's running jobs were interrupted with it; they are queued again
+  // (or quarantined when they have been claimed max_attempts times). Returns how many.
+  virtual int recover(const std::string& owner, const std::string& now) = 0;
+  // Running jobs of any owner whose lease ended before `now_ms` are queued again.
+  virtual int reclaim_expired(int64_t now_ms, const std::string& now) = 0;
+  virtual std::optional<QueuedJob> get(int64_t id) = 0;
+  virtual std::vector<QueuedJob> list(const JobFilter& filter) = 0;
+  virtual std::map<JobState, int64_t> counts() = 0;
+};
+
+class SqliteJobQueue final : public JobQueue {
+ public:
+  explicit SqliteJobQueue(Database& db, QueuePolicy policy = {}) : db_(db), policy_(policy) {}
+  EnqueueResult enqueue(const JobSpec& spec, Dedup dedup, const std::string& now) override;
+  std::optional<QueuedJob> claim(const std::string& owner, const std::string& now,
+                                 int64_t lease_until_ms) override;
+  bool renew(int64_t id, const std::string& owner, int64_t lease_until_ms) override;
+  bool complete(int64_t id, const std::string& owner, int64_t run_id,
+                const std::string& now) override;
+  JobState fail(int64_t id, const std::string& owner, FailureKind kind, const std::string& reason,
+                const std::string& now) override;
+  int recover(const std::string& owner, const std::string& now) override;
+  int reclaim_expired(int64_t now_ms, const std::string& now) override;
+  std::optional<QueuedJob> get(int64_t id) override;
+  std::vector<QueuedJob> list(const JobFilter& filter) override;
+  std::map<JobState, int64_t> counts() override;
+
+ private:
+  int requeue_running(const std::string& owner, int64_t now_ms, const std::string& now);
+  Database& db_;
+  QueuePolicy policy_;
+};
+
+}  // namespace perfsage::store
