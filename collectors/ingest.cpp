@@ -122,8 +122,14 @@ IngestResult ingest(const std::vector<InputFile>& files, store::RunWriter& out, 
     CollectContext ctx(out, mode, f.path.string(), result.hints);
     c->collect(probe, ctx);
     if (ctx.records() == 0 && ctx.skipped() > 0) {
+      // Say why: the skip reasons are all the user has to go on.
+      std::string why;
+      for (const auto& [reason, skip] : ctx.tally().skips) {
+        why += "; " + std::to_string(skip.count) + " " + reason + " (first at " + skip.first_where +
+               ")";
+      }
       throw ParseError(f.path.string() + ": no usable record (" + std::to_string(ctx.skipped()) +
-                       " skipped)");
+                       " skipped" + why + ")");
     }
     summary.collector = c->name();
     summary.records = ctx.records();

@@ -25,8 +25,13 @@ struct OpKey {
   bool operator==(const OpKey&) const = default;
   bool operator<(const OpKey& o) const { return rank != o.rank ? rank < o.rank : id < o.id; }
 };
+// Two 64-bit ids mixed in unsigned arithmetic: ids are arbitrary trace values, and a signed
+// product overflows (undefined behaviour) on the Ascend sample's large ones.
+inline size_t mix_ids(int64_t a, int64_t b) {
+  return std::hash<uint64_t>{}(static_cast<uint64_t>(a) * 1000003u + static_cast<uint64_t>(b));
+}
 struct OpKeyHash {
-  size_t operator()(const OpKey& k) const { return std::hash<int64_t>{}(k.id * 1000003 + k.rank); }
+  size_t operator()(const OpKey& k) const { return mix_ids(k.id, k.rank); }
 };
 struct LaunchingOp {
   std::string name;
@@ -49,7 +54,7 @@ class LaunchOps {
  private:
   struct KeyHash {
     size_t operator()(const std::pair<int64_t, int64_t>& k) const {
-      return std::hash<int64_t>{}(k.first * 1000003 + k.second);
+      return mix_ids(k.first, k.second);
     }
   };
   std::unordered_map<std::pair<int64_t, int64_t>, int64_t, KeyHash> by_correlation_;

@@ -137,7 +137,7 @@ void CommunicationCollector::collect(const FileProbe& probe, CollectContext& ctx
   od::parser parser;
   od::document doc;
   Reader r(in, doc, ctx, locate(probe.path).rank);
-  if (auto err = parser.iterate(in.view()).get(doc)) r.fail(err, "expected a JSON object");
+  iterate_or_fail(parser, in, doc, ctx, "expected a JSON object");
   od::value top;
   if (auto err = doc.get_value().get(top)) r.fail(err, "expected a JSON object");
   r.each(top, "expected a JSON object of steps", [&](std::string_view step_key, od::value step) {

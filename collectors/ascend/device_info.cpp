@@ -48,7 +48,7 @@ void DeviceInfoCollector::collect(const FileProbe& probe, CollectContext& ctx) c
   auto fail = [&](simdjson::error_code err, const char* what) {
     ctx.fail(json_error_where(in, doc, err), what);
   };
-  if (auto err = parser.iterate(in.view()).get(doc)) fail(err, "expected a JSON object");
+  iterate_or_fail(parser, in, doc, ctx, "expected a JSON object");
   od::object top;
   if (auto err = doc.get_object().get(top)) fail(err, "expected a JSON object");
 

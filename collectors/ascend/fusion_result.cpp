@@ -104,7 +104,7 @@ void FusionResultCollector::collect(const FileProbe& probe, CollectContext& ctx)
   od::parser parser;
   od::document doc;
   Reader r(in, doc, ctx);
-  if (auto err = parser.iterate(in.view()).get(doc)) r.fail(err, "expected JSON");
+  iterate_or_fail(parser, in, doc, ctx, "expected JSON");
   od::json_type type;
   if (auto err = doc.type().get(type)) r.fail(err, "expected a JSON array or object");
   if (type == od::json_type::array) {

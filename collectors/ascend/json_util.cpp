@@ -1,7 +1,10 @@
 #include "collectors/ascend/json_util.h"
 
+#include <algorithm>
+
 #include "collectors/common/csv_values.h"
 #include "collectors/common/file_reader.h"
+#include "collectors/common/utf8.h"
 
 namespace perfsage::collectors::ascend {
 
@@ -14,8 +17,88 @@ JsonInput load_json(const FileProbe& probe) {
 std::string json_error_where(const JsonInput& in, od::document& doc, simdjson::error_code e) {
   const char* loc = nullptr;
   size_t offset = in.text.size();
-  if (doc.current_location().get(loc) == simdjson::SUCCESS) offset = in.offset_of(loc);
+  // An unbalanced document is refused where it starts; the damage is at its end.
+  if (e != simdjson::INCOMPLETE_ARRAY_OR_OBJECT &&
+      doc.current_location().get(loc) == simdjson::SUCCESS)
+    offset = in.offset_of(loc);
   return "byte offset " + std::to_string(offset) + ": " + simdjson::error_message(e);
+}
+
+namespace {
+// Offset of the opening quote of a string the text never closes, or text.size().
+size_t unclosed_string(std::string_view text) {
+  bool in_string = false;
+  size_t start = text.size();
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (in_string && c == '\\') {
+      ++i;
+    } else if (c == '"') {
+      in_string = !in_string;
+      if (in_string) start = i;
+    }
+  }
+  return in_string ? start : text.size();
+}
+}  // namespace
+
+size_t stage1_error_offset(std::string_view text, simdjson::error_code e) {
+  if (e == simdjson::UTF8_ERROR) return first_invalid_utf8(text);
+  if (e == simdjson::UNCLOSED_STRING) return unclosed_string(text);
+  return text.size();
+}
+
+void iterate_or_fail(od::parser& parser, const JsonInput& in, od::document& doc,
+                     CollectContext& ctx, std::string_view what) {
+  auto err = parser.iterate(in.view()).get(doc);
+  if (!err) return;
+  size_t offset = stage1_error_offset(in.text, err);
+  ctx.fail("byte offset " + std::to_string(offset) +
+               (offset == in.text.size() ? " (end of input)" : "") + ": " +
+               simdjson::error_message(err),
+           what);
+}
+
+std::string close_before(std::string_view text, size_t damage, size_t max_depth) {
+  damage = std::min(damage, text.size());
+  std::string open;     // the brackets open at the current position
+  std::string closers;  // those open after the best cut, as closing brackets
+  size_t cut = 0;
+  bool in_string = false;
+  for (size_t i = 0; i < damage; ++i) {
+    char c = text[i];
+    if (in_string) {
+      if (c == '\\')
+        ++i;
+      else if (c == '"')
+        in_string = false;
+      continue;
+    }
+    switch (c) {
+      case '"':
+        in_string = true;
+        break;
+      case '[':
+      case '{':
+        open.push_back(c);
+        break;
+      case ']':
+      case '}':
+        if (open.empty() || open.back() != (c == ']' ? '[' : '{')) return {};  // not JSON
+        open.pop_back();
+        if (!open.empty() && open.back() == '[' && open.size() <= max_depth) {
+          cut = i + 1;
+          closers.assign(open.rbegin(), open.rend());
+        }
+        break;
+      default:
+        break;
+    }
+  }
+  if (cut == 0) return {};
+  std::string out(text.substr(0, cut));
+  for (char c : closers) out.push_back(c == '[' ? ']' : '}');
+  return out;
 }
 
 namespace {

@@ -28,7 +28,23 @@ struct JsonInput {
 JsonInput load_json(const FileProbe& probe);
 
 // "byte offset N: <simdjson message>", N from the document's current position when known.
+// Only for a document that parser.iterate() set up: a failed iterate() leaves `doc` without a
+// parser, and asking it for a position reads through a null pointer.
 std::string json_error_where(const JsonInput& in, od::document& doc, simdjson::error_code e);
+
+// Where a text that iterate() refused (simdjson's stage 1, which gives no position) is damaged:
+// the first invalid UTF-8 byte, the opening quote of an unclosed string, else the end.
+size_t stage1_error_offset(std::string_view text, simdjson::error_code e);
+
+// parser.iterate(in) into `doc`; on failure, ctx.fail() naming the byte offset and `what`.
+void iterate_or_fail(od::parser& parser, const JsonInput& in, od::document& doc,
+                     CollectContext& ctx, std::string_view what);
+
+// The text of `text` up to the last complete element of an array that ends before `damage`,
+// followed by the brackets still open there, so that the result is a well-formed document
+// holding every element completed before the damage. Only arrays at most `max_depth` deep
+// (the outermost is depth 1) count; empty when no element ended before `damage`.
+std::string close_before(std::string_view text, size_t damage, size_t max_depth);
 
 // The text of a scalar: a string's content (raw, escapes untouched) or a number's digits.
 // Returns empty for other kinds or on error.

@@ -363,30 +363,61 @@ void TimelineCollector::collect(const FileProbe& probe, CollectContext& ctx) con
   JsonInput in = load_json(probe);
   if (in.text.find_first_not_of(" \t\r\n") == std::string::npos)
     ctx.fail("byte offset 0", "empty file, expected a Chrome-trace JSON array or object");
-  od::parser parser;
-  od::document doc;
-  if (auto err = parser.iterate(in.view()).get(doc)) {
-    // Stage-1 failures (an unclosed string, a truncated file) have no finer position.
-    ctx.fail("byte offset " + std::to_string(in.text.size()) + " (end of input)",
-             simdjson::error_message(err));
+  constexpr const char* kExpected =
+      "expected a Chrome-trace JSON array or an object with traceEvents";
+  // A damaged document (invalid UTF-8, an unclosed string, a truncated array) may not open at
+  // all. Lenient mode then reads `salvaged`: the text up to the last complete event before the
+  // damage, with the brackets still open there closed (a crashed process leaves such a file).
+  const JsonInput* src = &in;
+  JsonInput salvaged;
+  {
+    od::parser parser;
+    od::document doc;
+    od::array events;
+    std::string where;
+    size_t damage = in.text.size();
+    if (auto err = parser.iterate(in.view()).get(doc)) {
+      damage = stage1_error_offset(in.text, err);
+      where = "byte offset " + std::to_string(damage) + ": " + simdjson::error_message(err);
+    } else if ((err = open_events(doc, events))) {
+      where = json_error_where(in, doc, err);
+    }
+    if (!where.empty()) {
+      if (ctx.mode() == Mode::strict) ctx.fail(where, kExpected);
+      std::string closed = close_before(in.text, damage, 2);
+      ctx.skip("malformed JSON; the rest of the file is ignored", where);
+      if (closed.empty()) return;  // not one complete event before the damage
+      salvaged.text.reserve(closed.size() + simdjson::SIMDJSON_PADDING);
+      salvaged.text.append(closed);
+      src = &salvaged;
+    }
   }
 
   Builder b(ctx, locate(probe.path));
   Event e;
+  // Each pass parses anew: rewinding a document after a parse error is not safe in simdjson.
+  od::parser parser;
+  od::document doc;
+  auto reopen = [&](od::array& events) {
+    if (auto err = parser.iterate(src->view()).get(doc)) {
+      ctx.fail("byte offset " + std::to_string(stage1_error_offset(src->text, err)) + ": " +
+                   simdjson::error_message(err),
+               kExpected);
+    }
+    if (auto err = open_events(doc, events)) ctx.fail(json_error_where(*src, doc, err), kExpected);
+  };
   // Pass 1: process names, and the index of the first malformed event (if any).
   size_t usable = 0;
   std::string bad_where;
   {
     od::array events;
-    if (auto err = open_events(doc, events))
-      ctx.fail(json_error_where(in, doc, err),
-               "expected a Chrome-trace JSON array or an object with traceEvents");
+    reopen(events);
     for (auto item : events) {
       od::value v;
       simdjson::error_code err = item.get(v);
       if (!err) err = read_event(v, e);
       if (err) {
-        bad_where = json_error_where(in, doc, err) + " (event " + std::to_string(usable) + ")";
+        bad_where = json_error_where(*src, doc, err) + " (event " + std::to_string(usable) + ")";
         break;
       }
       if (e.ph == "M")
@@ -397,18 +428,15 @@ void TimelineCollector::collect(const FileProbe& probe, CollectContext& ctx) con
     }
   }
   if (!bad_where.empty()) {
-    // Strict: the whole file is rejected. Lenient: events before the damage are used (a
-    // crashed process leaves a truncated array).
+    // Strict: the whole file is rejected. Lenient: events before the damage are used.
     ctx.skip("malformed JSON; the rest of the file is ignored", bad_where);
   }
   if (usable == 0) return;
 
   // Pass 2: the events, now that every process and flow is known.
   b.seal_flows();
-  doc.rewind();
   od::array events;
-  if (auto err = open_events(doc, events))
-    ctx.fail(json_error_where(in, doc, err), "cannot reopen events");
+  reopen(events);
   size_t index = 0;
   for (auto item : events) {
     if (index == usable) break;

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -17,5 +18,14 @@ struct TextBlock {
 // `name: "..."` scalars. Braces inside quoted strings and # comments are ignored. A scalar
 // field ends at the end of its line; a block ends where its braces balance.
 std::vector<TextBlock> split_top_level(std::string_view text);
+
+// Where `text` opens its first block nested deeper than `limit` (0-based line and column of the
+// brace), lexed as split_top_level does; nullopt when no block is. protobuf's text parser
+// recurses once per level and skips unknown fields without a limit, so deep nesting must be
+// refused before the text reaches it.
+struct TextPosition {
+  int line = 0, column = 0;
+};
+std::optional<TextPosition> first_block_deeper_than(std::string_view text, int limit);
 
 }  // namespace perfsage::collectors::graph

@@ -13,6 +13,19 @@ namespace perfsage::collectors::graph {
 namespace {
 namespace pb = google::protobuf;
 
+// Deepest nesting handed to protobuf's text parser, which recurses once per level (real GE
+// dumps nest about a dozen levels; ~50,000 overflow the stack).
+constexpr int kMaxNesting = 500;
+// Longest parser message kept: protobuf quotes the offending token, which can be megabytes.
+constexpr size_t kMaxMessage = 200;
+
+std::string shortened(const std::string& message) {
+  if (message.size() <= kMaxMessage) return message;
+  size_t n = kMaxMessage;
+  while (n > 0 && (static_cast<unsigned char>(message[n]) & 0xC0) == 0x80) --n;  // whole UTF-8
+  return message.substr(0, n) + "... (" + std::to_string(message.size()) + " bytes)";
+}
+
 // Keeps the parser's first error and counts its warnings (unknown fields), 1-based positions.
 class Errors : public pb::io::ErrorCollector {
  public:
@@ -20,11 +33,12 @@ class Errors : public pb::io::ErrorCollector {
   void AddError(int line, pb::io::ColumnNumber column, const std::string& message) override {
     if (out_.where.empty()) {
       out_.where = where(line, column);
-      out_.message = message;
+      out_.message = shortened(message);
     }
   }
   void AddWarning(int line, pb::io::ColumnNumber column, const std::string& message) override {
-    if (out_.unknown_fields++ == 0) out_.first_unknown = where(line, column) + ": " + message;
+    if (out_.unknown_fields++ == 0)
+      out_.first_unknown = where(line, column) + ": " + shortened(message);
   }
 
  private:
@@ -61,8 +75,14 @@ TextParse parse_model_text(std::string_view text, int line_offset, ge::proto::Mo
     r.message = "text larger than 2 GiB, beyond protobuf's text parser";
     return r;
   }
+  if (auto deep = first_block_deeper_than(text, kMaxNesting)) {
+    r.where = std::to_string(deep->line + line_offset + 1) + ":" + std::to_string(deep->column + 1);
+    r.message = "blocks nested deeper than " + std::to_string(kMaxNesting) + " levels";
+    return r;
+  }
   Errors errors(r, line_offset);
   pb::TextFormat::Parser parser;
+  parser.SetRecursionLimit(kMaxNesting);
   parser.RecordErrorsTo(&errors);
   parser.AllowUnknownField(true);
   parser.AllowUnknownExtension(true);

@@ -3,39 +3,10 @@
 #include <cctype>
 #include <cstdint>
 
+#include "collectors/common/utf8.h"
+
 namespace perfsage::collectors::kineto {
 namespace {
-
-// Length of the valid UTF-8 sequence at s[i], or 0 when the bytes there are not one.
-size_t utf8_len(std::string_view s, size_t i) {
-  auto b = static_cast<unsigned char>(s[i]);
-  if (b < 0x80) return 1;
-  size_t n;
-  uint32_t cp;
-  if ((b & 0xE0) == 0xC0) {
-    n = 2;
-    cp = b & 0x1F;
-  } else if ((b & 0xF0) == 0xE0) {
-    n = 3;
-    cp = b & 0x0F;
-  } else if ((b & 0xF8) == 0xF0) {
-    n = 4;
-    cp = b & 0x07;
-  } else {
-    return 0;
-  }
-  if (i + n > s.size()) return 0;
-  for (size_t k = 1; k < n; ++k) {
-    auto c = static_cast<unsigned char>(s[i + k]);
-    if ((c & 0xC0) != 0x80) return 0;
-    cp = (cp << 6) | (c & 0x3F);
-  }
-  // Overlong forms, surrogates and values beyond U+10FFFF are invalid too.
-  if ((n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
-      (cp >= 0xD800 && cp <= 0xDFFF) || cp > 0x10FFFF)
-    return 0;
-  return n;
-}
 
 bool is_ws(char c) {
   return c == ' ' || c == '\t' || c == '\n' || c == '\r';
@@ -64,12 +35,7 @@ bool is_literal(std::string_view w) {
 }  // namespace
 
 bool valid_utf8(std::string_view s) {
-  for (size_t i = 0; i < s.size();) {
-    size_t n = utf8_len(s, i);
-    if (n == 0) return false;
-    i += n;
-  }
-  return true;
+  return first_invalid_utf8(s) == s.size();
 }
 
 Repairs repair_event_json(std::string_view in, std::string& out) {

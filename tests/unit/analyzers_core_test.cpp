@@ -1,4 +1,5 @@
 #include "analyzers/core/analyze_run.h"
+#include "analyzers/core/launch_ops.h"
 #include "analyzers/core/op_stats.h"
 #include "store/run_writer.h"
 #include "test_support.h"
@@ -169,4 +170,16 @@ TEST_CASE("op_stats and op_block_dims from the C++ grouping equal SQL's GROUP BY
         rows("SELECT core_type, name, block_dim, count(*), sum(dur_ns) FROM op_tasks "
              "WHERE run_id = ?1 AND block_dim > 0 GROUP BY 1, 2, 3 ORDER BY 1, 2, 3"));
   CHECK(rows("SELECT count(*) FROM op_block_dims WHERE run_id = ?1") != "0|\n");
+}
+
+TEST_CASE("launch-op keys hash ids of any size (the Ascend sample's overflowed a signed product)") {
+  // Under the asan preset (UBSan, halting on the first report) this fails if the hash
+  // multiplies in signed arithmetic; trace_view.json's ids are above 2^53.
+  analyzers::OpKeyHash hash;
+  analyzers::OpKey big{3, INT64_MAX - 7}, small{3, 1}, negative{0, INT64_MIN};
+  CHECK(hash(big) != hash(small));
+  CHECK(hash(big) == hash(analyzers::OpKey{3, INT64_MAX - 7}));
+  (void)hash(negative);
+  std::unordered_set<analyzers::OpKey, analyzers::OpKeyHash> keys{big, small, negative};
+  CHECK(keys.size() == 3);
 }

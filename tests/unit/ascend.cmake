@@ -5,4 +5,5 @@ perfsage_test(ascend_test
   unit/ascend_op_table_test.cpp
   unit/ascend_op_table_parallel_test.cpp
   unit/ascend_timeline_test.cpp
-  unit/ascend_misc_test.cpp)
+  unit/ascend_misc_test.cpp
+  unit/ascend_damaged_json_test.cpp)

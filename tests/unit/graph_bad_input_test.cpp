@@ -140,3 +140,53 @@ TEST_CASE("ONNX head detection rejects text and random bytes") {
   // ir_version 8, then producer_name "p".
   CHECK(looks_like_onnx_head(std::string("\x08\x08\x12\x01p", 5)));
 }
+
+namespace {
+// A GE dump whose first op holds `depth` nested blocks opened by `open` and closed by `close`.
+std::string nested_dump(int depth, const std::string& open, const std::string& close) {
+  std::string dump = "graph {\n  name: \"g\"\n  op {\n    name: \"a\"\n";
+  for (int i = 0; i < depth; ++i) dump += open;
+  dump += "\n";
+  for (int i = 0; i < depth; ++i) dump += close;
+  return dump + "\n  }\n}\n";
+}
+}  // namespace
+
+TEST_CASE("GE dumps nested 100,000 levels deep are refused before the parser recurses") {
+  test::TempDir dir;
+  // Unknown fields (protobuf skips them recursively) and known ones (attr → func → attr).
+  for (const auto& [open, close] : {std::pair<std::string, std::string>{"zz { ", "} "},
+                                    {"attr { key: \"k\" value { func { ", "} } } "}}) {
+    INFO(open);
+    auto p = dir.write(std::to_string(open.size()) + "/ge_proto_00000001_Build.txt",
+                       nested_dump(100000, open, close));
+    for (auto mode : {collectors::Mode::strict, collectors::Mode::lenient}) {
+      test::Ingested in;
+      CHECK_THROWS_WITH(test::ingest_into(in, {p}, mode),
+                        Catch::Contains("nested deeper than 500 levels"));
+    }
+  }
+  // 20 levels of unknown fields are fine.
+  auto ok = dir.write("ok/ge_proto_00000001_Build.txt", nested_dump(20, "zz { ", "} "));
+  test::Ingested in;
+  test::ingest_into(in, {ok});
+  CHECK(in.result.files.at(0).records > 0);
+}
+
+TEST_CASE("a GE parse error quotes at most 200 bytes of the offending token") {
+  std::string token(4 << 20, 'x');
+  std::string dump =
+      "graph {\n  name: \"g\"\n  op {\n    name: \"a\"\n    id: " + token + "\n  }\n}\n";
+  test::TempDir dir;
+  auto p = dir.write("ge_proto_00000001_Build.txt", dump);
+  test::Ingested in;
+  try {
+    test::ingest_into(in, {p});
+    FAIL("no error");
+  } catch (const collectors::ParseError& e) {
+    std::string what = e.what();
+    CHECK_THAT(what, Catch::Contains("ge_proto_00000001_Build.txt:5:9: "));
+    CHECK_THAT(what, Catch::Contains(" bytes)"));
+    CHECK(what.size() < 600);
+  }
+}
