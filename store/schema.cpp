@@ -272,6 +272,36 @@ CREATE INDEX jobs_inputs ON jobs(inputs, signature);
 CREATE INDEX jobs_job ON jobs(job, id);
 CREATE INDEX jobs_run ON jobs(run_id);
 )sql",
+    // 15: tuning actions (store/action_store.h): planned actions, applies and the files they
+    // wrote, the audit trail, verdicts on the job's next run. No foreign key to runs: the
+    // trail outlives the runs it names.
+    R"sql(
+CREATE TABLE action_plans(
+  id INTEGER PRIMARY KEY, run_id INTEGER NOT NULL, job TEXT, kind TEXT NOT NULL,
+  key TEXT NOT NULL, findings TEXT NOT NULL, spec TEXT NOT NULL, summary TEXT NOT NULL,
+  created TEXT NOT NULL, UNIQUE(run_id, key));
+
+CREATE TABLE action_applies(
+  id INTEGER PRIMARY KEY, plan_id INTEGER NOT NULL REFERENCES action_plans(id),
+  out_dir TEXT NOT NULL, allow_inexact INTEGER NOT NULL, applied TEXT NOT NULL,
+  actor TEXT NOT NULL, rolled_back TEXT, inputs TEXT NOT NULL);
+CREATE INDEX action_applies_plan ON action_applies(plan_id);
+
+CREATE TABLE action_files(
+  apply_id INTEGER NOT NULL REFERENCES action_applies(id), path TEXT NOT NULL,
+  sha256 TEXT NOT NULL, bytes INTEGER NOT NULL, role TEXT NOT NULL);
+CREATE INDEX action_files_apply ON action_files(apply_id);
+
+CREATE TABLE action_audit(
+  id INTEGER PRIMARY KEY, at TEXT NOT NULL, actor TEXT NOT NULL, event TEXT NOT NULL,
+  plan_id INTEGER, apply_id INTEGER, findings TEXT NOT NULL, detail TEXT NOT NULL);
+
+CREATE TABLE action_verdicts(
+  apply_id INTEGER NOT NULL, finding TEXT NOT NULL, before_run INTEGER NOT NULL,
+  after_run INTEGER NOT NULL, metric TEXT NOT NULL, unit TEXT, before REAL, after REAL,
+  noise REAL, verdict TEXT NOT NULL, finding_present INTEGER NOT NULL, detail TEXT NOT NULL,
+  judged TEXT NOT NULL, PRIMARY KEY(apply_id, finding));
+)sql",
 };
 
 // Rows of tables that became blocks are moved into blocks; the tables are dropped, so the names

@@ -150,21 +150,10 @@ class GraphEmitter {
       add_tensor(name, "", "graph_output", i, g.output(i).name(), types[g.output(i).name()], {});
     }
 
-    // Node names: ONNX allows empty and repeated names; synthesise <op_type>_<index>.
-    std::vector<std::string> names(g.node_size());
-    std::unordered_set<std::string> used;
-    for (const auto& n : g.node()) {
-      if (!n.name().empty()) used.insert(n.name());
-    }
+    std::vector<std::string> names = onnx_node_names(g);
     std::unordered_map<std::string, std::pair<std::string, int>> producer;
     for (int i = 0; i < g.node_size(); ++i) {
       const auto& n = g.node(i);
-      names[i] = n.name();
-      if (names[i].empty()) {
-        names[i] = n.op_type() + "_" + std::to_string(i);
-        while (used.count(names[i])) names[i] += "_";
-        used.insert(names[i]);
-      }
       for (int o = 0; o < n.output_size(); ++o) {
         if (!n.output(o).empty()) producer[n.output(o)] = {names[i], o};
       }
@@ -296,6 +285,23 @@ int64_t onnx_tensor_bytes(const ox::TensorProto& t) {
   }
   int64_t es = element_size(t.data_type());
   return es > 0 && n <= INT64_MAX / es ? n * es : 0;
+}
+
+std::vector<std::string> onnx_node_names(const ox::GraphProto& g) {
+  std::vector<std::string> names(g.node_size());
+  std::unordered_set<std::string> used;
+  for (const auto& n : g.node()) {
+    if (!n.name().empty()) used.insert(n.name());
+  }
+  for (int i = 0; i < g.node_size(); ++i) {
+    names[i] = g.node(i).name();
+    if (names[i].empty()) {
+      names[i] = g.node(i).op_type() + "_" + std::to_string(i);
+      while (used.count(names[i])) names[i] += "_";
+      used.insert(names[i]);
+    }
+  }
+  return names;
 }
 
 void emit_onnx_model(const ox::ModelProto& model, CollectContext& ctx) {

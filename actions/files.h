@@ -1,0 +1,26 @@
+// Files an action writes: atomically (temp file in the same folder, fsync, rename, fsync the
+// folder: readers see the old state or the whole new file, never a part) and fingerprinted
+// with SHA-256 so that the audit trail names exactly what was written and a rollback can tell
+// whether a file changed since.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <string_view>
+
+namespace perfsage::actions {
+
+std::string sha256_hex(std::string_view bytes);
+// The SHA-256 of a file's content; throws std::runtime_error naming the file.
+std::string sha256_file(const std::filesystem::path& file);
+
+// Writes `bytes` to `target` atomically, creating its folder. Throws std::runtime_error naming
+// the file and the system error.
+void write_file_atomic(const std::filesystem::path& target, std::string_view bytes);
+// Makes `target` a second name of `source` (a hard link, made atomically like a write); copies
+// when the two are on different file systems. Used for large files a rewritten model refers to.
+void link_file_atomic(const std::filesystem::path& source, const std::filesystem::path& target);
+// Removes a file and syncs its folder; false when it did not exist.
+bool remove_file_synced(const std::filesystem::path& target);
+
+}  // namespace perfsage::actions
