@@ -119,6 +119,13 @@ void render_class(std::string& out, const char* name, const std::map<std::string
   out += last ? "\n" : ",\n";
 }
 
+// The action's scope: the class names of the JSON form, or graph / ub.
+FusionClass scope_class(const std::string& scope) {
+  if (scope == "GraphFusion" || scope == "graph") return FusionClass::graph;
+  if (scope == "UBFusion" || scope == "ub") return FusionClass::ub;
+  return FusionClass::unknown;
+}
+
 }  // namespace
 
 FusionSwitches parse_fusion_switch(std::string_view text, const std::string& file) {
@@ -196,13 +203,11 @@ FusionSwitchPlan plan_fusion_switch(const std::vector<FusionSwitchRequest>& requ
         }
         decided[pass] = {on, r.finding};
         used = true;
-        FusionClass c = r.scope == "graph" ? FusionClass::graph
-                        : r.scope == "ub"  ? FusionClass::ub
-                                           : FusionClass::unknown;
-        if (r.scope.empty()) {
+        FusionClass c = scope_class(r.scope);
+        if (c == FusionClass::unknown) {
           if (auto it = classes.find(pass); it != classes.end()) c = it->second;
         }
-        if (r.scope == "both" || (pass == "ALL" && r.scope.empty())) {
+        if (r.scope == "both" || (pass == "ALL" && c == FusionClass::unknown)) {
           plan.switches.graph[pass] = on;
           plan.switches.ub[pass] = on;
         } else if (c == FusionClass::graph) {

@@ -42,7 +42,7 @@ std::optional<std::string> compiled_fusion_switch_file(store::Database& db, int6
 // One finding's request.
 struct FusionSwitchRequest {
   std::vector<std::string> disable, enable;
-  std::string scope;  // graph | ub | both | "" (decided by the pass's class)
+  std::string scope;  // GraphFusion (graph) | UBFusion (ub) | both | "" (by the pass's class)
   std::string finding;
 };
 

@@ -5,12 +5,12 @@
 #include <catch2/catch.hpp>
 #include <fstream>
 
+#include "../actions/ingest_support.h"
 #include "actions/aoe.h"
 #include "actions/code_hint.h"
 #include "actions/env_file.h"
 #include "actions/files.h"
 #include "actions/fusion_switch.h"
-#include "cli/pipeline.h"
 #include "test_support.h"
 
 using namespace perfsage;
@@ -20,10 +20,7 @@ using perfsage::test::TempDir;
 namespace {
 
 int64_t ingest(store::Database& db, const std::vector<std::filesystem::path>& inputs) {
-  cli::IngestRequest req;
-  req.inputs = inputs;
-  return cli::ingest_and_analyze(db, req, [] { return std::string("2024-01-01T00:00:00Z"); })
-      .run_id;
+  return test::ingest_for_actions(db, inputs);
 }
 
 std::string read(const std::filesystem::path& p) {
@@ -54,7 +51,7 @@ TEST_CASE("fusion switch files: both forms parse, merge and render") {
   std::map<std::string, FusionClass> classes = {{"ConvConcatFusionPass", FusionClass::graph}};
   auto plan = plan_fusion_switch({{{"ConvConcatFusionPass", "MysteryPass"}, {}, "", "f1"},
                                   {{}, {"ConvConcatFusionPass"}, "", "f2"},
-                                  {{"RequantFusionPass"}, {}, "ub", "f3"}},
+                                  {{"RequantFusionPass"}, {}, "UBFusion", "f3"}},
                                  classes, json);
   CHECK(plan.switches.graph.at("ConvConcatFusionPass") == false);  // f1 first, f2 conflicts
   CHECK(plan.switches.graph.at("ALL") == false);                   // the user's file is kept

@@ -1,0 +1,32 @@
+// Ingests files into a test store without the analysis service: the collectors, the op
+// statistics analyzer (what the aoe kind reads) and the run's framework as analyze_run records
+// it. Kept to the layers actions/ reads, so these tests do not depend on the front ends.
+#pragma once
+
+#include <filesystem>
+#include <vector>
+
+#include "analyzers/core/op_stats.h"
+#include "collectors/ingest.h"
+#include "store/run_writer.h"
+
+namespace perfsage::test {
+
+inline int64_t ingest_for_actions(store::Database& db,
+                                  const std::vector<std::filesystem::path>& inputs) {
+  auto files = collectors::expand_inputs(inputs);
+  std::vector<std::string> names;
+  for (const auto& p : inputs) names.push_back(std::filesystem::absolute(p).string());
+  store::RunWriter writer(db, {"test", names, collectors::fingerprint_inputs(files), "t"});
+  auto result = collectors::ingest(files, writer, collectors::Mode::strict);
+  writer.commit();
+  int64_t run = writer.run_id();
+  analyzers::compute_op_stats(db, run);
+  db.prepare("UPDATE runs SET framework = ?2 WHERE id = ?1")
+      .bind(1, run)
+      .bind(2, result.hints.framework)
+      .run();
+  return run;
+}
+
+}  // namespace perfsage::test
