@@ -7,6 +7,7 @@
 
 #include "analyzers/core/run_summary.h"
 #include "cli/format.h"
+#include "engine/kb/format.h"
 #include "store/results.h"
 #include "store/run_registry.h"
 
@@ -175,7 +176,10 @@ std::string render_text(const perfsage::v1::AnalysisReport& report) {
     if (!r.evidence().fields().empty()) {
       os << "   evidence:";
       std::map<std::string, std::string> sorted;
-      for (const auto& [k, v] : r.evidence().fields()) sorted[k] = value_text(v);
+      for (const auto& [k, v] : r.evidence().fields())
+        sorted[k] = v.kind_case() == google::protobuf::Value::kNumberValue
+                        ? engine::format_evidence(k, v.number_value())
+                        : value_text(v);
       for (const auto& [k, v] : sorted) os << " " << k << "=" << v;
       os << "\n";
     }

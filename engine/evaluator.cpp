@@ -208,13 +208,15 @@ Evaluation evaluate(store::Database& db, int64_t run_id, const PackSet& packs, c
   // first and then served to the packs like every other fact type.
   const auto& run_type = *facts::find_fact_type("run");
   std::vector<facts::SlotValues> run = facts::query_facts(db, run_id, run_type);
-  double ref_time = 0;
+  double ref_time = 0, base = 0;
   std::string device = "unknown";
   if (!run.empty())
     for (const auto& [slot, value] : run[0]) {
       if (slot == "ref_time_us") ref_time = value.number();
+      if (slot == "base_us") base = value.number();
       if (slot == "device") device = value.text;
     }
+  if (base > 0) ref_time = base;  // default shares are of the run's base
   // Several packs use the same fact types (op, kernel, ...): each is queried once per run, and
   // the queries of all packs that will run are spread over two read connections.
   std::vector<const facts::FactType*> needed;

@@ -62,9 +62,10 @@ inline bool small_by_construction(const std::string& sql, const std::string& det
       {"", "iteration_ranks"},             // one row per rank
       {"", "SCAN ref"},                    // four transport reference rows
       {"FROM iteration_ranks", "SCAN r"},  // the rank fact: one row per rank
-      {"", "SEARCH dev USING AUTOMATIC COVERING INDEX (rank=?)"},     // per-rank totals
-      {"ranks AS (SELECT rank FROM ops", "SCAN ops"},                 // per-rank totals
+      {"", "SEARCH dev USING AUTOMATIC COVERING INDEX (rank=?)"},  // per-rank totals
+      {"ranks AS (SELECT rank FROM ops", "SCAN ops"},              // per-rank totals
       {"AI_VECTOR_CORE", "SCAN c"},  // block_dim: the two core types, once per task
+      {"", "SEARCH rs USING AUTOMATIC COVERING INDEX (rank=?)"},  // steps per rank
   };
   for (const auto& [in_sql, in_plan] : allowed)
     if (sql.find(in_sql) != std::string::npos && detail.find(in_plan) != std::string::npos)

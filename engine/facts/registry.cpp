@@ -9,9 +9,12 @@
 namespace perfsage::engine::facts {
 namespace {
 
-// Shared CTEs: the run's wall span and the reference time shares of host-side time use
-// (total step time when steps exist, else the wall span). Host and device events' span comes
-// from their blocks' recorded bounds: no event is decoded.
+// Shared CTEs: the run's wall span, total step time, and the base every estimated gain and
+// share is stated on (docs/kb-authoring.md, "One base for gains and shares"): one rank's mean
+// step when steps with durations exist, else the run's wall span. `units` is how many base
+// units the run's totals cover (steps per rank x ranks), so total / units is the amount per
+// base. Host and device events' span comes from their blocks' recorded bounds: no event is
+// decoded.
 constexpr std::string_view kCommon = R"sql(
 span AS MATERIALIZED (
   SELECT min(s) AS s, max(e) AS e FROM (
@@ -19,13 +22,25 @@ span AS MATERIALIZED (
     WHERE side IN ('host_events', 'device_events') AND run_id = ?1
     UNION ALL
     SELECT min(start_ns), max(start_ns + dur_ns) FROM op_tasks WHERE run_id = ?1)),
-steptotal AS (
+stepdur AS MATERIALIZED (
   -- One duration per rank and step, whatever number of sources recorded it.
-  SELECT sum(d) / 1000.0 AS us FROM (
-    SELECT max(dur_ns) AS d FROM recorded_steps WHERE run_id = ?1 GROUP BY rank, step)),
-reftime AS (
-  SELECT CASE WHEN coalesce((SELECT us FROM steptotal), 0) > 0 THEN (SELECT us FROM steptotal)
-              ELSE ((SELECT e FROM span) - (SELECT s FROM span)) / 1000.0 END AS us))sql";
+  SELECT rank, step, max(dur_ns) AS d FROM recorded_steps
+  WHERE run_id = ?1 AND dur_ns > 0 GROUP BY rank, step),
+steptotal AS (SELECT sum(d) / 1000.0 AS us FROM stepdur),
+base AS MATERIALIZED (
+  SELECT CASE WHEN n > 0 THEN 'step' WHEN wall > 0 THEN 'run' ELSE 'none' END AS kind,
+    CASE WHEN n > 0 THEN mean ELSE coalesce(wall, 0.0) END AS us,
+    CASE WHEN n > 0 THEN CAST(n AS REAL) / r ELSE 1.0 END AS steps,
+    CASE WHEN n > 0 THEN r ELSE runranks END AS ranks,
+    CASE WHEN n > 0 THEN CAST(n AS REAL) ELSE runranks END AS units
+  FROM (SELECT (SELECT count(*) FROM stepdur) AS n,
+          (SELECT count(DISTINCT rank) FROM stepdur) AS r,
+          (SELECT avg(d) / 1000.0 FROM stepdur) AS mean,
+          ((SELECT e FROM span) - (SELECT s FROM span)) / 1000.0 AS wall,
+          max(1, coalesce((SELECT ranks FROM runs WHERE id = ?1),
+                          (SELECT count(DISTINCT rank) FROM recorded_steps WHERE run_id = ?1), 1))
+            AS runranks)),
+reftime AS (SELECT us FROM base))sql";
 
 std::vector<FactType> build() {
   std::vector<FactType> out;
@@ -54,6 +69,11 @@ std::string escape_md(const std::string& s) {
 }
 
 }  // namespace
+
+std::string median_of(const std::string& v) {
+  return "(SELECT avg(" + v + ") FROM (SELECT " + v + " FROM x ORDER BY " + v +
+         " LIMIT 2 - (SELECT count(*) FROM x) % 2 OFFSET ((SELECT count(*) FROM x) - 1) / 2))";
+}
 
 const char* clips_type_name(SlotType t) {
   switch (t) {
@@ -213,7 +233,22 @@ std::string facts_markdown() {
        "Generated from the fact registry (`engine/facts/`); `perfsage kb facts` prints this page.\n"
        "Packs name the types they match in `uses`; only those are asserted into the pack's\n"
        "CLIPS environment. Facts are aggregated per run (never raw events). Times are in\n"
-       "microseconds (`us`), shares are ratios in 0..1. Missing values take the default shown.\n\n";
+       "microseconds (`us`), shares are ratios in 0..1. Missing values take the default shown.\n\n"
+       "## The base of gains and shares\n\n"
+       "Every estimated gain is time saved per *base unit* and every share is gain / base, so\n"
+       "one report ranks its findings on one base. The `run` fact states it: `base` is `step`\n"
+       "when steps with durations were recorded (the base is one rank's step: `base_us` is the\n"
+       "mean step duration over every rank and step, never steps summed over ranks), `run`\n"
+       "otherwise (`base_us` is the run's wall span), `none` without timing (graph-only runs).\n"
+       "`base_units` = `base_steps` x `base_ranks` is how many base units the run's totals\n"
+       "cover: a time summed over the whole profile and all ranks (most `total_us` slots)\n"
+       "divided by `base_units` is the amount per base. Facts whose times are already per step\n"
+       "(`iteration`, `rank`, `schedule`) say so; per-rank facts (`schedule`,\n"
+       "`device_activity`) carry the rank's own step (`step_us`), the number of ranks and "
+       "medians,\n"
+       "so a rule can speak for the worst rank on its own base and say on how many ranks it\n"
+       "holds. Slots named `share` that are shares of device or kernel time say so in their\n"
+       "meaning; they describe an op, they are not the base.\n\n";
   for (const auto& t : fact_types()) {
     o << "## `" << t.name << "`\n\n" << t.doc << "\n\n";
     if (!t.cardinality.empty()) o << "Cardinality: " << t.cardinality << ".\n\n";

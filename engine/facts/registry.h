@@ -68,6 +68,10 @@ std::vector<SlotValues> query_facts(store::Database& db, int64_t run_id, const F
 clips::Value coerce(const Slot& slot, const clips::Value& v);
 clips::Value slot_default(const Slot& slot);
 
+// SQL for the median of column `v` of a CTE named `x` (the mean of the two middle values
+// when their number is even): per-rank facts state how their ranks compare.
+std::string median_of(const std::string& v);
+
 // Declarations, split by area.
 void declare_run_types(std::vector<FactType>& out);
 void declare_ascend_types(std::vector<FactType>& out);

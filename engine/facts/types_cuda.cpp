@@ -24,7 +24,7 @@ void declare_cuda_types(std::vector<FactType>& out) {
           {"total_us", T::Float, "us", "summed call duration", ""},
           {"max_us", T::Float, "us", "longest call", ""},
           {"share", T::Float, "ratio",
-           "total_us / run ref_time_us (total step time, else wall time)", ""},
+           "share of the run's base: total_us / run base_units / run base_us", ""},
       },
       // Per-name totals from the GPU analyzer's api_totals, or from the calls themselves where
       // no analyzer ran (pack test fixtures): SQL would sort every call.
@@ -46,7 +46,7 @@ SELECT name,
          OR name LIKE '%aclrtFree%' THEN 'malloc'
        ELSE 'other' END AS category,
   sum(calls) AS count, sum(dur_ns) / 1000.0 AS total_us, max(max_ns) / 1000.0 AS max_us,
-  sum(dur_ns) / 1000.0 / nullif((SELECT us FROM reftime), 0) AS share
+  sum(dur_ns) / 1000.0 / (SELECT units FROM base) / nullif((SELECT us FROM base), 0) AS share
 FROM a GROUP BY name ORDER BY total_us DESC LIMIT 20000)sql"});
 
   out.push_back(FactType{
@@ -157,11 +157,17 @@ WHERE (SELECT n FROM kc) > 0)sql"});
           {"delay_max_us", T::Float, "us", "longest launch-to-start delay", ""},
           {"delayed", T::Integer, "count", "activities starting > 100 us after their launch", ""},
           {"delayed_share", T::Float, "ratio", "delayed / linked", ""},
+          {"ranks", T::Integer, "count", "ranks with GPU activity", "1"},
+          {"delayed_share_median", T::Float, "ratio", "median delayed_share over ranks", ""},
       },
-      R"sql(SELECT rank, launches, coalesce(launch_avg_us, 0.0) AS launch_avg_us, slow_launches,
-  linked, coalesce(delay_avg_us, 0.0) AS delay_avg_us, coalesce(delay_max_us, 0.0) AS delay_max_us,
-  delayed, CASE WHEN linked > 0 THEN CAST(delayed AS REAL) / linked ELSE 0.0 END AS delayed_share
-FROM gpu_launch_stats WHERE run_id = ?1 ORDER BY rank)sql"});
+      R"sql(WITH x AS MATERIALIZED (
+  SELECT rank, launches, coalesce(launch_avg_us, 0.0) AS launch_avg_us, slow_launches, linked,
+    coalesce(delay_avg_us, 0.0) AS delay_avg_us, coalesce(delay_max_us, 0.0) AS delay_max_us,
+    delayed, CASE WHEN linked > 0 THEN CAST(delayed AS REAL) / linked ELSE 0.0 END AS delayed_share
+  FROM gpu_launch_stats WHERE run_id = ?1)
+SELECT x.*, (SELECT count(*) FROM x) AS ranks, )sql" +
+          median_of("delayed_share") + R"sql( AS delayed_share_median
+FROM x ORDER BY rank)sql"});
 }
 
 }  // namespace perfsage::engine::facts

@@ -56,20 +56,23 @@ FROM a WHERE ranks > 0 AND steps > 0 AND dur > 0)sql"};
 FactType rank_type() {
   return FactType{
       "rank",
-      "One rank of a multi-rank run with its step breakdown summed over steps, and the spread "
-      "of each metric between ranks (msprof-analyze slow-rank method: (max - min) / mean "
-      "per-rank total of computing + exposed communication + free). Absent for single-rank runs.",
+      "One rank of a multi-rank run with its step breakdown per step (the mean over its steps), "
+      "and the spread of each metric between ranks (msprof-analyze slow-rank method: (max - "
+      "min) / mean per-rank total of computing + exposed communication + free; the ratio is the "
+      "same as over msprof-analyze's sums when ranks have as many steps). Absent for single-rank "
+      "runs.",
       "one per rank (runs with at least 2 ranks)",
       {
           {"rank", T::Integer, "", "rank id", ""},
           {"label", T::String, "", "\"rank N\", for subjects and messages", ""},
           {"ranks", T::Integer, "count", "ranks compared", ""},
-          {"steps", T::Integer, "count", "steps summed", ""},
-          {"computing_us", T::Float, "us", "computing time summed over steps", ""},
-          {"comm_not_overlapped_us", T::Float, "us", "exposed communication summed over steps", ""},
-          {"free_us", T::Float, "us", "free time summed over steps", ""},
+          {"steps", T::Integer, "count", "steps averaged", ""},
+          {"computing_us", T::Float, "us", "computing time per step", ""},
+          {"comm_not_overlapped_us", T::Float, "us", "exposed communication per step", ""},
+          {"free_us", T::Float, "us", "free time per step", ""},
           {"total_us", T::Float, "us", "computing + exposed communication + free", ""},
-          {"mean_total_us", T::Float, "us", "mean of total_us over ranks (the denominator)", ""},
+          {"mean_total_us", T::Float, "us",
+           "mean of total_us over ranks (the denominator: a mean rank's step)", ""},
           {"computing_spread_us", T::Float, "us", "max - min computing over ranks", ""},
           {"comm_spread_us", T::Float, "us", "max - min exposed communication over ranks", ""},
           {"free_spread_us", T::Float, "us", "max - min free over ranks", ""},
@@ -77,9 +80,10 @@ FactType rank_type() {
           {"comm_gap_us", T::Float, "us", "this rank's exposed communication - the minimum", ""},
           {"free_gap_us", T::Float, "us", "this rank's free - the minimum", ""},
       },
-      R"sql(WITH r AS (SELECT rank, steps, computing_us AS c, comm_not_overlapped_us AS x, free_us AS f,
-                  computing_us + comm_not_overlapped_us + free_us AS t
-           FROM iteration_ranks WHERE run_id = ?1),
+      R"sql(WITH r AS (SELECT rank, steps, computing_us / steps AS c, comm_not_overlapped_us / steps AS x,
+                  free_us / steps AS f,
+                  (computing_us + comm_not_overlapped_us + free_us) / steps AS t
+           FROM iteration_ranks WHERE run_id = ?1 AND steps > 0),
 s AS (SELECT count(*) AS n, avg(t) AS mt, min(c) AS cmin, max(c) AS cmax, min(x) AS xmin,
         max(x) AS xmax, min(f) AS fmin, max(f) AS fmax FROM r)
 SELECT rank, 'rank ' || rank AS label, s.n AS ranks, steps, c AS computing_us,
@@ -167,47 +171,81 @@ FactType device_activity_type() {
           {"longest_gap_us", T::Float, "us", "longest idle gap of any length", ""},
           {"chunks", T::Integer, "count", "equal chunks the window was split into", ""},
           {"low_chunks", T::Integer, "count", "chunks below the utilisation threshold", ""},
+          {"steps", T::Float, "count",
+           "steps of this rank (1 without steps): window times / steps are per step", "1.0"},
+          {"step_us", T::Float, "us",
+           "mean step of this rank (its base); the run's base without steps", ""},
+          {"ranks", T::Integer, "count", "(rank, device) pairs with device activity", "1"},
+          {"utilisation_median", T::Float, "ratio", "median utilisation over them", ""},
       },
-      R"sql(SELECT rank, coalesce(device, -1) AS device, activities, window_us, busy_us, utilisation,
-  gap_threshold_us, gaps, gap_total_us, longest_gap_us, chunks, low_chunks
-FROM device_activity WHERE run_id = ?1 ORDER BY rank, device LIMIT 10000)sql"};
+      R"sql(WITH {common},
+rs AS (SELECT rank, count(*) AS n, avg(d) / 1000.0 AS mean FROM stepdur GROUP BY rank),
+x AS MATERIALIZED (SELECT a.rank, coalesce(a.device, -1) AS device, activities, window_us, busy_us,
+        utilisation, gap_threshold_us, gaps, gap_total_us, longest_gap_us, chunks, low_chunks,
+        coalesce(rs.n, 1.0) AS steps, coalesce(rs.mean, (SELECT us FROM base)) AS step_us
+      FROM device_activity a LEFT JOIN rs ON rs.rank = a.rank WHERE a.run_id = ?1)
+SELECT x.*, (SELECT count(*) FROM x) AS ranks, )sql" +
+          median_of("utilisation") + R"sql( AS utilisation_median
+FROM x ORDER BY rank, device LIMIT 10000)sql"};
 }
 
 FactType schedule_type() {
   return FactType{
       "schedule",
-      "Host-side AscendCL schedule per rank: on-line compilation (aclopCompileAndExecute, "
-      "opCompile), stream synchronisation and its co-occurrence with Node@launch, memory APIs; "
-      "shares of the rank's total step time (else the run's reference time).",
+      "Host-side AscendCL schedule per rank: on-line compilation (aclopCompileAndExecute, whose "
+      "time includes executing the op, and opCompile, the compilation itself), stream "
+      "synchronisation and its co-occurrence with Node@launch, memory APIs. Times are per step "
+      "of this rank and shares are of this rank's mean step (without steps: per run, of the "
+      "run's base); `ranks` and the medians say how the ranks compare.",
       "one per rank with AscendCL schedule events",
       {
           {"rank", T::Integer, "", "rank", ""},
-          {"step_us", T::Float, "us", "total step time of the rank (the share denominator)", ""},
-          {"compile_execute_calls", T::Integer, "count", "aclopCompileAndExecute calls", ""},
-          {"compile_execute_us", T::Float, "us", "their summed time", ""},
+          {"ranks", T::Integer, "count", "ranks with schedule events", "1"},
+          {"steps", T::Float, "count", "steps of this rank the times are averaged over", "1.0"},
+          {"step_us", T::Float, "us",
+           "mean step of this rank (the share denominator); the run's base without steps", ""},
+          {"compile_execute_calls", T::Integer, "count",
+           "aclopCompileAndExecute calls in all steps", ""},
+          {"compile_execute_us", T::Float, "us", "their time per step (compile + execute)", ""},
           {"compile_share", T::Float, "ratio", "compile_execute_us / step_us", ""},
-          {"op_compile_calls", T::Integer, "count", "opCompile calls", ""},
-          {"op_compile_us", T::Float, "us", "their summed time", ""},
-          {"sync_calls", T::Integer, "count", "aclrtSynchronizeStream* calls", ""},
-          {"sync_us", T::Float, "us", "their summed time", ""},
+          {"op_compile_calls", T::Integer, "count", "opCompile calls in all steps", ""},
+          {"op_compile_us", T::Float, "us", "their time per step (the compilation itself)", ""},
+          {"op_compile_share", T::Float, "ratio", "op_compile_us / step_us", ""},
+          {"op_compile_share_median", T::Float, "ratio", "median op_compile_share over ranks", ""},
+          {"sync_calls", T::Integer, "count", "aclrtSynchronizeStream* calls in all steps", ""},
+          {"sync_us", T::Float, "us", "their time per step", ""},
           {"sync_share", T::Float, "ratio", "sync_us / step_us", ""},
+          {"sync_share_median", T::Float, "ratio", "median sync_share over ranks", ""},
           {"launch_calls", T::Integer, "count", "Node@launch events", ""},
           {"co_occurrence", T::Float, "ratio",
            "syncs directly after a Node@launch / Node@launch events; 0 without launches", ""},
-          {"memory_calls", T::Integer, "count", "AscendCL malloc/free calls", ""},
-          {"memory_us", T::Float, "us", "their summed time", ""},
+          {"memory_calls", T::Integer, "count", "AscendCL malloc/free calls in all steps", ""},
+          {"memory_us", T::Float, "us", "their time per step", ""},
+          {"memory_us_median", T::Float, "us", "median memory_us over ranks", ""},
       },
-      R"sql(WITH {common}
-SELECT s.rank, coalesce(nullif(r.dur_us, 0), (SELECT us FROM reftime)) AS step_us,
-  s.compile_execute_calls, s.compile_execute_us,
-  s.compile_execute_us / nullif(coalesce(nullif(r.dur_us, 0), (SELECT us FROM reftime)), 0) AS compile_share,
-  s.op_compile_calls, s.op_compile_us, s.sync_calls, s.sync_us,
-  s.sync_us / nullif(coalesce(nullif(r.dur_us, 0), (SELECT us FROM reftime)), 0) AS sync_share,
-  s.launch_calls,
-  CASE WHEN s.launch_calls > 0 THEN CAST(s.sync_after_launch AS REAL) / s.launch_calls ELSE 0.0 END AS co_occurrence,
-  s.memory_calls, s.memory_us
-FROM iteration_schedule s LEFT JOIN iteration_ranks r ON r.run_id = s.run_id AND r.rank = s.rank
-WHERE s.run_id = ?1 ORDER BY s.rank)sql"};
+      R"sql(WITH {common},
+rs AS (SELECT rank, count(*) AS n, avg(d) / 1000.0 AS mean FROM stepdur GROUP BY rank),
+s AS (SELECT sc.*, coalesce(rs.n, 1.0) AS steps, coalesce(rs.mean, (SELECT us FROM base)) AS step_us
+      FROM iteration_schedule sc LEFT JOIN rs ON rs.rank = sc.rank WHERE sc.run_id = ?1),
+x AS MATERIALIZED (SELECT rank, steps, step_us, compile_execute_calls,
+        compile_execute_us / steps AS compile_execute_us,
+        compile_execute_us / steps / nullif(step_us, 0) AS compile_share,
+        op_compile_calls, op_compile_us / steps AS op_compile_us,
+        coalesce(op_compile_us / steps / nullif(step_us, 0), 0.0) AS op_compile_share,
+        sync_calls, sync_us / steps AS sync_us,
+        coalesce(sync_us / steps / nullif(step_us, 0), 0.0) AS sync_share, launch_calls,
+        CASE WHEN launch_calls > 0 THEN CAST(sync_after_launch AS REAL) / launch_calls
+             ELSE 0.0 END AS co_occurrence,
+        memory_calls, coalesce(memory_us, 0.0) / steps AS memory_us FROM s)
+SELECT rank, (SELECT count(*) FROM x) AS ranks, steps, step_us, compile_execute_calls,
+  compile_execute_us, compile_share, op_compile_calls, op_compile_us, op_compile_share,
+  )sql" + median_of("op_compile_share") +
+          R"sql( AS op_compile_share_median, sync_calls, sync_us,
+  sync_share, )sql" +
+          median_of("sync_share") + R"sql( AS sync_share_median, launch_calls,
+  co_occurrence, memory_calls, memory_us, )sql" +
+          median_of("memory_us") + R"sql( AS memory_us_median
+FROM x ORDER BY rank)sql"};
 }
 
 FactType host_op_type() {
@@ -223,12 +261,13 @@ FactType host_op_type() {
           {"count", T::Integer, "count", "calls", ""},
           {"total_us", T::Float, "us", "summed duration", ""},
           {"max_us", T::Float, "us", "longest call", ""},
-          {"share", T::Float, "ratio", "total_us / run ref_time_us", ""},
+          {"share", T::Float, "ratio",
+           "share of the run's base: total_us / run base_units / run base_us", ""},
       },
       R"sql(WITH {common}
 SELECT name, kind, count(*) AS count, sum(dur_ns) / 1000.0 AS total_us,
   max(dur_ns) / 1000.0 AS max_us,
-  sum(dur_ns) / 1000.0 / nullif((SELECT us FROM reftime), 0) AS share
+  sum(dur_ns) / 1000.0 / (SELECT units FROM base) / nullif((SELECT us FROM base), 0) AS share
 FROM host_events WHERE run_id = ?1 AND kind IN ('cpu_op', 'user_annotation', 'gc', 'queue')
 GROUP BY name, kind ORDER BY total_us DESC LIMIT 20000)sql"};
 }

@@ -21,6 +21,12 @@ constexpr const char* kEligibleOp =
   'aten::matmul', 'aten::linear', 'aten::baddbmm', 'aten::addbmm', 'aten::_scaled_mm')
   OR k.op LIKE 'aten::%lstm%' OR k.op LIKE 'aten::%gru%' OR k.op LIKE 'aten::_cudnn_rnn%'))sql";
 
+// Collective (communication) kernels: NCCL/RCCL/HCCL/gloo names, or launched by a c10d or
+// NCCL op. They use one block per channel by design, so occupancy and grid size say nothing.
+constexpr const char* kCollective = R"sql((k.name LIKE '%nccl%' OR k.name LIKE '%rccl%'
+  OR k.name LIKE '%hccl%' OR k.name LIKE '%gloo%' OR k.op LIKE 'nccl:%' OR k.op LIKE 'c10d::%'
+  OR k.op LIKE '%record_param_comms%'))sql";
+
 std::string kernels_with_ops() {
   // Kernels grouped by (name, launching op, op input types) by the GPU analyzer
   // (analyzers/gpu/kernel_groups.cpp): a few hundred rows however many launches; the name
@@ -30,7 +36,9 @@ std::string kernels_with_ops() {
 ko AS (SELECT k.*, CASE WHEN )sql" +
          std::string(kTensorCoreKernel) + R"sql( THEN 1 ELSE 0 END AS tc,
          CASE WHEN k.op IS NOT NULL AND )sql" +
-         std::string(kEligibleOp) + R"sql( THEN 1 ELSE 0 END AS eligible
+         std::string(kEligibleOp) + R"sql( THEN 1 ELSE 0 END AS eligible,
+         CASE WHEN )sql" +
+         std::string(kCollective) + R"sql( THEN 1 ELSE 0 END AS coll
        FROM kg k))sql";
 }
 
@@ -183,6 +191,10 @@ FROM r HAVING count(*) > 0)sql"});
           {"tensor_core", T::Symbol, "", "yes when the kernel name marks a Tensor-Core kernel",
            "no"},
           {"eligible", T::Symbol, "", "yes when launched by a Tensor-Core eligible op", "no"},
+          {"collective", T::Symbol, "",
+           "yes for communication kernels (NCCL, RCCL, HCCL, gloo names, or launched by a c10d "
+           "or nccl: op)",
+           "no"},
       },
       "WITH " + kernels_with_ops() + R"sql(
 SELECT name, coalesce(op, '') AS op, sum(n) AS count, sum(dur_ns) / 1000.0 AS total_us,
@@ -191,7 +203,8 @@ SELECT name, coalesce(op, '') AS op, sum(n) AS count, sum(dur_ns) / 1000.0 AS to
   coalesce(sum(occ_ns) / nullif(sum(occ_weight), 0), -1.0) AS occupancy,
   coalesce(CAST(sum(bps_sum) AS REAL) / nullif(sum(bps_n), 0), -1.0) AS blocks_per_sm,
   CASE WHEN max(tc) = 1 THEN 'yes' ELSE 'no' END AS tensor_core,
-  CASE WHEN max(eligible) = 1 THEN 'yes' ELSE 'no' END AS eligible
+  CASE WHEN max(eligible) = 1 THEN 'yes' ELSE 'no' END AS eligible,
+  CASE WHEN max(coll) = 1 THEN 'yes' ELSE 'no' END AS collective
 FROM ko GROUP BY name, op ORDER BY total_us DESC LIMIT 20000)sql"});
 
   out.push_back(FactType{

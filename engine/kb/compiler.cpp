@@ -3,6 +3,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <set>
 #include <sstream>
@@ -141,7 +142,10 @@ void Compiler::walk_expr(const sexpr::Node& n, std::set<std::string>& vars) {
                       "'=>' is not allowed here"};
     if (!n.is_string) {
       auto v = sexpr::variable_of(n.atom);
-      if (!v.empty()) vars.insert(v);
+      // ?x:slot reads a slot of a fact-query variable, bound by its query template.
+      bool query_slot = n.atom.find(':') == n.atom.find_first_of("&|~:=") &&
+                        n.atom.find(':') != std::string::npos;
+      if (!v.empty() && !query_slot) vars.insert(v);
     }
     return;
   }
@@ -165,9 +169,9 @@ void Compiler::walk_expr(const sexpr::Node& n, std::set<std::string>& vars) {
         (k.kids[0].atom == "case" || k.kids[0].atom == "default")) {
       for (size_t j = 1; j < k.kids.size(); ++j) walk_expr(k.kids[j], vars);
     } else if (k.is_list && !k.kids.empty() && k.kids[0].is_list) {
-      // Query templates such as ((?o op)): bind variables, no call.
-      for (const auto& q : k.kids)
-        for (const auto& a : q.kids) walk_expr(a, vars);
+      // Query templates such as ((?o op)) bind their variables for the query's own body
+      // (where ?o:slot is used): nothing to check or collect.
+      continue;
     } else {
       walk_expr(k, vars);
     }
@@ -302,10 +306,23 @@ bool Compiler::compile_rule(const Rule& r, clips::Environment& scratch, Compiled
       add_line("  (bind ?perfsage-share -1.0)", &r.when, 1);
     for (size_t i = 0; i < r.evidence.size(); ++i)
       expr_line(r.evidence[i].second, "perfsage-ev" + std::to_string(i));
+    // An evidence key that names no variable of `when` becomes one, so titles and messages can
+    // state a value computed on the right-hand side (e.g. on how many ranks a finding holds).
+    for (size_t i = 0; i < r.evidence.size(); ++i) {
+      const std::string& key = r.evidence[i].first;
+      bool plain = !key.empty() && std::isalpha(static_cast<unsigned char>(key[0]));
+      for (char ch : key) plain &= std::isalnum(static_cast<unsigned char>(ch)) || ch == '_';
+      if (!plain || vars.count(key)) continue;
+      add_line("  (bind ?" + key + " ?perfsage-ev" + std::to_string(i) + ")", &r.when, 1);
+      vars.insert(key);
+    }
     current = &r.message;
     // Variables carried to C++: message, action templates and subjects.
     CompiledRule compiled{r.id, {}, {}, substitute(r.message.text, true), r.action};
     std::vector<std::string> carried = template_variables(compiled.message);
+    // The title is a template too: its variables are carried and must be bound.
+    for (auto& v : template_variables(r.title))
+      if (std::find(carried.begin(), carried.end(), v) == carried.end()) carried.push_back(v);
     if (compiled.action)
       for (auto& p : compiled.action->params) {
         p.text = substitute(p.text, true);

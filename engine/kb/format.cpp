@@ -58,6 +58,45 @@ std::string format_number(double v) {
   return buf;
 }
 
+std::string format_si(double v) {
+  static const char* big[] = {"", " k", " M", " G", " T", " P", " E"};
+  double a = std::fabs(v);
+  if (a == 0 || !std::isfinite(v)) return format_number(v);
+  if (a < 1e-3) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.3g", v);
+    return buf;
+  }
+  int u = 0;
+  while (std::fabs(v) >= 1000 && u < 6) {
+    v /= 1000;
+    ++u;
+  }
+  return fixed(v, std::fabs(v) < 10 ? 2 : 1) + big[u];
+}
+
+namespace {
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+}  // namespace
+
+std::string format_evidence(const std::string& key, double v) {
+  if (ends_with(key, "_median")) return format_evidence(key.substr(0, key.size() - 7), v);
+  if (ends_with(key, "_us")) return format_us(v);
+  if (ends_with(key, "_pct")) return format_pct(v / 100);
+  if (ends_with(key, "share") || ends_with(key, "ratio") || ends_with(key, "utilisation") ||
+      ends_with(key, "co_occurrence"))
+    return format_pct(v);
+  if (ends_with(key, "bytes")) return format_bytes(v);
+  if (ends_with(key, "_gbps")) return format_number(std::round(v * 100) / 100) + " GB/s";
+  if (ends_with(key, "flops") || key == "achieved" || key == "attainable")
+    return format_si(v) + (key == "achieved" || key == "attainable" ? "FLOP/s" : "FLOP");
+  if (std::isfinite(v) && v == std::floor(v) && std::fabs(v) < 1e15) return fixed(v, 0);
+  return std::fabs(v) >= 1e6 ? format_si(v) : format_number(v);
+}
+
 std::string format_value(const clips::Value& v, const std::string& fmt) {
   if (v.type == clips::ValueType::Multifield) {
     std::string out;
@@ -73,6 +112,8 @@ std::string format_value(const clips::Value& v, const std::string& fmt) {
   if (fmt == "bytes") return format_bytes(x);
   if (fmt == "int") return fixed(std::round(x), 0);
   if (fmt == "num") return format_number(x);
+  if (fmt == "si") return format_si(x);
+  if (fmt == "flops") return format_si(x) + "FLOP/s";
   return v.type == clips::ValueType::Integer ? std::to_string(v.integer) : format_number(x);
 }
 

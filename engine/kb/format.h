@@ -14,8 +14,16 @@ std::string format_us(double us);
 std::string format_pct(double ratio);
 std::string format_bytes(double bytes);
 std::string format_number(double v);
-// One value with an optional unit format (us, ms, s, pct, int, num, bytes).
+// Large and small numbers with an SI prefix and 3-4 significant digits: 1.27e11 -> "127.0 G".
+std::string format_si(double v);
+// One value with an optional unit format (us, ms, s, pct, int, num, si, flops, bytes).
 std::string format_value(const clips::Value& v, const std::string& fmt);
+
+// An evidence number for people, its unit taken from the key's name (the naming convention
+// of docs/kb-authoring.md): *_us a duration, *share / *ratio / utilisation a percentage,
+// *_pct a percentage given as 0..100, *bytes a size, *_gbps a bandwidth, flops and
+// FLOP/s keys with an SI prefix; anything else a plain number.
+std::string format_evidence(const std::string& key, double value);
 
 // Names of the variables a template references ({?name} / {?name:fmt}), in order, unique.
 std::vector<std::string> template_variables(const std::string& tmpl);

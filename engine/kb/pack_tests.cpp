@@ -79,6 +79,10 @@ std::string mismatch(const YAML::Node& exp, const store::Recommendation& r,
     return "gain below gain_min";
   if (auto g = exp["gain_max"]; g && r.gain_us.value_or(0) > g.as<double>())
     return "gain above gain_max";
+  if (auto g = exp["share_min"]; g && r.gain_share.value_or(-1) < g.as<double>())
+    return "share below share_min";
+  if (auto g = exp["share_max"]; g && r.gain_share.value_or(0) > g.as<double>())
+    return "share above share_max";
   if (auto ev = exp["evidence"]) {
     for (const auto& kv : ev) {
       std::string key = kv.first.as<std::string>(), got;
@@ -154,13 +158,15 @@ void run_case(const Pack& pack, const YAML::Node& c, const std::string& file, co
     auto it = inline_facts.find(t.name);
     return it == inline_facts.end() ? std::vector<facts::SlotValues>{} : it->second;
   };
-  double ref_time = 0;
+  double ref_time = 0, base = 0;
   std::string device = "unknown";
   for (const auto& run : source(*facts::find_fact_type("run")))
     for (const auto& [slot, v] : run) {
       if (slot == "ref_time_us") ref_time = v.number();
+      if (slot == "base_us") base = v.number();
       if (slot == "device") device = v.text;
     }
+  if (base > 0) ref_time = base;  // default shares are of the run's base
   auto pe = evaluate_pack(compiled, source, ref_time, device, budget);
   if (pe.result.status != "ok" && pe.result.status != "skipped")
     throw Failure{"pack status " + pe.result.status + ": " + pe.result.error};

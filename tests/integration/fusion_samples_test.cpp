@@ -26,7 +26,9 @@ TEST_CASE("minimal_names: TransData summary and first-layer AIPP advice") {
   auto share = findings(td, "transdata", "transdata_share");
   REQUIRE(share.size() == 1);
   CHECK_THAT(share[0]->message(), Catch::Contains("31.75 µs") && Catch::Contains("3.2 %"));
-  CHECK(share[0]->severity() == "medium");
+  // 3.2 % of the device task time, as msadvisor says; but the device idles for the host 99.8 %
+  // of the run, so on the run's base (its wall span) removing them is worth little: low.
+  CHECK(share[0]->severity() == "low");
   CHECK(findings(td, "transdata").size() == 1);  // no formats: no chain findings
 
   auto ub = analyze_json({path, "--kb", "ub_fusion"});

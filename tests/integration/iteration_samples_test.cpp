@@ -35,17 +35,23 @@ TEST_CASE("trace_view alone: its two AI CPU device tasks are reported") {
   CHECK(evidence_number(*aicpu[1], "total_us") == Approx(139.4).epsilon(0.01));
 }
 
-TEST_CASE("trace_view: on-line compilation is a high finding; no launch-blocking, loader, GC") {
+TEST_CASE("trace_view: on-line compilation is its opCompile part; no launch-blocking, loader, GC") {
   PERFSAGE_REQUIRE_SAMPLES();
   auto report = analyze_json({sample("ascend/mstt/trace_view.json"), "--kb", "ascend_schedule",
                               "--kb", "training_iteration"});
   auto compile = findings(report, "ascend_schedule", "online_compile");
   REQUIRE(compile.size() == 1);
-  CHECK(compile[0]->severity() == "high");
-  CHECK(evidence_number(*compile[0], "calls") == 11);
-  CHECK(evidence_number(*compile[0], "total_us") == Approx(6637).epsilon(0.01));
-  CHECK(evidence_number(*compile[0], "share") == Approx(0.47).epsilon(0.02));
+  // 11 opCompile calls of 156 us in a 14.09 ms step: about 1 %, so low. The 6.64 ms (47 %) of
+  // aclopCompileAndExecute include executing the ops and are reported apart, never as the share.
+  CHECK(compile[0]->severity() == "low");
   CHECK(evidence_number(*compile[0], "op_compile_calls") == 11);
+  CHECK(evidence_number(*compile[0], "op_compile_us") == Approx(156.1).epsilon(0.01));
+  CHECK(evidence_number(*compile[0], "op_compile_share") == Approx(0.0111).epsilon(0.02));
+  CHECK(evidence_number(*compile[0], "compile_execute_calls") == 11);
+  CHECK(evidence_number(*compile[0], "compile_execute_us") == Approx(6637).epsilon(0.01));
+  CHECK(compile[0]->estimated_gain_us() == Approx(156.1).epsilon(0.01));
+  CHECK(compile[0]->estimated_gain_share() == Approx(0.0111).epsilon(0.02));
+  CHECK_THAT(compile[0]->title(), Catch::Contains("1.1 %"));
   CHECK(compile[0]->message().find("jit_compile=False") != std::string::npos);
 
   auto fused = findings(report, "ascend_schedule", "fused_optimizer");

@@ -1,0 +1,2 @@
+set(PERFSAGE_TEST_LIBS perfsage_cli)
+perfsage_test(many_ranks_test integration/many_ranks_test.cpp)

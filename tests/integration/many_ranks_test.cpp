@@ -1,0 +1,116 @@
+// The same rank given 1, 2 and 64 times gives the same findings with the same gains and shares:
+// every gain is per base unit (one rank's step, else the run) and per-rank findings speak for
+// the worst rank on its own step, saying on how many ranks they hold.
+#include <map>
+#include <tuple>
+
+#include "cli_support.h"
+#include "collectors/common/file_reader.h"
+
+using namespace perfsage::test;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Finding {
+  std::string severity;
+  double gain = 0, share = 0;
+};
+using Findings = std::map<std::string, Finding>;  // pack/rule/subjects -> finding
+
+Findings findings_of(const perfsage::v1::AnalysisReport& report) {
+  Findings out;
+  for (const auto& r : report.recommendations()) {
+    std::string key = r.pack() + "/" + r.rule();
+    for (const auto& s : r.subjects()) key += "/" + s;
+    INFO(key);
+    CHECK(out.count(key) == 0);
+    out[key] = {r.severity(), r.estimated_gain_us(), r.estimated_gain_share()};
+  }
+  return out;
+}
+
+// `copies` rank folders holding the file: links to the sample, or, for a Kineto trace whose
+// rank is written inside it, copies with the rank rewritten.
+fs::path make_ranks(const TempDir& dir, const fs::path& file, int copies, bool rewrite_rank) {
+  fs::path root = dir.path() / std::to_string(copies);
+  std::string text;
+  if (rewrite_rank) text = perfsage::collectors::read_file(file);
+  for (int i = 0; i < copies; ++i) {
+    fs::path rank_dir = root / ("rank_" + std::to_string(i));
+    fs::create_directories(rank_dir);
+    if (!rewrite_rank) {
+      fs::create_symlink(file, rank_dir / file.filename());
+      continue;
+    }
+    // The trace's distributedInfo says "rank": 0; each copy gets its own rank.
+    std::string own = text;
+    auto at = own.find("\"rank\": 0");
+    REQUIRE(at != std::string::npos);
+    own.replace(at, 9, "\"rank\": " + std::to_string(i));
+    dir.write(fs::relative(rank_dir / "trace.json", dir.path()).string(), own);
+  }
+  return root;
+}
+
+// Returns the report of the 64 copies.
+perfsage::v1::AnalysisReport check_same_for_1_2_64(const fs::path& sample, bool rewrite_rank) {
+  TempDir dir;
+  Findings one;
+  perfsage::v1::AnalysisReport report;
+  for (int copies : {1, 2, 64}) {
+    INFO(sample.filename().string() << " x " << copies);
+    auto root = make_ranks(dir, sample, copies, rewrite_rank);
+    report = analyze_json({root.string()});
+    CHECK(report.run().ranks() == copies);
+    Findings got = findings_of(report);
+    if (copies == 1) {
+      one = got;
+      CHECK_FALSE(one.empty());
+      continue;
+    }
+    CHECK(got.size() == one.size());
+    for (const auto& [key, f] : one) {
+      INFO(key);
+      auto it = got.find(key);
+      REQUIRE(it != got.end());
+      CHECK(it->second.severity == f.severity);
+      CHECK(it->second.gain == Approx(f.gain).epsilon(1e-6));
+      CHECK(it->second.share == Approx(f.share).epsilon(1e-6));
+    }
+  }
+  return report;
+}
+
+double evidence(const perfsage::v1::Recommendation& r, const std::string& key) {
+  auto it = r.evidence().fields().find(key);
+  REQUIRE(it != r.evidence().fields().end());
+  return it->second.number_value();
+}
+
+}  // namespace
+
+TEST_CASE("an Ascend timeline given 1, 2 and 64 times: same findings, gains and shares") {
+  PERFSAGE_REQUIRE_SAMPLES();
+  auto report = check_same_for_1_2_64(samples_dir() / "ascend/mstt/trace_view.json", false);
+  // A per-rank finding speaks for the worst rank and says on how many ranks it holds.
+  auto compile = findings(report, "ascend_schedule", "online_compile");
+  REQUIRE(compile.size() == 1);
+  CHECK(evidence(*compile[0], "ranks") == 64);
+  CHECK(evidence(*compile[0], "ranks_affected") == 64);
+  CHECK(evidence(*compile[0], "op_compile_share_median") == Approx(0.0111).epsilon(0.02));
+  CHECK_THAT(compile[0]->message(), Catch::Contains("of 64 rank(s)"));
+}
+
+TEST_CASE("an Ascend op table given 1, 2 and 64 times: same findings, gains and shares") {
+  PERFSAGE_REQUIRE_SAMPLES();
+  check_same_for_1_2_64(samples_dir() / "ascend/mstt/kernel_details_arith_util.csv", false);
+}
+
+TEST_CASE("a Kineto GPU trace as 1, 2 and 64 ranks: same findings, gains and shares") {
+  PERFSAGE_REQUIRE_SAMPLES();
+  check_same_for_1_2_64(
+      samples_dir() /
+          "kineto/hta__critical_path__alexnet__benchmark_result_2869224_1695835535_trace.json.gz",
+      true);
+}
