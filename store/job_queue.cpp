@@ -76,6 +76,15 @@ EnqueueResult SqliteJobQueue::enqueue(const JobSpec& spec, Dedup dedup, const st
   return {id, true};
 }
 
+std::optional<int64_t> SqliteJobQueue::find(const std::vector<std::string>& inputs,
+                                            const std::string& signature) {
+  auto st =
+      db_.prepare("SELECT id FROM jobs WHERE inputs=?1 AND signature=?2 ORDER BY id DESC LIMIT 1");
+  bind_all(st, json_string_array(inputs), signature);
+  if (st.step()) return st.int64(0);
+  return std::nullopt;
+}
+
 std::optional<QueuedJob> SqliteJobQueue::claim(const std::string& owner, const std::string& now,
                                                int64_t lease_until_ms) {
   // One statement: the oldest queued job becomes this owner's (SQLite serialises writers; the

@@ -75,6 +75,9 @@ class JobQueue {
  public:
   virtual ~JobQueue() = default;
   virtual EnqueueResult enqueue(const JobSpec& spec, Dedup dedup, const std::string& now) = 0;
+  // The newest job with these inputs and signature, in any state.
+  virtual std::optional<int64_t> find(const std::vector<std::string>& inputs,
+                                      const std::string& signature) = 0;
   // Takes the oldest queued job for `owner` until `lease_until_ms` (wall clock, ms since epoch).
   virtual std::optional<QueuedJob> claim(const std::string& owner, const std::string& now,
                                          int64_t lease_until_ms) = 0;
@@ -99,6 +102,8 @@ class SqliteJobQueue final : public JobQueue {
  public:
   explicit SqliteJobQueue(Database& db, QueuePolicy policy = {}) : db_(db), policy_(policy) {}
   EnqueueResult enqueue(const JobSpec& spec, Dedup dedup, const std::string& now) override;
+  std::optional<int64_t> find(const std::vector<std::string>& inputs,
+                              const std::string& signature) override;
   std::optional<QueuedJob> claim(const std::string& owner, const std::string& now,
                                  int64_t lease_until_ms) override;
   bool renew(int64_t id, const std::string& owner, int64_t lease_until_ms) override;

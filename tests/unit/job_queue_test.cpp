@@ -51,6 +51,9 @@ TEST_CASE("the same inputs with the same signature are one job; a new signature 
   CHECK(again.id == a.id);
   auto rewritten = q.enqueue(spec("/r/a", "s2"), Dedup::same_signature, kNow);
   CHECK(rewritten.added);
+  CHECK(q.find({"/r/a"}, "s1") == a.id);
+  CHECK(q.find({"/r/a"}, "s2") == rewritten.id);
+  CHECK_FALSE(q.find({"/r/a"}, "s3"));
 
   // An explicit submission repeats a finished job, but not one still pending.
   auto pending = q.enqueue(spec("/r/a", "s2"), Dedup::pending, kNow);

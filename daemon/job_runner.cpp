@@ -1,0 +1,184 @@
+#include "daemon/job_runner.h"
+
+#include <spdlog/spdlog.h>
+
+#include <csignal>
+
+namespace perfsage::daemon {
+namespace {
+
+constexpr auto kLease = std::chrono::seconds(60);
+constexpr auto kRenew = std::chrono::seconds(20);
+
+double seconds_between(SteadyTime a, SteadyTime b) {
+  return std::chrono::duration<double>(b - a).count();
+}
+
+// Errors of the request or its input are final: running it again gives the same answer.
+bool final_error(const std::string& kind) {
+  return kind == "usage" || kind == "input" || kind == "pack";
+}
+
+}  // namespace
+
+void JobRunner::fill(SteadyTime now) {
+  while (accepting_ && pool_.alive() && running_.size() < static_cast<size_t>(config_.workers)) {
+    int64_t lease_until = clocks_.wall_ms() + std::chrono::milliseconds(kLease).count();
+    auto job = queue_.claim(owner_, clocks_.iso_now(), lease_until);
+    if (!job) return;
+    ipc::RunJob req;
+    req.set_job_id(job->id);
+    for (const auto& in : job->spec.inputs) req.add_inputs(in);
+    req.set_job(job->spec.job);
+    req.set_lenient(job->spec.lenient);
+    req.set_store(config_.store.string());
+    req.set_memory_bytes(config_.job_limits.memory_bytes);
+    req.set_cpu_ms(static_cast<uint64_t>(config_.job_limits.cpu.count()));
+    Running r;
+    r.job = *job;
+    r.started = now;
+    r.deadline = now + config_.job_limits.time;
+    r.renew_at = now + kRenew;
+    auto& slot = running_[job->id] = std::move(r);
+    spdlog::info("job {} ({}): analysing {}", job->id, job->spec.job,
+                 job->spec.inputs.empty() ? "" : job->spec.inputs.front());
+    if (!pool_.run(req)) {
+      // The forkserver is gone; on_forkserver_lost() will account for this job.
+      slot.stage = "waiting for the forkserver";
+      return;
+    }
+  }
+}
+
+void JobRunner::on_message(const ipc::FromForkserver& msg, SteadyTime now) {
+  auto it = running_.find(msg.job_id());
+  if (it == running_.end()) return;
+  Running& r = it->second;
+  if (msg.has_started()) {
+    r.pid = msg.started().pid();
+    r.stage = "started";
+  } else if (msg.has_progress()) {
+    r.stage = msg.progress().stage();
+    r.fraction = msg.progress().fraction();
+  } else if (msg.has_result()) {
+    r.result = msg.result();
+    // A worker that could not even start (no pipe, no fork) has no exit to wait for.
+    if (r.pid == 0) {
+      finish(r, ipc::WorkerExited(), now);
+      running_.erase(it);
+    }
+  } else if (msg.has_exited()) {
+    finish(r, msg.exited(), now);
+    running_.erase(it);
+  }
+}
+
+void JobRunner::fail(Running& r, store::FailureKind kind, const std::string& reason) {
+  auto state = queue_.fail(r.job.id, owner_, kind, reason, clocks_.iso_now());
+  const char* outcome = store::to_string(state);
+  if (state == store::JobState::queued) outcome = "retried";
+  if (kind == store::FailureKind::interrupted) outcome = "interrupted";
+  metrics_.add("perfsage_jobs_finished_total", 1, {{"outcome", outcome}});
+  auto level = kind == store::FailureKind::interrupted ? spdlog::level::info : spdlog::level::warn;
+  spdlog::log(level, "job {} ({}): {} — {}", r.job.id, r.job.spec.job, outcome, reason);
+}
+
+void JobRunner::finish(Running& r, const ipc::WorkerExited& exited, SteadyTime now) {
+  double secs = seconds_between(r.started, now);
+  if (r.interrupted) return fail(r, store::FailureKind::interrupted, "the daemon is stopping");
+  bool died = exited.signal() != 0 || (exited.exit_code() != 0 && exited.exit_code() != -1);
+  if (r.result && r.result->ok()) {
+    queue_.complete(r.job.id, owner_, r.result->run_id(), clocks_.iso_now());
+    metrics_.add("perfsage_jobs_finished_total", 1, {{"outcome", "done"}});
+    metrics_.observe_analysis_seconds(secs);
+    metrics_.add("perfsage_ingest_bytes_total", static_cast<double>(r.result->ingest_bytes()));
+    metrics_.add("perfsage_ingest_records_total", static_cast<double>(r.result->ingest_records()));
+    for (const auto& f : r.result->findings()) {
+      metrics_.add("perfsage_findings_total", static_cast<double>(f.count()),
+                   {{"pack", f.pack()}, {"severity", f.severity()}});
+    }
+    spdlog::info("job {} ({}): run {} analysed in {:.2f} s{}", r.job.id, r.job.spec.job,
+                 r.result->run_id(), secs, r.result->reused() ? " (inputs already stored)" : "");
+    return;
+  }
+  if (r.timed_out) {
+    metrics_.add("perfsage_worker_restarts_total", 1, {{"reason", "timeout"}});
+    return fail(r, store::FailureKind::crash,
+                "timed out after " + std::to_string(config_.job_limits.time.count() / 1000) +
+                    " s; the worker was killed");
+  }
+  if (r.result) {
+    const auto& res = *r.result;
+    if (res.error_kind() == "memory") {
+      metrics_.add("perfsage_worker_restarts_total", 1, {{"reason", "memory"}});
+      return fail(r, store::FailureKind::crash, res.error());
+    }
+    metrics_.observe_analysis_seconds(secs);
+    return fail(
+        r, final_error(res.error_kind()) ? store::FailureKind::error : store::FailureKind::crash,
+        res.error_kind() + " error: " + res.error());
+  }
+  std::string how = describe_exit(exited.exit_code(), exited.signal());
+  if (exited.signal() == SIGXCPU ||
+      (exited.signal() == SIGKILL && exited.cpu_s() * 1000 >= config_.job_limits.cpu.count())) {
+    metrics_.add("perfsage_worker_restarts_total", 1, {{"reason", "cpu"}});
+    return fail(r, store::FailureKind::crash, "the worker exceeded its CPU limit (" + how + ")");
+  }
+  metrics_.add("perfsage_worker_restarts_total", 1, {{"reason", died ? "signal" : "no_result"}});
+  fail(r, store::FailureKind::crash,
+       "the worker died without a result (" + (exited.pid() ? how : "never started") + ")");
+}
+
+void JobRunner::on_forkserver_lost(const std::string& status) {
+  for (auto& [id, r] : running_) {
+    if (r.interrupted) {
+      fail(r, store::FailureKind::interrupted, "the daemon is stopping");
+      continue;
+    }
+    metrics_.add("perfsage_worker_restarts_total", 1, {{"reason", "forkserver"}});
+    fail(r, store::FailureKind::crash, "the forkserver died (" + status + ") during the job");
+  }
+  running_.clear();
+}
+
+void JobRunner::tick(SteadyTime now) {
+  for (auto& [id, r] : running_) {
+    if (!r.timed_out && !r.interrupted && now >= r.deadline) {
+      r.timed_out = true;
+      spdlog::warn("job {} ({}): time limit reached, killing its worker", id, r.job.spec.job);
+      pool_.kill(id);
+    }
+    if (now >= r.renew_at) {
+      r.renew_at = now + kRenew;
+      queue_.renew(id, owner_, clocks_.wall_ms() + std::chrono::milliseconds(kLease).count());
+    }
+  }
+}
+
+std::optional<SteadyTime> JobRunner::next_deadline() const {
+  std::optional<SteadyTime> out;
+  for (const auto& [id, r] : running_) {
+    auto t = std::min(r.timed_out ? SteadyTime::max() : r.deadline, r.renew_at);
+    if (!out || t < *out) out = t;
+  }
+  return out;
+}
+
+void JobRunner::interrupt_all() {
+  for (auto& [id, r] : running_) {
+    if (r.interrupted) continue;
+    r.interrupted = true;
+    pool_.kill(id);
+  }
+}
+
+std::vector<RunningJobView> JobRunner::snapshot(SteadyTime now) const {
+  std::vector<RunningJobView> out;
+  for (const auto& [id, r] : running_) {
+    out.push_back(
+        {id, r.job.spec.job, r.pid, r.stage, r.fraction, seconds_between(r.started, now)});
+  }
+  return out;
+}
+
+}  // namespace perfsage::daemon

@@ -1,0 +1,142 @@
+#include "daemon/run_layout.h"
+
+#include <fnmatch.h>
+
+#include <charconv>
+
+namespace perfsage::daemon {
+namespace fs = std::filesystem;
+namespace {
+
+std::vector<std::string> split(const std::string& text, char sep) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t end = text.find(sep, start);
+    if (end == std::string::npos) end = text.size();
+    if (end > start) out.push_back(text.substr(start, end - start));
+    start = end + 1;
+  }
+  return out;
+}
+
+// The components of `path` below `root`, or nullopt when it is not below it.
+std::optional<std::vector<std::string>> relative_components(const fs::path& root,
+                                                            const fs::path& path) {
+  auto rel = path.lexically_normal().lexically_relative(root.lexically_normal());
+  if (rel.empty() || *rel.begin() == "..") return std::nullopt;
+  std::vector<std::string> out;
+  for (const auto& c : rel) {
+    if (c == ".") continue;
+    out.push_back(c.string());
+  }
+  if (out.empty()) return std::nullopt;
+  return out;
+}
+
+std::string strip_trace_extensions(std::string name) {
+  for (const char* ext : {".gz", ".json", ".csv", ".txt", ".onnx", ".pt.trace"}) {
+    std::string e = ext;
+    if (name.size() > e.size() && name.ends_with(e)) name.resize(name.size() - e.size());
+  }
+  return name;
+}
+
+}  // namespace
+
+bool component_matches(const std::string& glob, const std::string& name) {
+  return fnmatch(glob.c_str(), name.c_str(), FNM_PERIOD) == 0;
+}
+
+size_t glob_depth(const std::string& glob) {
+  return split(glob, '/').size();
+}
+
+bool RunLayout::ignored(const fs::path& path) const {
+  for (const auto& root : roots_) {
+    auto comps = relative_components(root.path, path);
+    if (!comps) continue;
+    for (const auto& c : *comps) {
+      for (const auto& g : root.ignore) {
+        if (component_matches(g, c)) return true;
+      }
+    }
+    return false;
+  }
+  return false;
+}
+
+std::optional<RunLocation> RunLayout::locate(const fs::path& path) const {
+  for (size_t i = 0; i < roots_.size(); ++i) {
+    auto comps = relative_components(roots_[i].path, path);
+    if (!comps) continue;
+    if (ignored(path)) return std::nullopt;
+    for (const auto& glob : roots_[i].runs) {
+      auto parts = split(glob, '/');
+      if (parts.empty() || comps->size() < parts.size()) continue;
+      bool match = true;
+      for (size_t k = 0; k < parts.size() && match; ++k) {
+        match = component_matches(parts[k], (*comps)[k]);
+      }
+      if (!match) continue;
+      std::vector<std::string> run_comps(comps->begin(), comps->begin() + parts.size());
+      fs::path run = roots_[i].path;
+      for (const auto& c : run_comps) run /= c;
+      return RunLocation{i, run.lexically_normal(), job_name(roots_[i], run_comps)};
+    }
+    return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+std::string job_name(const WatchRoot& root, const std::vector<std::string>& components) {
+  std::string out;
+  const std::string& t = root.job;
+  for (size_t i = 0; i < t.size(); ++i) {
+    if (t[i] != '{') {
+      out += t[i];
+      continue;
+    }
+    size_t close = t.find('}', i);
+    if (close == std::string::npos) {
+      out += t.substr(i);
+      break;
+    }
+    std::string key = t.substr(i + 1, close - i - 1);
+    if (key == "name") {
+      out += components.empty() ? "" : strip_trace_extensions(components.back());
+    } else if (key == "root") {
+      out += root.path.lexically_normal().filename().string();
+    } else {
+      size_t n = 0;
+      std::from_chars(key.data(), key.data() + key.size(), n);
+      if (n >= 1 && n <= components.size()) out += components[n - 1];
+    }
+    i = close;
+  }
+  return out;
+}
+
+std::optional<std::string> check_job_template(const std::string& tmpl, size_t depth) {
+  for (size_t i = 0; i < tmpl.size(); ++i) {
+    if (tmpl[i] != '{') continue;
+    size_t close = tmpl.find('}', i);
+    if (close == std::string::npos) return "unclosed '{' in job template '" + tmpl + "'";
+    std::string key = tmpl.substr(i + 1, close - i - 1);
+    if (key != "name" && key != "root") {
+      size_t n = 0;
+      auto [end, ec] = std::from_chars(key.data(), key.data() + key.size(), n);
+      if (ec != std::errc() || end != key.data() + key.size() || n == 0) {
+        return "unknown placeholder {" + key + "} in job template (use {1}..{n}, {name}, {root})";
+      }
+      if (n > depth) {
+        return "job template uses {" + key + "} but runs are only " + std::to_string(depth) +
+               " level(s) deep";
+      }
+    }
+    i = close;
+  }
+  return std::nullopt;
+}
+
+}  // namespace perfsage::daemon

@@ -1,0 +1,53 @@
+// What the main loop knows and the HTTP threads show: the knowledge serving and the last load,
+// runs still being written, jobs running. The main loop writes, handlers read copies.
+#pragma once
+
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "daemon/ipc.pb.h"
+#include "daemon/job_runner.h"
+#include "daemon/run_tracker.h"
+
+namespace perfsage::daemon {
+
+struct ReloadInfo {
+  std::string time;
+  std::string trigger;  // start | SIGHUP | pack folder change | API
+  bool ok = false;
+  std::string error;
+  uint64_t generation = 0;  // serving after this load
+  std::vector<std::string> messages;
+};
+
+struct StateSnapshot {
+  bool knowledge_loaded = false;
+  uint64_t generation = 0;
+  std::vector<ipc::PackState> packs;  // of the knowledge serving
+  ReloadInfo last_reload;
+  std::vector<PendingRun> pending;
+  std::vector<RunningJobView> running;
+  size_t watched_folders = 0;
+  bool stopping = false;
+};
+
+class SharedState {
+ public:
+  StateSnapshot get() const {
+    std::lock_guard lock(mu_);
+    return s_;
+  }
+  template <class F>
+  void update(F&& f) {
+    std::lock_guard lock(mu_);
+    f(s_);
+  }
+
+ private:
+  mutable std::mutex mu_;
+  StateSnapshot s_;
+};
+
+}  // namespace perfsage::daemon
