@@ -1,0 +1,74 @@
+// The analysis service: one request in (inputs, job, mode), one report or typed error out.
+// Both front ends call it — the CLI directly, the daemon from its worker processes. Nothing
+// here writes to stdout, reads stdin or exits.
+//
+//   auto cfg = app::read_config_file(path);               // or AppConfig{} without a file
+//   auto kn = app::load_knowledge(cfg->config, app::locate_resources(hints));
+//   app::StoreHandle store("perf.db");                     // "" = temporary store
+//   auto out = app::analyze(store.db(), request, **kn, cfg->config.limits);
+//   if (!out) ... out.error().kind ...
+//   out->report  // perfsage::v1::AnalysisReport
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "app/config.h"
+#include "app/knowledge.h"
+#include "app/result.h"
+#include "collectors/common/collector.h"
+#include "perfsage/v1/report.pb.h"
+#include "store/database.h"
+
+namespace perfsage::app {
+
+// Current time as ISO-8601 UTC; injected so tests and the daemon control it.
+using Clock = std::function<std::string()>;
+std::string system_clock_iso8601();
+
+// Progress of a long step: stage name ("ingest", "analyzers", "packs") and the fraction done
+// (negative when unknown). Called on the calling thread; must not throw.
+using ProgressFn = std::function<void(std::string_view stage, double fraction)>;
+
+struct AnalysisRequest {
+  std::vector<std::filesystem::path> inputs;
+  std::string job;  // empty: derived from the first input's name
+  collectors::Mode mode = collectors::Mode::strict;
+  bool reuse_existing = true;  // an identical, completely analysed input set is not ingested again
+  bool evaluate_packs = true;  // false: ingest and analyzers only (`perfsage ingest`)
+  Clock clock = system_clock_iso8601;
+  ProgressFn progress;
+};
+
+struct AnalysisOutcome {
+  perfsage::v1::AnalysisReport report;
+  int64_t run_id = 0;
+  bool reused = false;                // the inputs were already stored and analysed
+  std::vector<std::string> notices;   // what the user should be told (reused run, redone analysis)
+};
+
+Result<AnalysisOutcome> analyze(store::Database& db, const AnalysisRequest& request,
+                                const Knowledge& knowledge, const Limits& limits);
+
+// The stored report of a run (findings as evaluated last time), e.g. for the daemon's API.
+Result<perfsage::v1::AnalysisReport> load_report(store::Database& db, int64_t run_id);
+
+// A store that is either the user's file or a temporary file removed on destruction.
+class StoreHandle {
+ public:
+  explicit StoreHandle(const std::string& path_or_empty);
+  ~StoreHandle();
+  StoreHandle(const StoreHandle&) = delete;
+  StoreHandle& operator=(const StoreHandle&) = delete;
+  store::Database& db() { return *db_; }
+
+ private:
+  std::filesystem::path temp_dir_;
+  std::unique_ptr<store::Database> db_;
+};
+
+}  // namespace perfsage::app

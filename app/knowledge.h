@@ -1,0 +1,40 @@
+// Everything an analysis reasons with, loaded once and then shared read-only: the selected
+// packs (compiled), the hardware database and the fusion patterns. A long-running process
+// (the daemon) loads a new Knowledge on reload and swaps the shared_ptr; analyses already
+// running keep the one they started with.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "analyzers/patterns/pattern_spec.h"
+#include "analyzers/roofline/hardware_db.h"
+#include "app/config.h"
+#include "app/resources.h"
+#include "app/result.h"
+#include "engine/kb/load_result.h"
+#include "engine/kb/selection.h"
+
+namespace perfsage::app {
+
+struct Knowledge {
+  engine::PackSet packs;  // valid and invalid packs (an invalid one reports status error)
+  analyzers::roofline::HardwareDb hardware;
+  std::vector<analyzers::patterns::Pattern> patterns;
+  std::vector<engine::LoadMessage> messages;  // everything said while loading
+  std::vector<std::filesystem::path> pack_paths;  // the search paths, in order
+};
+
+struct KnowledgeRequest {
+  std::vector<std::string> only;  // --kb: pack names, globs or pack folders; empty = config/all
+};
+
+// Loads packs, hardware specs and patterns. An Error (kind usage or pack) when the selection
+// names nothing that exists, a configured path is missing, or hardware/pattern files are
+// broken; a pack that fails to compile is not an error here (it is reported per pack).
+Result<std::shared_ptr<const Knowledge>> load_knowledge(const AppConfig& config,
+                                                        const Resources& resources,
+                                                        const KnowledgeRequest& request = {});
+
+}  // namespace perfsage::app
