@@ -26,7 +26,11 @@ struct Limits {
 
 struct AppConfig {
   std::filesystem::path file;  // empty when no config file was given
+  // Pack selection: `only`, enable/disable, params and the maturity floor. Its search paths are
+  // composed by load_knowledge from the resources and `kb_paths`.
   engine::Selection selection;
+  std::vector<engine::PackPath> kb_paths;  // kb.paths (source "project"), relative to the file
+  bool builtin = true;                     // kb.builtin: false leaves out built-in and community
   Limits limits;
 };
 

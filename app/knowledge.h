@@ -22,13 +22,20 @@ struct Knowledge {
   engine::PackSet packs;  // valid and invalid packs (an invalid one reports status error)
   analyzers::roofline::HardwareDb hardware;
   std::vector<analyzers::patterns::Pattern> patterns;
-  std::vector<engine::LoadMessage> messages;  // everything said while loading
+  std::vector<engine::LoadMessage> messages;      // everything said while loading
   std::vector<std::filesystem::path> pack_paths;  // the search paths, in order
 };
 
 struct KnowledgeRequest {
   std::vector<std::string> only;  // --kb: pack names, globs or pack folders; empty = config/all
 };
+
+// The pack selection a config and request give: the search paths in order (built-in,
+// community, system, user, the config's kb.paths, pack folders named in `request`) and the
+// config's selection, with --kb names replacing kb.packs when given.
+engine::Selection compose_selection(const AppConfig& config, const Resources& resources,
+                                    const KnowledgeRequest& request,
+                                    std::vector<engine::LoadMessage>& messages);
 
 // Loads packs, hardware specs and patterns. An Error (kind usage or pack) when the selection
 // names nothing that exists, a configured path is missing, or hardware/pattern files are

@@ -2,75 +2,90 @@
 
 #include <boost/program_options.hpp>
 
+#include "app/report.h"
 #include "cli/command_line.h"
 #include "cli/commands.h"
-#include "cli/evaluate.h"
-#include "cli/pipeline.h"
-#include "cli/report.h"
-#include "collectors/common/collector.h"
+#include "cli/context.h"
+#include "cli/gate.h"
+#include "cli/output.h"
+#include "cli/progress.h"
+#include "cli/render_text.h"
+#include "engine/finding.h"
 
 namespace po = boost::program_options;
 
 namespace perfsage::cli {
 
 int run_analyze(const Args& args, std::ostream& out, std::ostream& err) {
-  po::options_description opts("perfsage analyze PATH... [options]");
+  po::options_description opts(
+      "perfsage analyze PATH... [options]\n\n"
+      "Collects profiling dumps and model graphs into one run, analyses it, evaluates the\n"
+      "selected knowledge-base packs and prints the ranked findings.\n\n"
+      "Exit codes: 0 done (whatever was found), 1 an input cannot be read, 2 bad usage,\n"
+      "3 --fail-on: a finding at or above the severity, 4 --fail-on: a pack failed or ran out\n"
+      "of budget, or no input was recognised, 5 the store cannot be used, 70 internal error.\n\n"
+      "Options");
   std::vector<std::string> inputs, kbs;
-  std::string store_path, format = "text", job, config, fail_on;
-  opts.add_options()("help,h", "show this help")("kb", po::value(&kbs)->composing(),
-                                                 "only these packs (name or glob; repeatable)")(
-      "config", po::value(&config), "YAML config: pack paths, enable/disable, params")(
+  std::string store_path, format = "text", job, config, fail_on, output;
+  std::string fail_help = std::string("exit 3 when a finding of this severity or worse exists: ") +
+                          severity_names() + "; exit 4 when a pack fails or nothing is recognised";
+  opts.add_options()("help,h", "show this help")(
+      "kb", po::value(&kbs)->composing(),
+      "only these packs: name, glob or pack folder (repeatable)")(
+      "config", po::value(&config), "YAML config: pack paths and selection, params, limits")(
       "store", po::value(&store_path), "keep the fact store in this SQLite file")(
       "job", po::value(&job), "job name (default: the first input's name)")(
       "format", po::value(&format), "report format: text | json")(
-      "fail-on", po::value(&fail_on), "exit 3 when a finding of this severity or worse exists")(
+      "output,o", po::value(&output), "write the report to this file instead of stdout")(
+      "fail-on", po::value(&fail_on), fail_help.c_str())(
       "lenient", "skip malformed records and report counts instead of failing")(
+      "quiet,q", "no progress line on stderr")(
       "verbose,v", "log the time of every stage, analyzer, fact query and pack to stderr")(
       "input", po::value(&inputs)->composing(), "input files or directories");
   po::positional_options_description pos;
   pos.add("input", -1);
   po::variables_map vm;
+  auto threshold = perfsage::v1::SEVERITY_UNSPECIFIED;
   if (auto stop = parse_command_line("analyze", args, opts, pos, vm, out, err, [&] {
         if (vm.count("verbose")) spdlog::set_level(spdlog::level::debug);
         if (inputs.empty()) throw po::error("no input given");
         if (format != "text" && format != "json") throw po::error("--format must be text or json");
-        if (!fail_on.empty() && severity_rank(fail_on) < 0) {
-          throw po::error("--fail-on must be one of critical, high, medium, low, info");
+        if (!fail_on.empty()) {
+          threshold = engine::parse_severity(fail_on);
+          if (threshold == perfsage::v1::SEVERITY_UNSPECIFIED)
+            throw po::error(std::string("--fail-on must be one of ") + severity_names());
         }
       })) {
     return *stop;
   }
 
-  KbRequest kb_req{kbs, config};
+  auto ctx = load_context(config, err);
+  if (!ctx) return report_error(ctx.error(), err);
   // Packs are loaded before any input is read so a broken selection fails fast.
-  auto packs = load_packs(kb_req, err);
-  if (!packs) return kExitUsage;
+  auto knowledge = load_knowledge(*ctx, kbs, err);
+  if (!knowledge) return report_error(knowledge.error(), err);
 
-  perfsage::v1::AnalysisReport report;
+  app::AnalysisRequest req;
+  req.inputs.assign(inputs.begin(), inputs.end());
+  req.job = job;
+  req.mode = vm.count("lenient") ? collectors::Mode::lenient : collectors::Mode::strict;
+  app::Result<app::AnalysisOutcome> outcome = app::Error{};
   try {
-    StoreHandle store(store_path);
-    IngestRequest req;
-    req.inputs.assign(inputs.begin(), inputs.end());
-    req.job = job;
-    req.mode = vm.count("lenient") ? collectors::Mode::lenient : collectors::Mode::strict;
-    auto outcome = ingest_and_analyze(store.db(), req, system_clock_iso8601);
-    if (outcome.reused) {
-      err << "perfsage: these inputs are already stored as run " << outcome.run_id
-          << "; analysing the stored run\n";
-    }
-    evaluate_and_store(store.db(), outcome.run_id, *packs);
-    report = build_report(store.db(), outcome.run_id);
-  } catch (const std::exception& e) {  // ParseError and StoreError: the input can't be read
-    err << "perfsage: " << e.what() << "\n";
+    ProgressLine progress(!vm.count("quiet") && !vm.count("verbose") &&
+                          ProgressLine::stderr_is_terminal());
+    req.progress = progress.callback();
+    app::StoreHandle store(store_path);
+    outcome = app::analyze(store.db(), req, **knowledge, ctx->config.limits);
+  } catch (const std::exception& e) {  // the store could not be opened
+    return report_error({app::ErrorKind::store, e.what()}, err);
+  }
+  if (!outcome) return report_error(outcome.error(), err);
+  for (const auto& n : outcome->notices) err << "perfsage: " << n << "\n";
+  const auto& report = outcome->report;
+  if (!write_output(output, format == "json" ? app::to_json(report) : render_text(report), out,
+                    err))
     return kExitInput;
-  }
-  out << (format == "json" ? to_json(report) : render_text(report));
-  if (!fail_on.empty()) {
-    for (const auto& r : report.recommendations()) {
-      if (severity_rank(r.severity()) >= severity_rank(fail_on)) return kExitFailOn;
-    }
-  }
-  return kExitOk;
+  return fail_on.empty() ? kExitOk : apply_fail_on(report, threshold, err);
 }
 
 }  // namespace perfsage::cli

@@ -8,10 +8,16 @@
 
 namespace perfsage::cli {
 
+// Exit codes (documented in `perfsage --help` and the README).
 constexpr int kExitOk = 0;
-constexpr int kExitInput = 1;   // an input cannot be read
-constexpr int kExitUsage = 2;   // bad usage
-constexpr int kExitFailOn = 3;  // --fail-on severity reached
+constexpr int kExitInput = 1;      // an input cannot be read
+constexpr int kExitUsage = 2;      // bad usage: options, config, pack selection
+constexpr int kExitFailOn = 3;     // --fail-on: a finding at or above the severity exists
+constexpr int kExitGate = 4;       // --fail-on: a pack failed or ran out of budget, or no input
+                                   // was recognised
+constexpr int kExitStore = 5;      // the store cannot be opened, read or written
+constexpr int kExitPack = 6;       // a pack cannot be loaded, tested or installed (kb commands)
+constexpr int kExitInternal = 70;  // a defect in perfsage (EX_SOFTWARE)
 
 using Args = std::vector<std::string>;
 

@@ -2,25 +2,30 @@
 
 #include <boost/program_options.hpp>
 
+#include "app/report.h"
 #include "cli/command_line.h"
 #include "cli/commands.h"
-#include "cli/pipeline.h"
-#include "cli/report.h"
-#include "collectors/common/collector.h"
-#include "store/run_registry.h"
+#include "cli/context.h"
+#include "cli/output.h"
+#include "cli/render_text.h"
 
 namespace po = boost::program_options;
 
 namespace perfsage::cli {
 
 int run_ingest(const Args& args, std::ostream& out, std::ostream& err) {
-  po::options_description opts("perfsage ingest PATH... --store FILE [options]");
+  po::options_description opts(
+      "perfsage ingest PATH... --store FILE [options]\n\n"
+      "Collects inputs into a store and runs the analyzers, without evaluating packs.\n\n"
+      "Options");
   std::vector<std::string> inputs;
-  std::string store_path, format = "text", job;
+  std::string store_path, format = "text", job, config, output;
   opts.add_options()("help,h", "show this help")("store", po::value(&store_path)->required(),
                                                  "SQLite store to collect into (kept)")(
       "job", po::value(&job), "job name (default: the first input's name)")(
+      "config", po::value(&config), "YAML config (kb.paths reach hardware specs and patterns)")(
       "format", po::value(&format), "summary format: text | json")(
+      "output,o", po::value(&output), "write the summary to this file instead of stdout")(
       "lenient", "skip malformed records and report counts instead of failing")(
       "verbose,v", "log the time of every stage, analyzer, fact query and pack to stderr")(
       "input", po::value(&inputs)->composing(), "input files or directories");
@@ -34,26 +39,33 @@ int run_ingest(const Args& args, std::ostream& out, std::ostream& err) {
       })) {
     return *stop;
   }
+  auto ctx = load_context(config, err);
+  if (!ctx) return report_error(ctx.error(), err);
+  auto knowledge = load_knowledge(*ctx, {}, err);
+  if (!knowledge) return report_error(knowledge.error(), err);
+  app::AnalysisRequest req;
+  req.inputs.assign(inputs.begin(), inputs.end());
+  req.job = job;
+  req.mode = vm.count("lenient") ? collectors::Mode::lenient : collectors::Mode::strict;
+  req.evaluate_packs = false;
+  app::Result<app::AnalysisOutcome> outcome = app::Error{};
   try {
-    StoreHandle store(store_path);
-    IngestRequest req;
-    req.inputs.assign(inputs.begin(), inputs.end());
-    req.job = job;
-    req.mode = vm.count("lenient") ? collectors::Mode::lenient : collectors::Mode::strict;
-    auto outcome = ingest_and_analyze(store.db(), req, system_clock_iso8601);
-    perfsage::v1::IngestReport report;
-    auto full = build_report(store.db(), outcome.run_id);
-    *report.mutable_run() = full.run();
-    *report.mutable_ingest() = full.ingest();
-    if (outcome.reused) {
-      err << "perfsage: these inputs are already stored as run " << outcome.run_id << "\n";
-    }
-    out << (format == "json" ? to_json(report) : render_ingest_text(report));
-    return kExitOk;
-  } catch (const std::exception& e) {  // ParseError and StoreError: the input can't be read
-    err << "perfsage: " << e.what() << "\n";
-    return kExitInput;
+    app::StoreHandle store(store_path);
+    outcome = app::analyze(store.db(), req, **knowledge, ctx->config.limits);
+  } catch (const std::exception& e) {
+    return report_error({app::ErrorKind::store, e.what()}, err);
   }
+  if (!outcome) return report_error(outcome.error(), err);
+  if (outcome->reused)
+    err << "perfsage: these inputs are already stored as run " << outcome->run_id << "\n";
+  perfsage::v1::IngestReport report;
+  *report.mutable_run() = outcome->report.run();
+  *report.mutable_ingest() = outcome->report.ingest();
+  return write_output(output,
+                      format == "json" ? app::to_json(report) : render_ingest_text(outcome->report),
+                      out, err)
+             ? kExitOk
+             : kExitInput;
 }
 
 }  // namespace perfsage::cli

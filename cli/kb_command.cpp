@@ -1,11 +1,13 @@
+// perfsage kb: knowledge-base tooling. Each subcommand parses its options and renders; the
+// work is done by app/ and engine/.
 #include <boost/program_options.hpp>
 
+#include "app/pack_testing.h"
+#include "app/report.h"
 #include "cli/command_line.h"
 #include "cli/commands.h"
-#include "cli/report.h"
+#include "cli/context.h"
 #include "engine/facts/registry.h"
-#include "engine/kb/pack_tests.h"
-#include "engine/kb/reader.h"
 #include "engine/kb/selection.h"
 
 namespace po = boost::program_options;
@@ -14,7 +16,8 @@ namespace perfsage::cli {
 namespace {
 
 int kb_list(const Args& args, std::ostream& out, std::ostream& err) {
-  po::options_description opts("perfsage kb list [options]");
+  po::options_description opts(
+      "perfsage kb list [options]\n\nLists every pack in the search paths.\n\nOptions");
   std::string format = "text", config;
   opts.add_options()("help,h", "show this help")("format", po::value(&format), "text | json")(
       "config", po::value(&config), "YAML config with pack paths");
@@ -24,11 +27,12 @@ int kb_list(const Args& args, std::ostream& out, std::ostream& err) {
       })) {
     return *stop;
   }
+  auto ctx = load_context(config, err);
+  if (!ctx) return report_error(ctx.error(), err);
   std::vector<engine::LoadMessage> messages;
-  engine::Selection sel;
-  if (!config.empty()) sel = engine::read_config(config, messages);
+  auto sel = app::compose_selection(ctx->config, ctx->resources, {}, messages);
+  auto packs = engine::list_packs(sel, messages);
   for (const auto& m : messages) err << m.str() << "\n";
-  auto packs = engine::list_packs(sel);
   if (format == "json") {
     perfsage::v1::PackList list;
     for (const auto& p : packs) {
@@ -41,14 +45,18 @@ int kb_list(const Args& args, std::ostream& out, std::ostream& err) {
       for (const auto& u : p.uses) i->add_uses(u);
       i->set_rules(static_cast<int64_t>(p.rules));
       i->set_path(p.dir.string());
+      i->set_source(p.source);
+      i->set_valid(p.valid);
+      i->set_error(p.error);
     }
-    out << to_json(list);
+    out << app::to_json(list);
     return kExitOk;
   }
   for (const auto& p : packs) {
-    out << p.name << " " << p.version << "  [" << p.maturity << "]" << (p.valid ? "" : "  INVALID")
-        << "\n  " << p.description << "\n  rules: " << p.enabled_rules << "/" << p.rules
-        << " enabled, tests: " << p.tests << ", uses:";
+    out << p.name << " " << p.version << "  [" << p.maturity << ", " << p.source << "]"
+        << (p.valid ? "" : "  INVALID: " + p.error) << "\n  " << p.description
+        << "\n  rules: " << p.enabled_rules << "/" << p.rules << " enabled, tests: " << p.tests
+        << ", uses:";
     for (const auto& u : p.uses) out << " " << u;
     out << "\n  " << p.dir.string() << "\n";
   }
@@ -56,56 +64,85 @@ int kb_list(const Args& args, std::ostream& out, std::ostream& err) {
 }
 
 int kb_test(const Args& args, std::ostream& out, std::ostream& err) {
-  po::options_description opts("perfsage kb test [PACK...] [options]");
+  po::options_description opts(
+      "perfsage kb test [PACK|DIR...] [options]\n\nRuns the tests/*.yaml cases of packs (all "
+      "selected packs by default).\n\nOptions");
   std::vector<std::string> names;
   std::string config;
   opts.add_options()("help,h", "show this help")("config", po::value(&config),
                                                  "YAML config with pack paths")(
-      "pack", po::value(&names)->composing(), "pack names or globs (default: all)");
+      "pack", po::value(&names)->composing(), "pack names, globs or pack folders");
   po::positional_options_description pos;
   pos.add("pack", -1);
   po::variables_map vm;
   if (auto stop = parse_command_line("kb test", args, opts, pos, vm, out, err)) return *stop;
-  std::vector<engine::LoadMessage> messages;
-  engine::Selection sel;
-  if (!config.empty()) sel = engine::read_config(config, messages);
-  sel.only = names;
-  auto loaded = engine::load_pack_set(sel);
-  for (const auto& m : messages) err << m.str() << "\n";
-  for (const auto& m : loaded.messages) err << m.str() << "\n";
-  if (loaded.set.packs.empty()) {
+  auto ctx = load_context(config, err);
+  if (!ctx) return report_error(ctx.error(), err);
+  auto knowledge = load_knowledge(*ctx, names, err);
+  if (!knowledge) return report_error(knowledge.error(), err);
+  if ((*knowledge)->packs.packs.empty()) {
     err << "perfsage kb test: no pack matches the selection\n";
     return kExitUsage;
   }
-  int failed = 0, passed = 0;
-  for (const auto& compiled : loaded.set.packs) {
-    auto report = engine::run_pack_tests(compiled.pack);
-    out << report.str();
-    if (report.ok()) {
-      ++passed;
-    } else {
-      ++failed;
-    }
+  auto run = app::test_packs(**knowledge, ctx->config.limits);
+  for (const auto& r : run.reports) out << r.str();
+  out << "\nkb test: " << run.passed << " pack(s) passed, " << run.failed << " failed\n";
+  return run.failed ? kExitPack : kExitOk;
+}
+
+int kb_facts(const Args& args, std::ostream& out, std::ostream& err) {
+  po::options_description opts(
+      "perfsage kb facts [options]\n\nPrints the fact types packs can match.\n\nOptions");
+  std::string format = "markdown";
+  opts.add_options()("help,h", "show this help")("format", po::value(&format), "markdown | json");
+  po::variables_map vm;
+  if (auto stop = parse_command_line("kb facts", args, opts, {}, vm, out, err, [&] {
+        if (format != "markdown" && format != "json")
+          throw po::error("--format must be markdown or json");
+      })) {
+    return *stop;
   }
-  out << "\nkb test: " << passed << " pack(s) passed, " << failed << " failed\n";
-  return failed ? kExitInput : kExitOk;
+  out << engine::facts::facts_markdown();
+  return kExitOk;
+}
+
+struct Subcommand {
+  const char* name;
+  const char* summary;
+  int (*run)(const Args&, std::ostream&, std::ostream&);
+};
+
+const Subcommand kSubcommands[] = {
+    {"list", "list the packs in the search paths", kb_list},
+    {"test", "run the tests of packs", kb_test},
+    {"facts", "print the fact types packs can match (markdown or json)", kb_facts},
+};
+
+void kb_usage(std::ostream& os) {
+  os << "usage: perfsage kb <subcommand> [options]\n\nsubcommands:\n";
+  for (const auto& s : kSubcommands) {
+    std::string name = s.name;
+    os << "  " << name << std::string(10 - name.size(), ' ') << s.summary << "\n";
+  }
+  os << "\nRun 'perfsage kb <subcommand> --help' for its options.\n";
 }
 
 }  // namespace
 
 int run_kb(const Args& args, std::ostream& out, std::ostream& err) {
   if (args.empty()) {
-    err << "usage: perfsage kb list|test|facts [options]\n";
+    kb_usage(err);
     return kExitUsage;
   }
-  Args rest(args.begin() + 1, args.end());
-  if (args[0] == "list") return kb_list(rest, out, err);
-  if (args[0] == "test") return kb_test(rest, out, err);
-  if (args[0] == "facts") {
-    out << engine::facts::facts_markdown();
+  if (args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
+    kb_usage(out);
     return kExitOk;
   }
+  Args rest(args.begin() + 1, args.end());
+  for (const auto& s : kSubcommands)
+    if (args[0] == s.name) return s.run(rest, out, err);
   err << "perfsage kb: unknown subcommand '" << args[0] << "'\n";
+  kb_usage(err);
   return kExitUsage;
 }
 

@@ -1,4 +1,4 @@
-// Analysis results: recommendations and per-pack evaluation outcomes.
+// Analysis results: findings and per-pack evaluation outcomes.
 #pragma once
 
 #include <cstdint>
@@ -10,13 +10,13 @@
 
 namespace perfsage::store {
 
-struct Recommendation {
-  std::string pack, pack_version, rule, severity, category, title, message;
-  std::vector<std::string> subjects;
-  std::string evidence_json = "{}";  // flat JSON object: name -> number or string
-  std::optional<double> gain_us, gain_share;
-  std::string action_json;  // JSON object {"kind": ..., ...} or empty
-  std::vector<std::string> references;
+// A finding as stored: the columns history and actions look up by, and the whole finding as
+// a serialized perfsage.v1.Finding (the store does not interpret it).
+struct StoredFinding {
+  std::string id, pack, rule;
+  int severity = 0;  // perfsage.v1.Severity number
+  double gain_us = 0, gain_share = 0;
+  std::string payload;
 };
 
 struct PackResult {
@@ -24,12 +24,14 @@ struct PackResult {
   int64_t fired = 0;
   std::string error;
   double elapsed_ms = 0;
+  std::string source;     // builtin | community | system | user | project
+  bool isolated = false;  // evaluated in a child process under OS limits
 };
 
-// Replaces the results of a run in one transaction.
+// Replaces the results of a run in one transaction; findings keep their order (the ranking).
 void save_results(Database& db, int64_t run_id, const std::vector<PackResult>& packs,
-                  const std::vector<Recommendation>& recs);
-std::vector<Recommendation> load_recommendations(Database& db, int64_t run_id);
+                  const std::vector<StoredFinding>& findings);
+std::vector<StoredFinding> load_findings(Database& db, int64_t run_id);
 std::vector<PackResult> load_pack_results(Database& db, int64_t run_id);
 
 }  // namespace perfsage::store

@@ -302,6 +302,19 @@ CREATE TABLE action_verdicts(
   noise REAL, verdict TEXT NOT NULL, finding_present INTEGER NOT NULL, detail TEXT NOT NULL,
   judged TEXT NOT NULL, PRIMARY KEY(apply_id, finding));
 )sql",
+    // 16: typed findings with stable ids replace the JSON recommendations (a run's results are
+    // re-evaluated whenever it is analysed again); pack results say where a pack came from.
+    R"sql(
+DROP TABLE IF EXISTS recommendations;
+CREATE TABLE findings(
+  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE, ord INTEGER NOT NULL,
+  id TEXT NOT NULL, pack TEXT NOT NULL, rule TEXT NOT NULL, severity INTEGER NOT NULL,
+  gain_us REAL NOT NULL, gain_share REAL NOT NULL, payload BLOB NOT NULL,
+  PRIMARY KEY(run_id, ord));
+CREATE INDEX findings_id ON findings(id, run_id);
+ALTER TABLE pack_results ADD COLUMN source TEXT;
+ALTER TABLE pack_results ADD COLUMN isolated INTEGER NOT NULL DEFAULT 0;
+)sql",
 };
 
 // Rows of tables that became blocks are moved into blocks; the tables are dropped, so the names

@@ -23,13 +23,14 @@ void timed(const char* name, F&& f) {
 }
 }  // namespace
 
-store::RunSummary analyze_run(store::Database& db, int64_t run_id, const RunIdentity& identity) {
+store::RunSummary analyze_run(store::Database& db, int64_t run_id, const RunIdentity& identity,
+                              const AnalyzerResources& resources) {
   timed("op_stats", [&] { compute_op_stats(db, run_id); });
   // The GPU step breakdown feeds the iteration analyzer's step sources.
   timed("gpu", [&] { gpu::analyze_gpu_run(db, run_id); });
   timed("iteration", [&] { iteration::analyze_iteration(db, run_id); });
-  timed("patterns", [&] { analyze_patterns(db, run_id); });
-  timed("roofline", [&] { roofline::analyze_roofline(db, run_id); });
+  timed("patterns", [&] { analyze_patterns(db, run_id, resources.patterns); });
+  timed("roofline", [&] { roofline::analyze_roofline(db, run_id, resources.hardware); });
   store::RunSummary summary;
   timed("summary", [&] { summary = summarize_run(db, run_id, identity); });
   return summary;

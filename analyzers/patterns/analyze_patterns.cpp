@@ -45,15 +45,6 @@ Cost cost_of(const OpGraph& g, const std::vector<size_t>& nodes, const patterns:
 
 }  // namespace
 
-PatternSummary analyze_patterns(store::Database& db, int64_t run_id) {
-  std::vector<patterns::Pattern> all;
-  for (const auto& dir : patterns::pattern_dirs()) {
-    auto ps = patterns::load_patterns(dir);
-    all.insert(all.end(), ps.begin(), ps.end());
-  }
-  return analyze_patterns(db, run_id, all);
-}
-
 PatternSummary analyze_patterns(store::Database& db, int64_t run_id,
                                 const std::vector<patterns::Pattern>& pats) {
   // Graph nodes are tied to profiled ops by the graph analyzer; fill its table if needed.

@@ -16,8 +16,6 @@ struct PatternSummary {
   std::string source;  // graph | sequence | "" (nothing to match)
 };
 
-// Uses the patterns of pattern_dirs(); a broken pattern file throws PatternError.
-PatternSummary analyze_patterns(store::Database& db, int64_t run_id);
 PatternSummary analyze_patterns(store::Database& db, int64_t run_id,
                                 const std::vector<patterns::Pattern>& patterns);
 

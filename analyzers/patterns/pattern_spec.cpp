@@ -133,32 +133,6 @@ std::vector<Pattern> load_patterns(const std::filesystem::path& dir) {
   return out;
 }
 
-std::vector<std::filesystem::path> pattern_dirs() {
-  std::vector<std::filesystem::path> out;
-  if (const char* p = std::getenv("PERFSAGE_PATTERNS_PATH"); p && *p) {
-    std::stringstream ss(p);
-    std::string d;
-    while (std::getline(ss, d, ':'))
-      if (!d.empty()) out.emplace_back(d);
-    return out;
-  }
-  if (const char* kb = std::getenv("PERFSAGE_KB_PATH"); kb && *kb) {
-    out.push_back(std::filesystem::path(kb) / "patterns");
-    return out;
-  }
-  std::error_code ec;
-  auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
-  if (!ec) {
-    auto installed = exe.parent_path().parent_path().parent_path() / "knowledge_bases" / "patterns";
-    if (std::filesystem::is_directory(installed, ec)) {
-      out.push_back(installed);
-      return out;
-    }
-  }
-  out.push_back(std::filesystem::path(PERFSAGE_KB_DIR) / "patterns");
-  return out;
-}
-
 std::vector<Pattern> expand_optional(const Pattern& p) {
   if (!p.chain) return {p};
   std::vector<size_t> opt;

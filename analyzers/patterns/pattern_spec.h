@@ -41,10 +41,6 @@ std::vector<Pattern> parse_patterns(const std::string& yaml_text, const std::str
 // Reads every *.yaml under `dir` in name order; a missing directory gives no patterns.
 std::vector<Pattern> load_patterns(const std::filesystem::path& dir);
 
-// Pattern directories to read: $PERFSAGE_PATTERNS_PATH (':'-separated) when set, else
-// <kb root>/patterns with the kb root from $PERFSAGE_KB_PATH or the source tree.
-std::vector<std::filesystem::path> pattern_dirs();
-
 // Expands the optional chain elements: each variant is a plain chain (without optional
 // nodes); variants with fewer than two nodes are dropped.
 std::vector<Pattern> expand_optional(const Pattern& p);

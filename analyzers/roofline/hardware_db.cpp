@@ -131,21 +131,19 @@ HardwareDb HardwareDb::load(const fs::path& dir) {
   return db;
 }
 
-fs::path HardwareDb::default_dir() {
-  std::error_code ec;
-  if (const char* env = std::getenv("PERFSAGE_HW_PATH"); env && *env) return env;
-  if (const char* env = std::getenv("PERFSAGE_KB_PATH"); env && *env)
-    return fs::path(env) / "hardware";
-  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  if (!ec) {
-    fs::path candidate = exe.parent_path() / ".." / ".." / "knowledge_bases" / "hardware";
-    if (fs::is_directory(candidate, ec)) return candidate;
+HardwareDb HardwareDb::load(const std::vector<fs::path>& dirs) {
+  HardwareDb db;
+  for (const auto& dir : dirs) {
+    HardwareDb more = load(dir);
+    for (auto& p : more.parts_) {
+      auto it = std::find_if(db.parts_.begin(), db.parts_.end(),
+                             [&](const Part& q) { return q.name == p.name; });
+      if (it != db.parts_.end())
+        *it = std::move(p);
+      else
+        db.parts_.push_back(std::move(p));
+    }
   }
-  return fs::path(PERFSAGE_KB_DIR) / "hardware";
-}
-
-const HardwareDb& HardwareDb::builtin() {
-  static const HardwareDb db = load(default_dir());
   return db;
 }
 

@@ -45,10 +45,10 @@ class HardwareDb {
  public:
   // Reads every *.yaml in dir; throws std::runtime_error naming the file and key on bad input.
   static HardwareDb load(const std::filesystem::path& dir);
-  // $PERFSAGE_HW_PATH, $PERFSAGE_KB_PATH/hardware, ../../knowledge_bases/hardware next to the
-  // executable, then the source tree; empty database when none exists.
-  static const HardwareDb& builtin();
-  static std::filesystem::path default_dir();
+  // Reads several folders in order (the built-in one, then those of the configured kb paths);
+  // a part defined again in a later folder replaces the earlier definition. Where the folders
+  // are is decided by the application (app/resources.h), never here.
+  static HardwareDb load(const std::vector<std::filesystem::path>& dirs);
 
   const std::vector<Part>& parts() const { return parts_; }
   const Part* find(const std::string& name) const;  // by part name

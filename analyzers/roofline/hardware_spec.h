@@ -34,7 +34,6 @@ struct HardwareSpec {
 HardwareSpec resolve_hardware(store::Database& db, int64_t run_id, const HardwareDb& hw);
 
 // Rebuilds the run's hardware_specs row.
-HardwareSpec compute_hardware_spec(store::Database& db, int64_t run_id,
-                                   const HardwareDb& hw = HardwareDb::builtin());
+HardwareSpec compute_hardware_spec(store::Database& db, int64_t run_id, const HardwareDb& hw);
 
 }  // namespace perfsage::analyzers::roofline

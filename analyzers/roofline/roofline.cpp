@@ -394,8 +394,8 @@ int compute_roofline(store::Database& db, int64_t run_id, const HardwareSpec& hw
   return static_cast<int>(rows.size());
 }
 
-void analyze_roofline(store::Database& db, int64_t run_id) {
-  HardwareSpec hw = compute_hardware_spec(db, run_id);
+void analyze_roofline(store::Database& db, int64_t run_id, const HardwareDb& hardware) {
+  HardwareSpec hw = compute_hardware_spec(db, run_id, hardware);
   compute_roofline(db, run_id, hw);
   compute_activation_patterns(db, run_id);
 }

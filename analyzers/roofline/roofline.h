@@ -31,6 +31,6 @@ Verdict classify(const Point& p);
 int compute_roofline(store::Database& db, int64_t run_id, const HardwareSpec& hw);
 
 // Hardware spec, then roofline: the analyzer family's entry point for analyze_run.
-void analyze_roofline(store::Database& db, int64_t run_id);
+void analyze_roofline(store::Database& db, int64_t run_id, const HardwareDb& hardware);
 
 }  // namespace perfsage::analyzers::roofline

@@ -1,10 +1,12 @@
 #include "engine/clips/environment.h"
 
 #include <spdlog/spdlog.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstring>
 
+#include "engine/clips/checked_math.h"
 #include "engine/clips/sandbox.h"
 #include "engine/error.h"
 
@@ -25,6 +27,14 @@ bool captured(const char* name) {
   for (const char* n : kNames)
     if (std::strcmp(n, name) == 0) return true;
   return false;
+}
+
+// Set once in an evaluator child process, before any environment exists there.
+bool g_isolated = false;
+int g_oom_exit_code = 1;
+
+int out_of_memory_exit(void*, size_t) {
+  _exit(g_oom_exit_code);
 }
 
 Environment* self(void* env) {
@@ -125,6 +135,11 @@ void from_value(void* env, const Value& v, DATA_OBJECT& d) {
 
 }  // namespace
 
+void enter_isolated_process(int out_of_memory_exit_code) {
+  g_isolated = true;
+  g_oom_exit_code = out_of_memory_exit_code;
+}
+
 const char* to_string(RunStatus s) {
   switch (s) {
     case RunStatus::ok:
@@ -151,6 +166,8 @@ Environment::Environment(bool sandboxed) {
   EnvAddPeriodicFunction(env_, kPeriodic, periodic_shim, 0);
   // Type violations in asserted facts become errors instead of silently stored values.
   EnvSetDynamicConstraintChecking(env_, TRUE);
+  if (g_isolated) EnvSetOutOfMemoryFunction(env_, out_of_memory_exit);
+  define_checked_math(env_);
   if (sandboxed) apply_sandbox(env_);
 }
 
@@ -166,7 +183,7 @@ void Environment::on_print(const char* channel, const char* text) noexcept {
     } else {
       messages_.push_back({channel, text});
     }
-    if (std::strcmp(channel, "werror") == 0) spdlog::debug("clips: {}", text);
+    if (!g_isolated && std::strcmp(channel, "werror") == 0) spdlog::debug("clips: {}", text);
   } catch (...) {
     // Out of memory while capturing output: drop the text rather than unwind through CLIPS.
   }

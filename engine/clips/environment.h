@@ -49,6 +49,11 @@ struct RunOutcome {
 
 using Fact = std::map<std::string, Value>;
 
+// For an evaluator child process (engine/pack_child.h): environments created afterwards log
+// nothing (the parent's logger may have been locked at fork) and end the process with
+// `out_of_memory_exit_code` when CLIPS cannot allocate, instead of CLIPS's exit(1).
+void enter_isolated_process(int out_of_memory_exit_code);
+
 class Environment {
  public:
   // sandboxed: remove every function outside the allow list (see sandbox.h).

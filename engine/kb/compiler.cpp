@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <chrono>
 #include <cstdlib>
 #include <set>
 #include <sstream>
@@ -11,12 +12,17 @@
 #include "engine/clips/environment.h"
 #include "engine/clips/sandbox.h"
 #include "engine/facts/registry.h"
+#include "engine/kb/action_map.h"
 #include "engine/kb/format.h"
 #include "engine/kb/reader.h"
 #include "engine/kb/sexpr.h"
 
 namespace perfsage::engine {
 namespace {
+
+// Bounds on compiling one (untrusted) pack, on top of the reader's limits.
+constexpr size_t kMaxExpandedBytes = 1 << 20;
+constexpr std::chrono::seconds kMaxCompileTime{20};
 
 constexpr const char* kRecommendationTemplate = R"clips((deftemplate recommendation
   (slot rule (type STRING))
@@ -64,7 +70,7 @@ class Compiler {
  public:
   Compiler(const Pack& pack, std::vector<LoadMessage>& out) : pack_(pack), out_(out) {}
 
-  CompiledPack run(const std::map<std::string, std::string>& overrides);
+  CompiledPack run(const std::map<std::string, ParamOverride>& overrides);
 
  private:
   void emit(LoadCode code, const SourcePos& p, const std::string& item, const std::string& text) {
@@ -79,6 +85,7 @@ class Compiler {
   LoadCode expr_code_ = LoadCode::err_compile_condition;  // code for errors inside expressions
   void walk_expr(const sexpr::Node& n, std::set<std::string>& vars);
   bool compile_rule(const Rule& r, clips::Environment& scratch, CompiledPack& out);
+  void apply_override(const std::string& name, const ParamOverride& override);
 
   Pack pack_;
   std::vector<LoadMessage>& out_;
@@ -129,6 +136,10 @@ std::string Compiler::substitute(const std::string& text, bool for_message, int 
       throw CodeError{LoadCode::err_yaml_validate, line, col,
                       "'${" + name + "}' names no param, list or macro of this pack"};
     out += value;
+    if (out.size() > kMaxExpandedBytes)
+      throw CodeError{LoadCode::err_yaml_validate, line, col,
+                      "text expands to more than " + std::to_string(kMaxExpandedBytes) +
+                          " bytes after params, lists and macros are substituted"};
     col += static_cast<int>(end + 1 - i);
     i = end + 1;
   }
@@ -157,6 +168,12 @@ void Compiler::walk_expr(const sexpr::Node& n, std::set<std::string>& vars) {
     if (f == "assert" || f == "printout" || f == "halt")
       throw CodeError{expr_code_, head.line, head.column,
                       "function '" + f + "' is reserved for the compiled rule actions"};
+    // Rebinding would change the values the message, subjects and evidence report (and lets
+    // a loop grow a string without bound); every output is an expression of its own.
+    if (f == "bind")
+      throw CodeError{expr_code_, head.line, head.column,
+                      "function 'bind' is not allowed in packs: write the value as an "
+                      "expression where it is used"};
     if (!clips::sandbox_allows(f) && sexpr::variable_of(f).empty())
       throw CodeError{
           expr_code_, head.line, head.column,
@@ -318,11 +335,25 @@ bool Compiler::compile_rule(const Rule& r, clips::Environment& scratch, Compiled
     }
     current = &r.message;
     // Variables carried to C++: message, action templates and subjects.
-    CompiledRule compiled{r.id, {}, {}, substitute(r.message.text, true), r.action};
+    CompiledRule compiled{r.id, {}, {}, "", substitute(r.message.text, true), r.action};
     std::vector<std::string> carried = template_variables(compiled.message);
-    // The title is a template too: its variables are carried and must be bound.
-    for (auto& v : template_variables(r.title))
+    // The title is a template too: every {?var} in it must be bound like the message's.
+    compiled.title = substitute(r.title.empty() ? r.id : r.title, true);
+    for (const auto& v : template_variables(compiled.title)) {
+      if (!vars.count(v)) {
+        emit(LoadCode::err_compile_output, r.pos, item,
+             "title: {?" + v + "} is not bound in 'when'");
+        return false;
+      }
       if (std::find(carried.begin(), carried.end(), v) == carried.end()) carried.push_back(v);
+    }
+    if (compiled.action) {
+      auto why = check_action(*compiled.action);
+      if (!why.empty()) {
+        emit(LoadCode::err_compile_output, compiled.action->pos, item, "action: " + why);
+        return false;
+      }
+    }
     if (compiled.action)
       for (auto& p : compiled.action->params) {
         p.text = substitute(p.text, true);
@@ -398,27 +429,56 @@ bool Compiler::compile_rule(const Rule& r, clips::Environment& scratch, Compiled
   return true;
 }
 
-CompiledPack Compiler::run(const std::map<std::string, std::string>& overrides) {
+// The kind of value a scalar holds, for checking an override against the param's default.
+const char* scalar_kind(const Scalar& s) {
+  if (s.is_number) return "number";
+  if (s.clips == "TRUE" || s.clips == "FALSE") return "boolean";
+  return "string";
+}
+
+void Compiler::apply_override(const std::string& name, const ParamOverride& override) {
+  const std::string item = "param " + name;
+  Param* target = nullptr;
+  for (auto& p : pack_.params)
+    if (p.name == name) target = &p;
+  if (!target) {
+    emit(LoadCode::unknown_param_override, override.pos, item,
+         "override for a param the pack does not declare");
+    return;
+  }
+  Scalar value;
+  try {
+    YAML::Node n = YAML::Load(override.value.empty() ? std::string("''") : override.value);
+    if (!n.IsScalar()) {
+      emit(LoadCode::err_yaml_validate, override.pos, item, "a param override must be a scalar");
+      return;
+    }
+    value = scalar_from_yaml(n, override.pos.file);
+  } catch (const YAML::Exception& e) {
+    emit(LoadCode::err_yaml_validate, override.pos, item, "bad override value: " + e.msg);
+    return;
+  }
+  const auto& declared = target->value.pos;
+  if (std::string(scalar_kind(value)) != scalar_kind(target->value)) {
+    emit(LoadCode::err_yaml_validate, override.pos, item,
+         std::string("the override '") + override.value + "' is a " + scalar_kind(value) +
+             ", but param '" + name + "' is a " + scalar_kind(target->value) + " (declared at " +
+             declared.file + ":" + std::to_string(declared.line) + ")");
+    return;
+  }
+  value.pos = override.pos.file.empty() ? declared : override.pos;
+  target->value = value;
+}
+
+CompiledPack Compiler::run(const std::map<std::string, ParamOverride>& overrides) {
   CompiledPack out;
-  const std::string file = pack_.file.string();
   std::string why;
   if (!pack_.engine.empty() && !version_satisfies(engine_version(), pack_.engine, why))
     emit(LoadCode::err_validate, pack_.pos, "", why);
   for (const auto& u : pack_.uses)
     if (!facts::find_fact_type(u))
       emit(LoadCode::err_validate, pack_.pos, "", "'uses' names unknown fact type '" + u + "'");
-  for (const auto& [name, value] : overrides) {
-    Param* target = nullptr;
-    for (auto& p : pack_.params)
-      if (p.name == name) target = &p;
-    if (!target) {
-      emit(LoadCode::unknown_param_override, {}, "param " + name,
-           "override for a param the pack does not declare");
-      continue;
-    }
-    YAML::Node n = YAML::Load(value.empty() ? std::string("''") : value);
-    target->value = n.IsScalar() ? scalar_from_yaml(n, file) : target->value;
-  }
+  for (const auto& [name, override] : overrides) apply_override(name, override);
   std::set<std::string> names;
   auto unique = [&](const std::string& n, const SourcePos& p, const char* kind) {
     if (!names.insert(n).second)
@@ -459,8 +519,15 @@ CompiledPack Compiler::run(const std::map<std::string, std::string>& overrides) 
            "lists did not compile: " + lerrs[0].text);
     out.constructs += deffacts;
   }
+  const auto deadline = std::chrono::steady_clock::now() + kMaxCompileTime;
   for (const auto& r : pack_.rules) {
     if (!r.enabled) continue;
+    if (std::chrono::steady_clock::now() > deadline) {
+      emit(LoadCode::err_validate, r.pos, "rule " + r.id,
+           "the pack took longer than " + std::to_string(kMaxCompileTime.count()) +
+               " s to compile; rules from here on were not compiled");
+      break;
+    }
     compile_rule(r, scratch, out);
   }
   for (const auto& p : pack_.params)
@@ -491,7 +558,7 @@ const CompiledRule* CompiledPack::rule(const std::string& id) const {
 }
 
 CompiledPack compile_pack(const Pack& pack, std::vector<LoadMessage>& messages,
-                          const std::map<std::string, std::string>& param_overrides) {
+                          const std::map<std::string, ParamOverride>& param_overrides) {
   return Compiler(pack, messages).run(param_overrides);
 }
 

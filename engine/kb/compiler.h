@@ -22,6 +22,7 @@ struct CompiledRule {
   std::string id;
   std::vector<std::string> vars;        // variables carried to C++ for message/action templates
   std::vector<std::string> fact_types;  // fact types its `when` matches
+  std::string title;                    // title template with ${...} resolved
   std::string message;                  // message template with ${...} resolved
   std::optional<Action> action;         // action with ${...} resolved in its texts
 };
@@ -39,8 +40,10 @@ struct CompiledPack {
 // The deftemplate of the facts compiled rules assert.
 const char* recommendation_template();
 
-// Param overrides are given as text (from config or tests) and typed like YAML scalars.
+// Param overrides are given as text (from config or tests), typed like YAML scalars, and must
+// have the type of the param's default (a number stays a number): a mismatch is an error at
+// the override's position.
 CompiledPack compile_pack(const Pack& pack, std::vector<LoadMessage>& messages,
-                          const std::map<std::string, std::string>& param_overrides = {});
+                          const std::map<std::string, ParamOverride>& param_overrides = {});
 
 }  // namespace perfsage::engine

@@ -33,6 +33,12 @@ struct Param {
   std::string doc;
 };
 
+// A param value given from outside the pack (config file, test case); typed like the default.
+struct ParamOverride {
+  std::string value;  // YAML scalar text
+  SourcePos pos;      // where it was written, for messages
+};
+
 struct List {
   std::string name;
   std::vector<Scalar> items;
@@ -95,6 +101,9 @@ struct Pack {
   std::filesystem::path dir, file;
   std::vector<std::filesystem::path> test_files;
   SourcePos pos;
+  std::string override_mode;  // "", "merge", "replace": how it may redefine an earlier pack
+  std::string source;         // builtin | community | system | user | project (set on load)
+  bool trusted = false;       // from the built-in folder: may run in-process
 
   const Rule* rule(const std::string& id) const;
   Rule* rule(const std::string& id);

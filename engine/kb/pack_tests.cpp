@@ -10,8 +10,12 @@
 
 #include "engine/evaluator.h"
 #include "engine/facts/registry.h"
+#include "engine/finding.h"
 #include "engine/kb/compiler.h"
+#include "engine/kb/fixture.h"
+#include "engine/kb/format.h"
 #include "engine/kb/reader.h"
+#include "engine/pack_child.h"
 #include "store/database.h"
 
 namespace perfsage::engine {
@@ -36,96 +40,96 @@ clips::Value yaml_value(const YAML::Node& n, const std::string& file) {
   return clips::Value::of_string(s.text);
 }
 
-// Reads "key": value from a flat JSON object written by the evaluator.
-bool json_field(const std::string& json, const std::string& key, std::string& value,
-                bool& is_string) {
-  std::string needle = "\"" + key + "\":";
-  size_t p = json.find(needle);
-  if (p == std::string::npos) return false;
-  p += needle.size();
-  is_string = p < json.size() && json[p] == '"';
-  if (is_string) {
-    value.clear();
-    for (size_t i = p + 1; i < json.size() && json[i] != '"'; ++i) {
-      if (json[i] == '\\' && i + 1 < json.size()) ++i;
-      value += json[i];
-    }
-  } else {
-    size_t e = json.find_first_of(",}", p);
-    value = json.substr(p, e - p);
-  }
-  return true;
-}
-
 bool close(double a, double b) {
   return std::fabs(a - b) <= 1e-6 * std::max({1.0, std::fabs(a), std::fabs(b)});
 }
 
-// Why a recommendation does not match an expectation ("" = it matches).
-std::string mismatch(const YAML::Node& exp, const store::Recommendation& r,
+const perfsage::v1::Evidence* find_evidence(const perfsage::v1::Finding& f, const std::string& k) {
+  for (const auto& e : f.evidence())
+    if (e.name() == k) return &e;
+  return nullptr;
+}
+
+std::string text_of(const YAML::Node& n) {
+  return n.IsScalar() ? n.as<std::string>() : std::string("(not a scalar)");
+}
+
+// Why a finding does not match an expectation ("" = it matches).
+std::string mismatch(const YAML::Node& exp, const perfsage::v1::Finding& r,
                      const std::string& file) {
-  if (exp["rule"].as<std::string>() != r.rule) return "rule";
+  if (text_of(exp["rule"]) != r.rule()) return "rule";
   if (auto s = exp["subjects"]) {
     std::vector<std::string> want;
-    for (const auto& e : s) want.push_back(e.as<std::string>());
-    if (want != r.subjects) return "subjects";
+    if (s.IsSequence())
+      for (const auto& e : s) want.push_back(text_of(e));
+    if (want != std::vector<std::string>(r.subjects().begin(), r.subjects().end()))
+      return "subjects";
   }
-  if (auto s = exp["severity"]; s && s.as<std::string>() != r.severity)
-    return "severity " + r.severity + " != " + s.as<std::string>();
-  if (auto m = exp["message_contains"];
-      m && r.message.find(m.as<std::string>()) == std::string::npos)
-    return "message '" + r.message + "' lacks '" + m.as<std::string>() + "'";
-  if (auto g = exp["gain_min"]; g && r.gain_us.value_or(-1) < g.as<double>())
+  if (auto s = exp["severity"]; s && parse_severity(text_of(s)) != r.severity())
+    return std::string("severity ") + severity_name(r.severity()) + " != " + text_of(s);
+  if (auto m = exp["message_contains"]; m && r.message().find(text_of(m)) == std::string::npos)
+    return "message '" + r.message() + "' lacks '" + text_of(m) + "'";
+  if (auto g = exp["gain_min"]; g && r.estimated_gain_us() < yaml_value(g, file).number())
     return "gain below gain_min";
-  if (auto g = exp["gain_max"]; g && r.gain_us.value_or(0) > g.as<double>())
+  if (auto g = exp["gain_max"]; g && r.estimated_gain_us() > yaml_value(g, file).number())
     return "gain above gain_max";
-  if (auto g = exp["share_min"]; g && r.gain_share.value_or(-1) < g.as<double>())
+  if (auto g = exp["share_min"];
+      g && r.estimated_gain_share() < yaml_value(g, file).number())
     return "share below share_min";
-  if (auto g = exp["share_max"]; g && r.gain_share.value_or(0) > g.as<double>())
+  if (auto g = exp["share_max"];
+      g && r.estimated_gain_share() > yaml_value(g, file).number())
     return "share above share_max";
-  if (auto ev = exp["evidence"]) {
+  if (auto ev = exp["evidence"]; ev && ev.IsMap()) {
     for (const auto& kv : ev) {
-      std::string key = kv.first.as<std::string>(), got;
-      bool is_string = false;
-      if (!json_field(r.evidence_json, key, got, is_string)) return "evidence lacks '" + key + "'";
+      std::string key = text_of(kv.first);
+      const auto* got = find_evidence(r, key);
+      if (!got) return "evidence lacks '" + key + "'";
       auto want = yaml_value(kv.second, file);
-      if (want.is_number() && !is_string) {
-        if (!close(want.number(), std::strtod(got.c_str(), nullptr)))
-          return "evidence " + key + " = " + got + ", expected " + kv.second.as<std::string>();
-      } else if (got != want.text) {
-        return "evidence " + key + " = '" + got + "', expected '" + want.text + "'";
+      if (want.is_number() && got->value_case() == perfsage::v1::Evidence::kNumber) {
+        if (!close(want.number(), got->number()))
+          return "evidence " + key + " = " + format_number(got->number()) + ", expected " +
+                 text_of(kv.second);
+      } else {
+        std::string have = got->value_case() == perfsage::v1::Evidence::kNumber
+                               ? format_number(got->number())
+                               : got->text();
+        if (have != want.text)
+          return "evidence " + key + " = '" + have + "', expected '" + want.text + "'";
       }
     }
   }
   return "";
 }
 
-std::string describe(const store::Recommendation& r) {
-  std::string s = r.rule + " [";
-  for (size_t i = 0; i < r.subjects.size(); ++i) s += (i ? ", " : "") + r.subjects[i];
-  return s + "] " + r.severity + ": " + r.message;
+std::string describe(const perfsage::v1::Finding& r) {
+  std::string s = r.rule() + " [";
+  for (int i = 0; i < r.subjects_size(); ++i) s += (i ? ", " : "") + r.subjects(i);
+  return s + "] " + severity_name(r.severity()) + ": " + r.message();
 }
 
-void run_case(const Pack& pack, const YAML::Node& c, const std::string& file, const Budget& budget,
-              CaseResult& result, std::map<std::string, RuleCoverage>& coverage) {
-  std::map<std::string, std::string> params;
-  if (auto p = c["params"])
-    for (const auto& kv : p) params[kv.first.as<std::string>()] = kv.second.as<std::string>();
+void run_case(const Pack& pack, const YAML::Node& c, const std::string& file,
+              const PackTestOptions& options, CaseResult& result,
+              std::map<std::string, RuleCoverage>& coverage) {
+  std::map<std::string, ParamOverride> params;
+  if (auto p = c["params"]) {
+    if (!p.IsMap()) throw Failure{where(file, p) + ": params must be a map name -> value"};
+    for (const auto& kv : p)
+      params[text_of(kv.first)] = {text_of(kv.second),
+                                   {file, kv.second.Mark().line + 1, kv.second.Mark().column + 1}};
+  }
   std::vector<LoadMessage> msgs;
   CompiledPack compiled = compile_pack(pack, msgs, params);
   if (!compiled.valid) throw Failure{"pack does not compile: " + compiled.error};
 
-  // Facts: inline per type, or a SQL fixture run against an empty store (run id 1).
+  // Facts: inline per type, or a fixture made into a store the way real runs are (run id 1).
   std::map<std::string, std::vector<facts::SlotValues>> inline_facts;
   std::unique_ptr<store::Database> db;
   if (auto fx = c["fixture"]) {
-    fs::path path = fs::path(file).parent_path() / fx.as<std::string>();
-    std::ifstream in(path);
-    if (!in) throw Failure{"cannot read fixture " + path.string()};
-    std::stringstream sql;
-    sql << in.rdbuf();
-    db = std::make_unique<store::Database>(":memory:");
-    db->exec(sql.str());
+    try {
+      db = load_fixture(pack, file, text_of(fx), options);
+    } catch (const std::exception& e) {
+      throw Failure{where(file, fx) + ": " + e.what()};
+    }
   }
   if (auto f = c["facts"]) {
     for (const auto& kv : f) {
@@ -158,16 +162,19 @@ void run_case(const Pack& pack, const YAML::Node& c, const std::string& file, co
     auto it = inline_facts.find(t.name);
     return it == inline_facts.end() ? std::vector<facts::SlotValues>{} : it->second;
   };
-  double ref_time = 0, base = 0;
+  double base_us = 0, ref_time = 0;
   std::string device = "unknown";
   for (const auto& run : source(*facts::find_fact_type("run")))
     for (const auto& [slot, v] : run) {
       if (slot == "ref_time_us") ref_time = v.number();
-      if (slot == "base_us") base = v.number();
+      if (slot == "base_us") base_us = v.number();
       if (slot == "device") device = v.text;
     }
-  if (base > 0) ref_time = base;  // default shares are of the run's base
-  auto pe = evaluate_pack(compiled, source, ref_time, device, budget);
+  if (base_us <= 0) base_us = ref_time;  // default shares are of the run's base
+  // Tested where it will run: a pack from outside the built-in folder in a child process.
+  auto pe = compiled.pack.trusted
+                ? evaluate_pack(compiled, source, base_us, device, options.budget)
+                : evaluate_pack_in_child(compiled, source, base_us, device, options.budget);
   if (pe.result.status != "ok" && pe.result.status != "skipped")
     throw Failure{"pack status " + pe.result.status + ": " + pe.result.error};
 
@@ -175,9 +182,9 @@ void run_case(const Pack& pack, const YAML::Node& c, const std::string& file, co
     result.failures.push_back(std::to_string(pe.duplicates) +
                               " finding(s) repeated a finding of the same rule and subjects: "
                               "the rule fires more than once for one cause");
-  std::vector<bool> used(pe.recommendations.size(), false);
+  std::vector<bool> used(pe.findings.size(), false);
   std::set<std::string> fired;
-  for (const auto& r : pe.recommendations) fired.insert(r.rule), result.fired.push_back(r.rule);
+  for (const auto& r : pe.findings) fired.insert(r.rule()), result.fired.push_back(r.rule());
   if (auto exp = c["expect"]) {
     for (const auto& e : exp) {
       if (!e["rule"]) {
@@ -186,23 +193,22 @@ void run_case(const Pack& pack, const YAML::Node& c, const std::string& file, co
       }
       std::string best;
       bool matched = false;
-      for (size_t i = 0; i < pe.recommendations.size() && !matched; ++i) {
+      for (size_t i = 0; i < pe.findings.size() && !matched; ++i) {
         if (used[i]) continue;
-        auto why = mismatch(e, pe.recommendations[i], file);
+        auto why = mismatch(e, pe.findings[i], file);
         if (why.empty())
           used[i] = matched = true;
         else if (why != "rule" && best.empty())
           best = why;
       }
       if (!matched)
-        result.failures.push_back(where(file, e) + ": expected " + e["rule"].as<std::string>() +
+        result.failures.push_back(where(file, e) + ": expected " + text_of(e["rule"]) +
                                   " did not fire" +
                                   (best.empty() ? "" : " as expected (" + best + ")"));
     }
   }
   for (size_t i = 0; i < used.size(); ++i)
-    if (!used[i])
-      result.failures.push_back("unexpected recommendation " + describe(pe.recommendations[i]));
+    if (!used[i]) result.failures.push_back("unexpected finding " + describe(pe.findings[i]));
   result.passed = result.failures.empty();
   if (!result.passed) return;
   for (const auto& r : compiled.rules) {
@@ -244,42 +250,66 @@ std::string TestReport::str() const {
   return o.str();
 }
 
-TestReport run_pack_tests(const Pack& pack, const Budget& budget) {
+namespace {
+
+// Runs the cases of one tests file; anything wrong with the file itself is a problem, never an
+// exception out of here (tests files are as untrusted as the pack).
+void run_test_file(const Pack& pack, const fs::path& path, const PackTestOptions& options,
+                   TestReport& report, std::map<std::string, RuleCoverage>& coverage) {
+  std::error_code ec;
+  auto size = fs::file_size(path, ec);
+  if (ec || size > kMaxPackFileBytes) {
+    report.problems.push_back(path.string() + ": not readable or larger than " +
+                              std::to_string(kMaxPackFileBytes) + " bytes");
+    return;
+  }
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::string yaml = text.str();
+  if (yaml.size() >= 2 &&
+      ((yaml[0] == '\xff' && yaml[1] == '\xfe') || (yaml[0] == '\xfe' && yaml[1] == '\xff'))) {
+    report.problems.push_back(path.string() + ": UTF-16 text; tests files are UTF-8");
+    return;
+  }
+  YAML::Node root;
+  try {
+    root = YAML::Load(yaml);
+  } catch (const YAML::Exception& e) {
+    report.problems.push_back(path.string() + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg);
+    return;
+  }
+  if (!root.IsMap() || !root["cases"] || !root["cases"].IsSequence()) {
+    report.problems.push_back(path.string() + ": needs a 'cases' list");
+    return;
+  }
+  for (const auto& c : root["cases"]) {
+    CaseResult result;
+    result.file = path.string();
+    result.name = c.IsMap() && c["name"] ? text_of(c["name"]) : where(path.string(), c);
+    try {
+      if (!c.IsMap()) throw Failure{where(path.string(), c) + ": a case must be a map"};
+      run_case(pack, c, path.string(), options, result, coverage);
+    } catch (const Failure& f) {
+      result.failures.push_back(f.text);
+    } catch (const std::exception& e) {
+      result.failures.push_back(where(path.string(), c) + ": " + e.what());
+    }
+    result.passed = result.failures.empty();
+    report.cases.push_back(std::move(result));
+  }
+}
+
+}  // namespace
+
+TestReport run_pack_tests(const Pack& pack, const PackTestOptions& options) {
   TestReport report;
   report.pack = pack.name;
   std::map<std::string, RuleCoverage> coverage;
   for (const auto& r : pack.rules)
     if (r.enabled) coverage[r.id].rule = r.id;
   if (pack.test_files.empty()) report.problems.push_back("no tests/*.yaml");
-  for (const auto& path : pack.test_files) {
-    YAML::Node root;
-    try {
-      root = YAML::LoadFile(path.string());
-    } catch (const YAML::Exception& e) {
-      report.problems.push_back(path.string() + ":" + std::to_string(e.mark.line + 1) + ": " +
-                                e.msg);
-      continue;
-    }
-    auto cases = root["cases"];
-    if (!cases || !cases.IsSequence()) {
-      report.problems.push_back(path.string() + ": needs a 'cases' list");
-      continue;
-    }
-    for (const auto& c : cases) {
-      CaseResult result;
-      result.file = path.string();
-      result.name = c["name"] ? c["name"].as<std::string>() : where(path.string(), c);
-      try {
-        run_case(pack, c, path.string(), budget, result, coverage);
-      } catch (const Failure& f) {
-        result.failures.push_back(f.text);
-      } catch (const std::exception& e) {
-        result.failures.push_back(e.what());
-      }
-      result.passed = result.failures.empty();
-      report.cases.push_back(std::move(result));
-    }
-  }
+  for (const auto& path : pack.test_files) run_test_file(pack, path, options, report, coverage);
   for (auto& [id, cov] : coverage) {
     cov.rule = id;
     if (cov.firing_cases == 0)

@@ -6,7 +6,8 @@
 //       facts:                               # inline facts per fact type...
 //         run: [{device: ascend, has_device: yes}]
 //         op:  [{name: trans_Cast_5, type: Cast, core_type: AI_CPU, max_us: 198}]
-//       fixture: fixtures/run.sql            # ...or SQL run against an empty store (run id 1)
+//       fixture: fixtures/run.sql            # ...or SQL inserting raw records as run 1, or a
+//                                            # profiling dump; the real analyzers then run
 //       expect:                              # [] = nothing may fire
 //         - rule: aicpu_op
 //           subjects: [trans_Cast_5]
@@ -14,18 +15,24 @@
 //           message_contains: UINT64
 //           evidence: {count: 5}
 //
-//   TestReport r = run_pack_tests(loaded_pack);   // perfsage kb test [PACK]
+//   TestReport r = run_pack_tests(loaded_pack, options);   // perfsage kb test [PACK]
 //
 // Coverage: every enabled rule needs a passing case where it fires, and a passing case
 // where it stays silent although facts of every type its `when` matches are present.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "engine/clips/budget.h"
 #include "engine/kb/pack.h"
+
+namespace perfsage::store {
+class Database;
+}
 
 namespace perfsage::engine {
 
@@ -50,6 +57,21 @@ struct TestReport {
   std::string str() const;  // human-readable summary
 };
 
-TestReport run_pack_tests(const Pack& pack, const Budget& budget = {});
+struct PackTestOptions {
+  Budget budget;
+  // Fixtures become a store the way real runs do: `ingest` reads a profiling dump (a file or
+  // folder inside the pack) into the store as run 1; `analyze` runs the analyzers over run 1
+  // after an SQL fixture's inserts or after `ingest`. Both are given by the caller (app/): the
+  // engine knows neither collectors nor analyzers. Without `ingest`, dump fixtures fail.
+  std::function<void(store::Database&, const std::filesystem::path&)> ingest;
+  std::function<void(store::Database&, int64_t run_id)> analyze;
+};
+
+TestReport run_pack_tests(const Pack& pack, const PackTestOptions& options = {});
+
+// Limits on fixtures, which are as untrusted as the pack: a fixture lies inside the pack's
+// folder, an SQL fixture is at most 1 MiB, may only insert rows into existing tables (no
+// ATTACH, PRAGMA, schema changes, recursive CTEs or extensions) and runs for at most 5 s.
+constexpr size_t kMaxFixtureSqlBytes = 1 << 20;
 
 }  // namespace perfsage::engine

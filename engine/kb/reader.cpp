@@ -3,6 +3,8 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cmath>
 #include <fstream>
 #include <regex>
 #include <set>
@@ -214,7 +216,7 @@ Pack Reader::read(const YAML::Node& root) {
   if (root["name"]) pack_ = p.name = str(root["name"], "", "name");
   check_keys(root, "",
              {"name", "version", "engine", "description", "license", "maintainers", "maturity",
-              "applies_to", "uses", "params", "lists", "macros", "rules"});
+              "applies_to", "uses", "params", "lists", "macros", "rules", "override"});
   static const std::regex name_re("[a-z][a-z0-9_-]*");
   if (!root["name"] || !std::regex_match(p.name, name_re))
     fail(root["name"] ? root["name"] : root, "", "pack needs a 'name' matching [a-z][a-z0-9_-]*");
@@ -242,6 +244,11 @@ Pack Reader::read(const YAML::Node& root) {
         fail(root["applies_to"], "", "applies_to entries are ascend, cuda or cpu, not '" + a + "'");
   }
   if (root["uses"]) p.uses = strs(root["uses"], "", "uses");
+  if (root["override"]) {
+    p.override_mode = str(root["override"], "", "override");
+    if (p.override_mode != "merge" && p.override_mode != "replace")
+      fail(root["override"], "", "pack-level override must be 'merge' or 'replace'");
+  }
   if (auto params = root["params"]) {
     if (!params.IsMap()) fail(params, "", "params must be a map name -> value");
     for (const auto& kv : params) {
@@ -264,7 +271,10 @@ Pack Reader::read(const YAML::Node& root) {
   }
   if (auto lists = root["lists"]) {
     if (!lists.IsMap()) fail(lists, "", "lists must be a map name -> [items]");
+    size_t items = 0;
     for (const auto& kv : lists) {
+      if (kv.second.IsSequence() && (items += kv.second.size()) > kMaxListItems)
+        fail(kv.second, "", "lists hold more than " + std::to_string(kMaxListItems) + " items");
       List l;
       l.name = kv.first.as<std::string>();
       l.pos = pos(kv.first);
@@ -288,6 +298,10 @@ Pack Reader::read(const YAML::Node& root) {
   }
   if (auto rules = root["rules"]) {
     if (!rules.IsSequence()) fail(rules, "", "rules must be a list");
+    if (rules.size() > kMaxRules)
+      fail(rules, "",
+           "a pack holds at most " + std::to_string(kMaxRules) + " rules, this one " +
+               std::to_string(rules.size()));
     for (const auto& rn : rules) {
       try {
         p.rules.push_back(read_rule(rn));
@@ -310,7 +324,11 @@ Scalar scalar_from_yaml(const YAML::Node& node, const std::string& file) {
   static const std::regex num_re("[-+]?([0-9]+\\.?[0-9]*|\\.[0-9]+)([eE][-+]?[0-9]+)?");
   if (!quoted && std::regex_match(s.text, num_re)) {
     s.is_number = true;
-    s.number = std::stod(s.text);
+    errno = 0;
+    s.number = std::strtod(s.text.c_str(), nullptr);
+    // CLIPS reads 1e999999 as inf and its arithmetic then traps or misleads: refuse it here.
+    if (errno == ERANGE && std::isinf(s.number))
+      throw YAML::ParserException(node.Mark(), "number '" + s.text + "' is out of range");
     s.clips = s.text[0] == '+' ? s.text.substr(1) : s.text;
     return s;
   }
@@ -329,6 +347,12 @@ Scalar scalar_from_yaml(const YAML::Node& node, const std::string& file) {
 
 std::optional<Pack> read_pack_text(const std::string& yaml_text, const std::string& file_name,
                                    std::vector<LoadMessage>& messages) {
+  if (yaml_text.size() > kMaxPackFileBytes) {
+    messages.push_back({LoadCode::err_file_read, file_name, 0, 0, "", "",
+                        "pack text is " + std::to_string(yaml_text.size()) +
+                            " bytes; the limit is " + std::to_string(kMaxPackFileBytes)});
+    return std::nullopt;
+  }
   YAML::Node root;
   try {
     root = YAML::Load(yaml_text);
@@ -362,6 +386,15 @@ std::optional<Pack> read_pack(const fs::path& dir, std::vector<LoadMessage>& mes
         {LoadCode::err_file_read, file.string(), 0, 0, "", "", "cannot read pack file"});
     return std::nullopt;
   }
+  std::error_code size_ec;
+  auto size = fs::file_size(file, size_ec);
+  if (size_ec || size > kMaxPackFileBytes) {
+    messages.push_back({LoadCode::err_file_read, file.string(), 0, 0, "", "",
+                        size_ec ? "cannot read pack file: " + size_ec.message()
+                                : "pack file is " + std::to_string(size) + " bytes; the limit is " +
+                                      std::to_string(kMaxPackFileBytes)});
+    return std::nullopt;
+  }
   std::stringstream buf;
   buf << in.rdbuf();
   auto pack = read_pack_text(buf.str(), file.string(), messages);
@@ -391,12 +424,19 @@ bool is_semver(const std::string& v) {
 }
 
 namespace {
+// Saturates instead of throwing: a version part of 30 digits compares as very large.
+long version_part(const std::string& digits) {
+  long v = 0;
+  for (char c : digits) v = v > 100000000L ? v : v * 10 + (c - '0');
+  return v;
+}
+
 std::vector<long> parse_version(const std::string& v) {
   std::vector<long> parts;
   std::string cur;
   for (char c : v) {
     if (c == '.') {
-      parts.push_back(cur.empty() ? 0 : std::stol(cur));
+      parts.push_back(version_part(cur));
       cur.clear();
     } else if (std::isdigit(static_cast<unsigned char>(c))) {
       cur += c;
@@ -404,7 +444,7 @@ std::vector<long> parse_version(const std::string& v) {
       break;  // pre-release / build suffix: ignored for range checks
     }
   }
-  parts.push_back(cur.empty() ? 0 : std::stol(cur));
+  parts.push_back(version_part(cur));
   while (parts.size() < 3) parts.push_back(0);
   return parts;
 }

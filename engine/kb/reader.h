@@ -19,6 +19,12 @@ class Node;
 
 namespace perfsage::engine {
 
+// Limits on what one pack may hold: packs are untrusted input, and reading or compiling an
+// unbounded pack would take the host's time and memory before any budget applies.
+constexpr size_t kMaxPackFileBytes = 512 * 1024;
+constexpr size_t kMaxRules = 2000;
+constexpr size_t kMaxListItems = 100000;  // all lists of a pack together
+
 // Returns nullopt when the pack cannot be used (errors appended to `messages`).
 std::optional<Pack> read_pack(const std::filesystem::path& dir, std::vector<LoadMessage>& messages);
 

@@ -1,9 +1,8 @@
 #include "engine/kb/selection.h"
 
-#include <yaml-cpp/yaml.h>
+#include <fnmatch.h>
 
 #include <algorithm>
-#include <cstdlib>
 
 #include "engine/kb/reader.h"
 
@@ -14,7 +13,7 @@ namespace {
 // Merges a later definition of the same pack into the earlier one.
 void merge(Pack& base, const Pack& later, std::vector<LoadMessage>& msgs) {
   msgs.push_back({LoadCode::shadowed_pack, later.file.string(), 1, 1, base.name, "",
-                  "redefines pack from " + base.file.string()});
+                  "merges into the " + base.source + " pack from " + base.file.string()});
   for (const auto& p : later.params) {
     bool found = false;
     for (auto& q : base.params)
@@ -118,138 +117,98 @@ std::vector<fs::path> pack_dirs(const fs::path& root) {
   return out;
 }
 
-// Reads every pack in search order and merges redefinitions; selection not yet applied.
-std::vector<Pack> read_all(const Selection& sel, std::vector<LoadMessage>& msgs) {
+struct ReadResult {
   std::vector<Pack> packs;
-  for (const auto& root : search_paths(sel)) {
-    for (const auto& dir : pack_dirs(root)) {
+  std::vector<std::string> unreadable;  // folder names of packs that failed to read
+};
+
+// Reads every pack in search order and applies redefinitions; selection not yet applied.
+ReadResult read_all(const Selection& sel, std::vector<LoadMessage>& msgs) {
+  ReadResult out;
+  auto& packs = out.packs;
+  for (const auto& root : sel.paths) {
+    std::error_code ec;
+    if (!fs::exists(root.path, ec)) {
+      if (root.required)
+        msgs.push_back({LoadCode::err_file_read, root.pos.file, root.pos.line, root.pos.column, "",
+                        "kb.paths", "pack folder " + root.path.string() + " does not exist"});
+      continue;
+    }
+    for (const auto& dir : pack_dirs(root.path)) {
       auto p = read_pack(dir, msgs);
-      if (!p) continue;
+      if (!p) {
+        out.unreadable.push_back(dir.filename().string());
+        continue;
+      }
+      p->source = root.source;
+      p->trusted = root.trusted;
       auto it = std::find_if(packs.begin(), packs.end(),
                              [&](const Pack& q) { return q.name == p->name; });
-      if (it == packs.end())
+      if (it == packs.end()) {
         packs.push_back(std::move(*p));
-      else
+      } else if (p->override_mode.empty()) {
+        msgs.push_back({LoadCode::err_validate, p->file.string(), 1, 1, p->name, "",
+                        "pack '" + p->name + "' is already defined by the " + it->source +
+                            " pack at " + it->file.string() +
+                            "; it was not loaded (set `override: merge` or `override: replace` "
+                            "to change that pack on purpose)"});
+      } else if (p->override_mode == "replace") {
+        msgs.push_back({LoadCode::shadowed_pack, p->file.string(), 1, 1, p->name, "",
+                        "replaces the " + it->source + " pack from " + it->file.string()});
+        *it = std::move(*p);
+      } else {
+        std::string source = p->source;
         merge(*it, *p, msgs);
+        if (it->source != source) it->source += "+" + source;
+        it->trusted = it->trusted && p->trusted;
+      }
     }
   }
-  return packs;
+  return out;
 }
 
 }  // namespace
 
 bool glob_match(const std::string& pattern, const std::string& text) {
-  size_t p = 0, t = 0, star = std::string::npos, mark = 0;
-  while (t < text.size()) {
-    if (p < pattern.size() && (pattern[p] == '?' || pattern[p] == text[t])) {
-      ++p, ++t;
-    } else if (p < pattern.size() && pattern[p] == '*') {
-      star = p++, mark = t;
-    } else if (star != std::string::npos) {
-      p = star + 1, t = ++mark;
-    } else {
-      return false;
-    }
-  }
-  while (p < pattern.size() && pattern[p] == '*') ++p;
-  return p == pattern.size();
+  return fnmatch(pattern.c_str(), text.c_str(), 0) == 0;
 }
 
-fs::path kb_root() {
-  std::error_code ec;
-  if (const char* env = std::getenv("PERFSAGE_KB_PATH"); env && *env) return env;
-  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  if (!ec) {
-    fs::path candidate = exe.parent_path() / ".." / ".." / "knowledge_bases";
-    if (fs::is_directory(candidate / "builtin", ec)) return fs::weakly_canonical(candidate, ec);
-  }
-  fs::path compiled = PERFSAGE_KB_DIR;
-  if (fs::is_directory(compiled, ec)) return compiled;
-  return {};
-}
-
-std::vector<fs::path> search_paths(const Selection& sel) {
-  std::vector<fs::path> out;
-  if (sel.builtin) {
-    auto root = kb_root();
-    if (!root.empty()) {
-      out.push_back(root / "builtin");
-      out.push_back(root / "community");
-    }
-  }
-  out.insert(out.end(), sel.paths.begin(), sel.paths.end());
-  return out;
-}
-
-Selection read_config(const fs::path& file, std::vector<LoadMessage>& msgs) {
-  Selection sel;
-  YAML::Node root;
-  try {
-    root = YAML::LoadFile(file.string());
-  } catch (const YAML::BadFile&) {
-    msgs.push_back(
-        {LoadCode::err_file_read, file.string(), 0, 0, "", "", "cannot read config file"});
-    return sel;
-  } catch (const YAML::Exception& e) {
-    msgs.push_back({LoadCode::err_yaml_parse, file.string(), e.mark.line + 1, e.mark.column + 1, "",
-                    "", e.msg});
-    return sel;
-  }
-  auto kb = root["kb"];
-  if (!kb) return sel;
-  auto bad = [&](const YAML::Node& n, const std::string& text) {
-    msgs.push_back({LoadCode::err_yaml_validate, file.string(), n.Mark().line + 1,
-                    n.Mark().column + 1, "", "kb", text});
-  };
-  auto strings = [&](const YAML::Node& n, std::vector<std::string>& out, const char* what) {
-    if (!n) return;
-    if (!n.IsSequence()) return bad(n, std::string(what) + " must be a list");
-    for (const auto& e : n) out.push_back(e.as<std::string>());
-  };
-  std::vector<std::string> paths;
-  strings(kb["paths"], paths, "kb.paths");
-  for (const auto& p : paths) {
-    fs::path path = p;
-    sel.paths.push_back(path.is_relative() ? file.parent_path() / path : path);
-  }
-  strings(kb["enable"], sel.enable, "kb.enable");
-  strings(kb["disable"], sel.disable, "kb.disable");
-  strings(kb["packs"], sel.only, "kb.packs");
-  if (kb["builtin"]) sel.builtin = kb["builtin"].as<bool>(true);
-  if (auto params = kb["params"]) {
-    if (!params.IsMap())
-      bad(params, "kb.params must be a map pack -> {param: value}");
-    else
-      for (const auto& pk : params) {
-        if (!pk.second.IsMap()) {
-          bad(pk.second, "kb.params." + pk.first.as<std::string>() + " must be a map");
-          continue;
-        }
-        for (const auto& kv : pk.second)
-          sel.params[pk.first.as<std::string>()][kv.first.as<std::string>()] =
-              kv.second.as<std::string>();
-      }
-  }
-  for (const auto& kv : kb) {
-    auto k = kv.first.as<std::string>();
-    if (k != "paths" && k != "enable" && k != "disable" && k != "params" && k != "packs" &&
-        k != "builtin")
-      msgs.push_back({LoadCode::unknown_key, file.string(), kv.first.Mark().line + 1,
-                      kv.first.Mark().column + 1, "", "kb", "unknown key '" + k + "' ignored"});
-  }
-  return sel;
+int maturity_rank(const std::string& m) {
+  if (m == "deprecated") return 0;
+  if (m == "sandbox") return 1;
+  if (m == "incubating") return 2;
+  if (m == "stable") return 3;
+  return -1;
 }
 
 LoadedPacks load_pack_set(const Selection& sel) {
   LoadedPacks out;
-  auto packs = read_all(sel, out.messages);
-  for (const auto& name : sel.only)
-    if (std::none_of(packs.begin(), packs.end(), [&](const Pack& p) { return p.name == name; }))
-      out.messages.push_back({LoadCode::err_validate, "", 0, 0, name, "",
-                              "no pack named '" + name + "' in the search paths"});
-  for (auto& p : packs) {
-    if (!sel.only.empty() && std::find(sel.only.begin(), sel.only.end(), p.name) == sel.only.end())
+  auto read = read_all(sel, out.messages);
+  auto& packs = read.packs;
+  for (const auto& want : sel.only) {
+    if (std::any_of(packs.begin(), packs.end(),
+                    [&](const Pack& p) { return glob_match(want, p.name); }))
       continue;
+    bool broken = std::any_of(read.unreadable.begin(), read.unreadable.end(),
+                              [&](const std::string& dir) { return glob_match(want, dir); });
+    out.messages.push_back({LoadCode::err_validate, "", 0, 0, want, "kb.packs",
+                            broken ? "pack '" + want + "' could not be read (see the errors above)"
+                                   : "no pack matches '" + want + "' in the search paths"});
+  }
+  for (const auto& [name, overrides] : sel.params) {
+    if (std::none_of(packs.begin(), packs.end(), [&](const Pack& p) { return p.name == name; })) {
+      const auto& pos = overrides.empty() ? sel.params_pos : overrides.begin()->second.pos;
+      out.messages.push_back(
+          {LoadCode::err_validate, pos.file, pos.line, pos.column, name, "kb.params",
+           "params given for pack '" + name + "', which is not in the search paths"});
+    }
+  }
+  const int floor = sel.min_maturity.empty() ? 0 : maturity_rank(sel.min_maturity);
+  for (auto& p : packs) {
+    if (!sel.only.empty() && std::none_of(sel.only.begin(), sel.only.end(),
+                                          [&](const auto& w) { return glob_match(w, p.name); }))
+      continue;
+    if (maturity_rank(p.maturity) < floor) continue;  // below the configured maturity floor
     for (auto& r : p.rules) {
       for (const auto& e : sel.enable)
         if (matches(e, p, r)) r.enabled = true;
@@ -260,22 +219,32 @@ LoadedPacks load_pack_set(const Selection& sel) {
         std::none_of(p.rules.begin(), p.rules.end(), [](const Rule& r) { return r.enabled; }))
       continue;  // everything disabled: the pack does not run
     auto it = sel.params.find(p.name);
-    static const std::map<std::string, std::string> none;
+    static const std::map<std::string, ParamOverride> none;
     out.set.packs.push_back(
         compile_pack(p, out.messages, it == sel.params.end() ? none : it->second));
   }
   return out;
 }
 
-std::vector<PackInfo> list_packs(const Selection& sel) {
-  std::vector<LoadMessage> msgs;
+std::vector<PackInfo> list_packs(const Selection& sel, std::vector<LoadMessage>& msgs) {
   std::vector<PackInfo> out;
-  for (const auto& p : read_all(sel, msgs)) {
-    PackInfo info{p.name, p.version,      p.maturity, p.description,       p.applies_to, p.uses,
-                  p.dir,  p.rules.size(), 0,          p.test_files.size(), false};
+  for (const auto& p : read_all(sel, msgs).packs) {
+    PackInfo info;
+    info.name = p.name;
+    info.version = p.version;
+    info.maturity = p.maturity;
+    info.description = p.description;
+    info.source = p.source;
+    info.applies_to = p.applies_to;
+    info.uses = p.uses;
+    info.dir = p.dir;
+    info.rules = p.rules.size();
+    info.tests = p.test_files.size();
     for (const auto& r : p.rules) info.enabled_rules += r.enabled;
     std::vector<LoadMessage> cm;
-    info.valid = compile_pack(p, cm).valid;
+    auto compiled = compile_pack(p, cm);
+    info.valid = compiled.valid;
+    info.error = compiled.error;
     out.push_back(std::move(info));
   }
   return out;

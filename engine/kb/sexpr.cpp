@@ -23,6 +23,11 @@ std::vector<Node> parse(const std::string& text) {
     } else if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
       advance(c);
     } else if (c == '(') {
+      // Checked before the tree exists: walking (and freeing) a deeper tree recurses per level,
+      // and so does CLIPS's own parser.
+      if (stack.size() > kMaxDepth)
+        throw SyntaxError("expressions nest deeper than " + std::to_string(kMaxDepth) + " levels",
+                          line, col);
       Node n;
       n.is_list = true;
       n.line = line;

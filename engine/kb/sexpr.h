@@ -23,7 +23,10 @@ struct SyntaxError : std::runtime_error {
       : std::runtime_error(what), line(l), column(c) {}
 };
 
-// Parses a sequence of forms; throws SyntaxError on unbalanced parentheses or strings.
+constexpr size_t kMaxDepth = 200;
+
+// Parses a sequence of forms; throws SyntaxError on unbalanced parentheses or strings, or
+// nesting deeper than kMaxDepth.
 std::vector<Node> parse(const std::string& text);
 
 // The variable an atom names ("?x&:" -> "x", "$?rest" -> "rest", "?o:slot" -> "o"), or "".

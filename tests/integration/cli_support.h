@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "engine/finding.h"
 #include "perfsage/v1/report.pb.h"
 #include "test_support.h"
 
@@ -48,29 +49,54 @@ inline perfsage::v1::AnalysisReport analyze_json(std::vector<std::string> args) 
   return parse_report(r.out);
 }
 
-inline std::vector<const perfsage::v1::Recommendation*> findings(
+inline std::vector<const perfsage::v1::Finding*> findings(
     const perfsage::v1::AnalysisReport& report, const std::string& pack,
     const std::string& rule = "") {
-  std::vector<const perfsage::v1::Recommendation*> out;
+  std::vector<const perfsage::v1::Finding*> out;
   for (const auto& r : report.recommendations()) {
     if (r.pack() == pack && (rule.empty() || r.rule() == rule)) out.push_back(&r);
   }
   return out;
 }
 
-inline bool has_subject(const perfsage::v1::Recommendation& r, const std::string& subject) {
+inline bool has_subject(const perfsage::v1::Finding& r, const std::string& subject) {
   for (const auto& s : r.subjects()) {
     if (s == subject) return true;
   }
   return false;
 }
 
-inline bool any_subject(const std::vector<const perfsage::v1::Recommendation*>& recs,
+inline bool any_subject(const std::vector<const perfsage::v1::Finding*>& recs,
                         const std::string& subject) {
   for (const auto* r : recs) {
     if (has_subject(*r, subject)) return true;
   }
   return false;
+}
+
+// The severity's name ("high", ...), to compare with names as packs write them.
+inline std::string sev(const perfsage::v1::Finding& r) {
+  return engine::severity_name(r.severity());
+}
+
+inline const perfsage::v1::Evidence* find_evidence(const perfsage::v1::Finding& r,
+                                                   const std::string& key) {
+  for (const auto& e : r.evidence())
+    if (e.name() == key) return &e;
+  return nullptr;
+}
+inline double evidence_number(const perfsage::v1::Finding& r, const std::string& key) {
+  const auto* e = find_evidence(r, key);
+  INFO("evidence " << key);
+  REQUIRE(e);
+  REQUIRE(e->value_case() == perfsage::v1::Evidence::kNumber);
+  return e->number();
+}
+inline std::string evidence_text(const perfsage::v1::Finding& r, const std::string& key) {
+  const auto* e = find_evidence(r, key);
+  INFO("evidence " << key);
+  REQUIRE(e);
+  return e->text();
 }
 
 }  // namespace perfsage::test

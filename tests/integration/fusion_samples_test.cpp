@@ -28,7 +28,7 @@ TEST_CASE("minimal_names: TransData summary and first-layer AIPP advice") {
   CHECK_THAT(share[0]->message(), Catch::Contains("31.75 µs") && Catch::Contains("3.2 %"));
   // 3.2 % of the device task time, as msadvisor says; but the device idles for the host 99.8 %
   // of the run, so on the run's base (its wall span) removing them is worth little: low.
-  CHECK(share[0]->severity() == "low");
+  CHECK(sev(*share[0]) == "low");
   CHECK(findings(td, "transdata").size() == 1);  // no formats: no chain findings
 
   auto ub = analyze_json({path, "--kb", "ub_fusion"});
@@ -48,7 +48,7 @@ TEST_CASE("fusion_result.json: ConstToAttrGatherV2Fusion matched but took no eff
   auto f = findings(report, "ub_fusion", "fusion_pass_no_effect");
   REQUIRE(f.size() == 1);
   CHECK(has_subject(*f[0], "ConstToAttrGatherV2Fusion"));
-  CHECK(f[0]->severity() == "low");
+  CHECK(sev(*f[0]) == "low");
 }
 
 TEST_CASE("no noise on samples without fusion or TransData evidence") {

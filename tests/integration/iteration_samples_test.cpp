@@ -9,18 +9,6 @@ std::string sample(const std::string& rel) {
   return (samples_dir() / rel).string();
 }
 
-double evidence_number(const perfsage::v1::Recommendation& r, const std::string& key) {
-  const auto& f = r.evidence().fields();
-  auto it = f.find(key);
-  REQUIRE(it != f.end());
-  return it->second.number_value();
-}
-std::string evidence_text(const perfsage::v1::Recommendation& r, const std::string& key) {
-  const auto& f = r.evidence().fields();
-  auto it = f.find(key);
-  REQUIRE(it != f.end());
-  return it->second.string_value();
-}
 }  // namespace
 
 TEST_CASE("trace_view alone: its two AI CPU device tasks are reported") {
@@ -43,7 +31,7 @@ TEST_CASE("trace_view: on-line compilation is its opCompile part; no launch-bloc
   REQUIRE(compile.size() == 1);
   // 11 opCompile calls of 156 us in a 14.09 ms step: about 1 %, so low. The 6.64 ms (47 %) of
   // aclopCompileAndExecute include executing the ops and are reported apart, never as the share.
-  CHECK(compile[0]->severity() == "low");
+  CHECK(sev(*compile[0]) == "low");
   CHECK(evidence_number(*compile[0], "op_compile_calls") == 11);
   CHECK(evidence_number(*compile[0], "op_compile_us") == Approx(156.1).epsilon(0.01));
   CHECK(evidence_number(*compile[0], "op_compile_share") == Approx(0.0111).epsilon(0.02));
@@ -70,7 +58,7 @@ TEST_CASE("trace_view: on-line compilation is its opCompile part; no launch-bloc
   // Device busy about 13 % of the 14,092 us step: host-bound.
   auto host = findings(report, "training_iteration", "host_bound");
   REQUIRE(host.size() == 1);
-  CHECK(host[0]->severity() == "high");
+  CHECK(sev(*host[0]) == "high");
   CHECK(evidence_number(*host[0], "step_us") == Approx(14092).epsilon(0.01));
   CHECK(evidence_number(*host[0], "device_busy_share") == Approx(0.127).epsilon(0.05));
   CHECK(findings(report, "training_iteration", "free_time").empty());
@@ -113,7 +101,7 @@ TEST_CASE("AlexNet Kineto trace: GPU gaps and low utilisation") {
   REQUIRE(gaps.size() == 1);
   CHECK(evidence_number(*gaps[0], "gaps") == 4);
   CHECK(evidence_number(*gaps[0], "window_us") == Approx(12.9e6).epsilon(0.03));
-  CHECK(gaps[0]->severity() == "high");
+  CHECK(sev(*gaps[0]) == "high");
   auto util = findings(report, "gpu_iteration", "low_utilisation");
   REQUIRE(util.size() == 1);
   CHECK(evidence_number(*util[0], "utilisation") < 0.01);
@@ -139,7 +127,7 @@ TEST_CASE("CPU-only trace and Ascend op tables: only the block-dim check fires")
   auto comm = findings(ops, "training_iteration");
   REQUIRE(comm.size() == 1);
   CHECK(comm[0]->rule() == "communication_dominates");
-  CHECK(comm[0]->severity() == "medium");
+  CHECK(sev(*comm[0]) == "medium");
   CHECK(evidence_number(*comm[0], "comm_share") == Approx(0.87).epsilon(0.02));
   CHECK(evidence_text(*comm[0], "top_comm_op").rfind("hcom_broadcast_", 0) == 0);
   // Block dims: 24 cube / 48 vector cores inferred (no info.json); AI_CORE ops use 24 (fine),
@@ -147,7 +135,7 @@ TEST_CASE("CPU-only trace and Ascend op tables: only the block-dim check fires")
   auto bd = findings(ops, "ascend_schedule", "block_dim");
   REQUIRE(bd.size() == 1);
   CHECK(has_subject(*bd[0], "AI_VECTOR_CORE"));
-  CHECK(bd[0]->severity() == "low");
+  CHECK(sev(*bd[0]) == "low");
   CHECK(evidence_number(*bd[0], "cores") == 48);
   CHECK(evidence_text(*bd[0], "cores_source") == "inferred");
   CHECK(evidence_number(*bd[0], "misaligned_tasks") == 343);

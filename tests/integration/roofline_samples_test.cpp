@@ -40,7 +40,7 @@ TEST_CASE("arith_util: FLOPs without bytes give one insufficient-data note and i
   auto all = findings(report, "roofline");
   REQUIRE(all.size() == 1);
   CHECK(all[0]->rule() == "insufficient_data");
-  CHECK(all[0]->severity() == "info");
+  CHECK(sev(*all[0]) == "info");
   CHECK_THAT(all[0]->message(), Catch::Contains("byte counters"));
   CHECK(findings(analyze_json({path, "--kb", "activation"}), "activation").empty());
 

@@ -26,7 +26,7 @@ TEST_CASE("kernel_details with ArithmeticUtilization: AI CPU Cast operators are 
   for (const auto* r : aicpu) {
     if (r->message().find("UINT64") != std::string::npos) names_dtype = true;
     // AI CPU time is ≈ 0.2 % of device time: a low-priority finding.
-    CHECK(r->severity() == "low");
+    CHECK(sev(*r) == "low");
   }
   CHECK(names_dtype);
   CHECK(findings(report, "gpu_runtime").empty());
@@ -40,7 +40,7 @@ TEST_CASE("kernel_details with minimal columns: types come from names") {
   // Wait Time up to 199 ms against 1 ms of task time: the device waits for the host.
   auto waits = findings(report, "training_iteration", "task_waits");
   REQUIRE(waits.size() == 1);
-  CHECK(waits[0]->evidence().fields().at("task_wait_share").number_value() > 0.99);
+  CHECK(evidence_number(*waits[0], "task_wait_share") > 0.99);
 }
 
 TEST_CASE("AlexNet Kineto trace: synchronisation and pageable copies are found") {
@@ -65,10 +65,9 @@ TEST_CASE("AlexNet Kineto trace: synchronisation and pageable copies are found")
   // 3 launch calls take > 50 us.
   auto delay = findings(report, "gpu_runtime", "launch_delay");
   REQUIRE(delay.size() == 1);
-  const auto& ev = delay[0]->evidence().fields();
-  CHECK(ev.at("delayed").number_value() == 43);
-  CHECK(ev.at("linked").number_value() == 98);
-  CHECK(ev.at("slow_launches").number_value() == 3);
+  CHECK(evidence_number(*delay[0], "delayed") == 43);
+  CHECK(evidence_number(*delay[0], "linked") == 98);
+  CHECK(evidence_number(*delay[0], "slow_launches") == 3);
   CHECK(findings(report, "aicpu").empty());
 }
 

@@ -1,3 +1,4 @@
+#include "analyzer_resources.h"
 #include "analyzers/core/analyze_run.h"
 #include "analyzers/core/launch_ops.h"
 #include "analyzers/core/op_stats.h"
@@ -85,7 +86,8 @@ TEST_CASE("the run summary counts ranks, steps and device time from any record k
     }
     w.commit();
   }
-  auto s = analyzers::analyze_run(db, run, {"pytorch", "cuda", "A100"});
+  auto s = analyzers::analyze_run(db, run, {"pytorch", "cuda", "A100"},
+                                  {test::shipped_hardware(), test::shipped_patterns()});
   CHECK(s.ranks == 2);
   CHECK(s.steps == 1);
   CHECK(s.step_time_us == Approx(2000));
@@ -101,7 +103,8 @@ TEST_CASE("a run without any device activity reports an unknown device and zero 
   store::RunWriter w(db, {"j", {}, "fp", "now"});
   int64_t run = w.run_id();
   w.commit();
-  auto s = analyzers::analyze_run(db, run, {});
+  auto s =
+      analyzers::analyze_run(db, run, {}, {test::shipped_hardware(), test::shipped_patterns()});
   CHECK(s.device == "unknown");
   CHECK(s.device_time_us == 0);
   CHECK(s.step_time_us == 0);
@@ -121,7 +124,8 @@ TEST_CASE("device time counts a rank's tasks once when both op tables and a time
   other_rank.rank = 1;
   w.add(other_rank);
   w.commit();
-  auto s = analyzers::analyze_run(db, run, {"pytorch-npu", "ascend", ""});
+  auto s = analyzers::analyze_run(db, run, {"pytorch-npu", "ascend", ""},
+                                  {test::shipped_hardware(), test::shipped_patterns()});
   CHECK(s.device_time_us == Approx(800));
 }
 

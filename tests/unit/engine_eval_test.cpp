@@ -3,8 +3,10 @@
 
 #include "engine/evaluator.h"
 #include "engine/fact_prefetch.h"
+#include "engine/finding.h"
 #include "engine/kb/pack_tests.h"
 #include "engine/kb/reader.h"
+#include "kb_support.h"
 #include "store/run_writer.h"
 #include "test_support.h"
 
@@ -38,8 +40,13 @@ int64_t ascend_run(store::Database& db) {
 }
 
 std::vector<std::filesystem::path> builtin_pack_dirs() {
-  return {std::filesystem::path(PERFSAGE_KB_DIR) / "builtin" / "aicpu",
-          std::filesystem::path(PERFSAGE_KB_DIR) / "builtin" / "gpu_runtime"};
+  return {test::kb_dir() / "builtin" / "aicpu", test::kb_dir() / "builtin" / "gpu_runtime"};
+}
+
+const perfsage::v1::Evidence* evidence(const perfsage::v1::Finding& f, const std::string& name) {
+  for (const auto& e : f.evidence())
+    if (e.name() == name) return &e;
+  return nullptr;
 }
 
 }  // namespace
@@ -47,35 +54,39 @@ std::vector<std::filesystem::path> builtin_pack_dirs() {
 TEST_CASE("evaluate runs the built-in packs over an Ascend run and ranks the findings") {
   store::Database db(":memory:");
   int64_t run = ascend_run(db);
-  Selection sel;
-  auto loaded = load_pack_set(sel);
+  auto loaded = load_pack_set(test::builtin_selection());
   auto ev = evaluate(db, run, loaded.set);
   std::map<std::string, std::string> status;
   for (const auto& p : ev.packs) status[p.pack] = p.status;
   CHECK(status["aicpu"] == "ok");
   CHECK(status["gpu_runtime"] == "skipped");  // applies to cuda only
-  REQUIRE(ev.recommendations.size() == 4);
+  REQUIRE(ev.findings.size() == 4);
   // The 300 ms broadcast is 97 % of device time and no step breakdown exists: medium, first.
-  CHECK(ev.recommendations[0].rule == "communication_dominates");
-  CHECK(ev.recommendations[0].severity == "medium");
-  ev.recommendations.erase(ev.recommendations.begin());
+  CHECK(ev.findings[0].rule() == "communication_dominates");
+  CHECK(ev.findings[0].severity() == perfsage::v1::SEVERITY_MEDIUM);
+  ev.findings.erase(ev.findings.begin());
   // Unique: 3 ms of 309 ms device time -> low, but the largest gain comes first within low.
-  const auto& top = ev.recommendations[0];
-  CHECK(top.rule == "aicpu_op");
-  CHECK(top.subjects == std::vector<std::string>{"Unique_1"});
-  CHECK(top.gain_us.value() == Approx(2700));
-  CHECK(ev.recommendations[1].rule == "aicpu_dtype");
-  CHECK(ev.recommendations[1].subjects == std::vector<std::string>{"trans_Cast_5"});
-  CHECK(ev.recommendations[1].message.find("UINT64") != std::string::npos);
-  CHECK(ev.recommendations[1].message.find("750.0 µs") != std::string::npos);
-  CHECK(ev.recommendations[1].evidence_json.find("\"count\":5") != std::string::npos);
-  CHECK(ev.recommendations[1].evidence_json.find("\"dtype\":\"UINT64\"") != std::string::npos);
-  CHECK(ev.recommendations[1].action_json.find("\"kind\":\"code_hint\"") == 1);
-  CHECK(ev.recommendations[1].severity == "low");
-  CHECK(ev.recommendations[1].pack_version == "1.0.0");
-  // Results round-trip through the store.
-  store::save_results(db, run, ev.packs, ev.recommendations);
-  CHECK(store::load_recommendations(db, run).size() == 3);
+  const auto& top = ev.findings[0];
+  CHECK(top.rule() == "aicpu_op");
+  CHECK(std::vector<std::string>(top.subjects().begin(), top.subjects().end()) ==
+        std::vector<std::string>{"Unique_1"});
+  CHECK(top.estimated_gain_us() == Approx(2700));
+  const auto& cast = ev.findings[1];
+  CHECK(cast.rule() == "aicpu_dtype");
+  CHECK(cast.subjects(0) == "trans_Cast_5");
+  CHECK(cast.message().find("UINT64") != std::string::npos);
+  CHECK(cast.message().find("750.0 µs") != std::string::npos);
+  REQUIRE(evidence(cast, "count"));
+  CHECK(evidence(cast, "count")->number() == 5);
+  CHECK(evidence(cast, "total_us")->unit() == "us");
+  CHECK(evidence(cast, "dtype")->text() == "UINT64");
+  CHECK(cast.action().kind() == "code_hint");
+  CHECK(cast.action().code_hint().hint().find("trans_Cast_5") != std::string::npos);
+  CHECK(cast.severity() == perfsage::v1::SEVERITY_LOW);
+  CHECK(cast.pack_version() == "1.0.0");
+  // The id is stable: pack, rule and subjects, nothing of this run.
+  CHECK(cast.id() == finding_id("aicpu", "aicpu_dtype", {"trans_Cast_5"}));
+  CHECK(cast.id().size() == 16);
 }
 
 TEST_CASE("a pack that errors or exceeds its budget does not stop the others") {
@@ -94,39 +105,63 @@ TEST_CASE("a pack that errors or exceeds its budget does not stop the others") {
             "subjects: [a]\n");
   store::Database db(":memory:");
   int64_t run = ascend_run(db);
-  Selection sel;
-  sel.builtin = false;
-  sel.paths = {dir.path()};
-  auto loaded = load_pack_set(sel);
-  Budget budget;
-  budget.max_firings = 20;  // the cross product fires 64 times
-  auto ev = evaluate(db, run, loaded.set, budget);
-  std::map<std::string, store::PackResult> by;
-  for (const auto& p : ev.packs) by[p.pack] = p;
-  CHECK(by["slow"].status == "budget_exceeded");
-  CHECK(by["slow"].error.find("firing") != std::string::npos);
-  CHECK(by["broken"].status == "error");
-  CHECK(by["broken"].error.find("divide by zero") != std::string::npos);
-  CHECK(by["fine"].status == "ok");
-  CHECK(by["fine"].fired == 3);
-  REQUIRE(ev.recommendations.size() == 3);
-  for (const auto& r : ev.recommendations) CHECK(r.pack == "fine");
+  auto loaded = load_pack_set(test::untrusted_selection({dir.path()}));
+  for (bool isolate : {false, true}) {
+    EvaluationOptions opts;
+    opts.budget.max_firings = 20;  // the cross product fires 64 times
+    opts.isolate_untrusted = isolate;
+    auto ev = evaluate(db, run, loaded.set, opts);
+    std::map<std::string, store::PackResult> by;
+    for (const auto& p : ev.packs) by[p.pack] = p;
+    INFO("isolated " << isolate);
+    CHECK(by["slow"].status == "budget_exceeded");
+    CHECK(by["slow"].error.find("firing") != std::string::npos);
+    CHECK(by["broken"].status == "error");
+    CHECK(by["broken"].error.find("divide by zero") != std::string::npos);
+    CHECK(by["fine"].status == "ok");
+    CHECK(by["fine"].fired == 3);
+    CHECK(by["fine"].isolated == isolate);
+    REQUIRE(ev.findings.size() == 3);
+    for (const auto& r : ev.findings) CHECK(r.pack() == "fine");
+  }
 }
 
-TEST_CASE("ranking: severity first, then gain; duplicates removed") {
-  std::vector<store::Recommendation> recs(4);
-  recs[0].pack = "p", recs[0].rule = "a", recs[0].severity = "low", recs[0].gain_us = 900;
-  recs[1].pack = "p", recs[1].rule = "b", recs[1].severity = "high", recs[1].gain_us = 10;
-  recs[2].pack = "p", recs[2].rule = "c", recs[2].severity = "high", recs[2].gain_us = 50;
+TEST_CASE("ranking: severity first, then gain; repeats of an id removed") {
+  std::vector<perfsage::v1::Finding> recs(4);
+  auto set = [](perfsage::v1::Finding& f, const char* rule, perfsage::v1::Severity s, double gain) {
+    f.set_pack("p");
+    f.set_rule(rule);
+    f.set_severity(s);
+    f.set_estimated_gain_us(gain);
+    f.set_id(finding_id("p", rule, {}));
+  };
+  set(recs[0], "a", perfsage::v1::SEVERITY_LOW, 900);
+  set(recs[1], "b", perfsage::v1::SEVERITY_HIGH, 10);
+  set(recs[2], "c", perfsage::v1::SEVERITY_HIGH, 50);
   recs[3] = recs[2];
-  rank(recs);
+  CHECK(rank_findings(recs) == 1);
   REQUIRE(recs.size() == 3);
-  CHECK(recs[0].rule == "c");
-  CHECK(recs[1].rule == "b");
-  CHECK(recs[2].rule == "a");
-  CHECK(severity_from_share(0.05) == "high");
-  CHECK(severity_from_share(0.031) == "medium");
-  CHECK(severity_from_share(0.0) == "low");
+  CHECK(recs[0].rule() == "c");
+  CHECK(recs[1].rule() == "b");
+  CHECK(recs[2].rule() == "a");
+  CHECK(severity_from_share(0.05) == perfsage::v1::SEVERITY_HIGH);
+  CHECK(severity_from_share(0.031) == perfsage::v1::SEVERITY_MEDIUM);
+  CHECK(severity_from_share(0.0) == perfsage::v1::SEVERITY_LOW);
+  CHECK(parse_severity("HIGH") == perfsage::v1::SEVERITY_HIGH);
+  CHECK(parse_severity("Medium") == perfsage::v1::SEVERITY_MEDIUM);
+  CHECK(parse_severity("urgent") == perfsage::v1::SEVERITY_UNSPECIFIED);
+}
+
+TEST_CASE("finding ids depend on pack, rule and subjects only, in order") {
+  auto a = finding_id("aicpu", "aicpu_op", {"Cast_1", "Cast_2"});
+  CHECK(a == finding_id("aicpu", "aicpu_op", {"Cast_1", "Cast_2"}));
+  CHECK(a != finding_id("aicpu", "aicpu_op", {"Cast_2", "Cast_1"}));
+  CHECK(a != finding_id("aicpu", "aicpu_dtype", {"Cast_1", "Cast_2"}));
+  CHECK(a != finding_id("other", "aicpu_op", {"Cast_1", "Cast_2"}));
+  // No concatenation ambiguity: ("ab","c") and ("a","bc") differ.
+  CHECK(finding_id("p", "r", {"ab", "c"}) != finding_id("p", "r", {"a", "bc"}));
+  // Fixed value: the id must not change between releases or machines.
+  CHECK(finding_id("aicpu", "aicpu_op", {"Unique_1"}) == "39de0a44c5295f23");
 }
 
 TEST_CASE("built-in packs pass their own tests with firing and non-firing coverage") {
@@ -134,6 +169,7 @@ TEST_CASE("built-in packs pass their own tests with firing and non-firing covera
     std::vector<LoadMessage> msgs;
     auto pack = read_pack(dir, msgs);
     REQUIRE(pack);
+    pack->trusted = true;
     auto report = run_pack_tests(*pack);
     INFO(report.str());
     CHECK(report.ok());
@@ -170,7 +206,7 @@ TEST_CASE("pack tests fail on wrong expectations, unexpected firings and missing
   REQUIRE(report.cases.size() == 5);
   CHECK_FALSE(report.cases[0].passed);
   CHECK_FALSE(report.cases[1].passed);
-  CHECK(report.cases[1].failures[0].find("unexpected recommendation r [A]") != std::string::npos);
+  CHECK(report.cases[1].failures[0].find("unexpected finding r [A]") != std::string::npos);
   CHECK_FALSE(report.cases[2].passed);
   CHECK(report.cases[2].failures[0].find("evidence max = 20") != std::string::npos);
   CHECK(report.cases[3].passed);

@@ -4,6 +4,7 @@
 #include "engine/kb/compiler.h"
 #include "engine/kb/reader.h"
 #include "engine/kb/selection.h"
+#include "kb_support.h"
 #include "test_support.h"
 
 using namespace perfsage::engine;
@@ -186,7 +187,7 @@ TEST_CASE("unused params warn and config overrides replace param values") {
       read_pack_text(std::string(kHeader) + "  - id: r\n    when: (op (name ?n))\n    message: m\n",
                      "demo.yaml", msgs);
   REQUIRE(p);
-  auto c = compile_pack(*p, msgs, {{"min_us", "50"}, {"other", "1"}});
+  auto c = compile_pack(*p, msgs, {{"min_us", {"50", {}}}, {"other", {"1", {}}}});
   CHECK(c.valid);
   bool unused = false, unknown_override = false;
   for (const auto& m : msgs) {
@@ -198,19 +199,17 @@ TEST_CASE("unused params warn and config overrides replace param values") {
   CHECK(c.pack.params[0].value.clips == "50");
 }
 
-TEST_CASE("selection: search paths, override replace/append, enable/disable, config file") {
+TEST_CASE("selection: search paths, override merge with replace/append, enable/disable") {
   perfsage::test::TempDir dir;
   dir.write("a/demo/pack.yaml",
             std::string(kHeader) +
                 "  - id: r1\n    tags: [noisy]\n    when: (op (name ?n))\n    message: m1\n"
                 "  - id: r2\n    when: (op (name ?n))\n    message: m2\n");
   dir.write("b/demo/pack.yaml",
-            "name: demo\nversion: 1.2.4\nrules:\n"
+            "name: demo\nversion: 1.2.4\noverride: merge\nrules:\n"
             "  - id: r2\n    override: replace\n    message: replaced\n"
             "  - id: r1\n    override: append\n    when: (op (count ?c&:(> ?c 1)))\n");
-  Selection sel;
-  sel.builtin = false;
-  sel.paths = {dir.path() / "a", dir.path() / "b"};
+  auto sel = perfsage::test::untrusted_selection({dir.path() / "a", dir.path() / "b"});
   auto loaded = load_pack_set(sel);
   REQUIRE(loaded.set.packs.size() == 1);
   const auto& pack = loaded.set.packs[0];
@@ -218,6 +217,9 @@ TEST_CASE("selection: search paths, override replace/append, enable/disable, con
   REQUIRE(pack.valid);
   CHECK(pack.pack.rule("r2")->message.text == "replaced");
   CHECK(pack.pack.rule("r1")->when.text.find("count") != std::string::npos);
+  bool said = false;
+  for (const auto& m : loaded.messages) said |= m.code == LoadCode::shadowed_pack;
+  CHECK(said);  // a merge is always reported
 
   sel.disable = {"tag:noisy"};
   loaded = load_pack_set(sel);
@@ -225,32 +227,76 @@ TEST_CASE("selection: search paths, override replace/append, enable/disable, con
   sel.disable = {"dem*"};
   CHECK(load_pack_set(sel).set.packs.empty());
 
+  // A later pack of the same name without a pack-level override is refused; the earlier one
+  // keeps serving.
   dir.write("c/demo/pack.yaml",
-            "name: demo\nversion: 1.2.5\nrules:\n  - id: r2\n    message: again\n");
+            "name: demo\nversion: 1.2.5\nrules:\n  - id: r3\n    when: (op (name ?n))\n"
+            "    message: sneaky\n");
   sel.disable.clear();
-  sel.paths.push_back(dir.path() / "c");
+  sel.paths.push_back({dir.path() / "c", "community", false, false, {}});
   loaded = load_pack_set(sel);
-  CHECK(has_errors(loaded.messages));  // redefinition without override
-
-  auto cfg = dir.write(
-      "perfsage.yaml",
-      "kb:\n  paths: [a]\n  disable: [demo.r2]\n  params: {demo: {min_us: 99}}\n  colour: x\n");
-  std::vector<LoadMessage> msgs;
-  auto from_file = read_config(cfg, msgs);
-  REQUIRE(from_file.paths.size() == 1);
-  CHECK(from_file.paths[0] == dir.path() / "a");
-  CHECK(from_file.params["demo"]["min_us"] == "99");
-  CHECK(msgs.size() == 1);  // the unknown key
-  from_file.builtin = false;
-  loaded = load_pack_set(from_file);
+  CHECK(has_errors(loaded.messages));
   REQUIRE(loaded.set.packs.size() == 1);
-  CHECK(loaded.set.packs[0].rules.size() == 1);
-  CHECK(loaded.set.packs[0].constructs.find("99") == std::string::npos);  // min_us unused in rules
-  CHECK(loaded.set.packs[0].pack.params[0].value.clips == "99");
+  CHECK(loaded.set.packs[0].pack.rule("r3") == nullptr);
+}
+
+TEST_CASE("selection: globs, missing paths, params for unknown packs, maturity floor") {
+  perfsage::test::TempDir dir;
+  dir.write("p/gpu_one/pack.yaml", "name: gpu_one\nversion: 1.0.0\nmaturity: stable\nrules: []\n");
+  dir.write("p/gpu_two/pack.yaml", "name: gpu_two\nversion: 1.0.0\nmaturity: sandbox\nrules: []\n");
+  dir.write("p/cpu/pack.yaml", "name: cpu\nversion: 1.0.0\nrules: []\n");
+  auto sel = perfsage::test::untrusted_selection({dir.path() / "p"});
+  sel.only = {"gpu_*"};
+  auto loaded = load_pack_set(sel);
+  CHECK_FALSE(has_errors(loaded.messages));
+  CHECK(loaded.set.packs.size() == 2);
+  sel.min_maturity = "incubating";
+  loaded = load_pack_set(sel);
+  REQUIRE(loaded.set.packs.size() == 1);
+  CHECK(loaded.set.packs[0].pack.name == "gpu_one");
+
+  sel = perfsage::test::untrusted_selection({dir.path() / "p", dir.path() / "missing"});
+  loaded = load_pack_set(sel);
+  CHECK(has_errors(loaded.messages));  // a configured path that does not exist
+  sel.paths.pop_back();
+  sel.params["nosuch"]["x"] = {"1", {"cfg.yaml", 3, 5}};
+  loaded = load_pack_set(sel);
+  REQUIRE(has_errors(loaded.messages));
+  bool named = false;
+  for (const auto& m : loaded.messages)
+    named |= m.error() && m.file == "cfg.yaml" && m.line == 3 &&
+             m.text.find("nosuch") != std::string::npos;
+  CHECK(named);
+
+  // A pack that does not read is named as such, not as "no pack matches".
+  dir.write("p/broken/pack.yaml", "name: broken\nversion: [1\n");
+  sel = perfsage::test::untrusted_selection({dir.path() / "p"});
+  sel.only = {"broken"};
+  loaded = load_pack_set(sel);
+  std::string all;
+  for (const auto& m : loaded.messages) all += m.str() + "\n";
+  CHECK(all.find("could not be read") != std::string::npos);
+  CHECK(all.find("no pack matches") == std::string::npos);
+}
+
+TEST_CASE("a param override of the wrong type is an error at the override") {
+  std::vector<LoadMessage> msgs;
+  auto p = read_pack_text(std::string(kHeader) +
+                              "  - id: r\n    when: (op (max_us ?m&:(> ?m ${min_us})))\n"
+                              "    message: m\n",
+                          "demo.yaml", msgs);
+  REQUIRE(p);
+  auto c = compile_pack(*p, msgs, {{"min_us", {"fast", {"cfg.yaml", 7, 12}}}});
+  CHECK_FALSE(c.valid);
+  bool at_override = false;
+  for (const auto& m : msgs)
+    at_override |= m.error() && m.file == "cfg.yaml" && m.line == 7 && m.column == 12 &&
+                   m.text.find("is a string") != std::string::npos;
+  CHECK(at_override);
 }
 
 TEST_CASE("built-in packs are found, list and load without errors") {
-  Selection sel;
+  auto sel = perfsage::test::builtin_selection();
   auto loaded = load_pack_set(sel);
   for (const auto& m : loaded.messages) INFO(m.str());
   CHECK_FALSE(has_errors(loaded.messages));
@@ -258,12 +304,16 @@ TEST_CASE("built-in packs are found, list and load without errors") {
   for (const auto& p : loaded.set.packs) {
     INFO(p.error);
     CHECK(p.valid);
+    CHECK(p.pack.source == "builtin");
+    CHECK(p.pack.trusted);
     names.insert(p.pack.name);
   }
   CHECK(names.count("aicpu"));
   CHECK(names.count("gpu_runtime"));
-  auto infos = list_packs(sel);
+  std::vector<LoadMessage> msgs;
+  auto infos = list_packs(sel, msgs);
   CHECK(infos.size() >= 2);
+  for (const auto& i : infos) CHECK(i.source == "builtin");
   sel.only = {"aicpu"};
   CHECK(load_pack_set(sel).set.packs.size() == 1);
 }

@@ -1,4 +1,5 @@
 // FLOP/byte model, roofline classification, the analyzer over synthetic runs, activation chains.
+#include "analyzer_resources.h"
 #include "analyzers/roofline/activation.h"
 #include "analyzers/roofline/flop_model.h"
 #include "analyzers/roofline/roofline.h"
@@ -126,7 +127,7 @@ TEST_CASE("Ascend ops with FLOP and byte counters get a bound and a cause") {
     w.add(op("hcom_allReduce_1", "hcom_allReduce_", "HCCL", 6000, 5000));
     w.commit();
   }
-  analyze_roofline(db, run);
+  analyze_roofline(db, run, test::shipped_hardware());
   CHECK(one(db, "SELECT bound FROM roofline_ops WHERE name='MatMul1'") == "compute");
   CHECK(one(db, "SELECT precision FROM roofline_ops WHERE name='MatMul1'") == "fp16");
   CHECK(one(db,
@@ -139,7 +140,7 @@ TEST_CASE("Ascend ops with FLOP and byte counters get a bound and a cause") {
   CHECK(std::stod(one(db, "SELECT roof_us FROM roofline_ops WHERE name='MatMul1'")) ==
         Approx(300e9 / 353.9e12 * 1e6));
   // Idempotent.
-  analyze_roofline(db, run);
+  analyze_roofline(db, run, test::shipped_hardware());
   CHECK(one(db, "SELECT count(*) FROM roofline_ops") == "3");
 }
 
@@ -159,7 +160,7 @@ TEST_CASE("FLOP counters without byte counters give insufficient_data, not a gue
     w.add(mm);
     w.commit();
   }
-  analyze_roofline(db, run);
+  analyze_roofline(db, run, test::shipped_hardware());
   CHECK(one(db, "SELECT bound FROM roofline_ops") == "insufficient_data");
   CHECK(one(db, "SELECT reason FROM roofline_ops").find("byte counters") != std::string::npos);
   CHECK(one(db, "SELECT match FROM hardware_specs") == "block_dim");
@@ -203,7 +204,7 @@ TEST_CASE("GPU ops are placed on the roofline from Input Dims joined to their ke
     w.add(k);
     w.commit();
   }
-  analyze_roofline(db, run);
+  analyze_roofline(db, run, test::shipped_hardware());
   CHECK(one(db, "SELECT part FROM hardware_specs") == "A100-SXM4-40GB");
   CHECK(one(db,
             "SELECT scope || ' ' || precision || ' ' || bound FROM roofline_ops WHERE "

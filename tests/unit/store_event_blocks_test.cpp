@@ -211,6 +211,10 @@ DROP TABLE event_blocks; DROP TABLE kernel_groups; DROP TABLE op_block_dims;
 DROP TABLE kernel_launch_ops; DROP TABLE api_totals; DROP TABLE IF EXISTS jobs;
 DROP TABLE action_plans; DROP TABLE action_applies; DROP TABLE action_files;
 DROP TABLE action_audit; DROP TABLE action_verdicts;
+DROP TABLE findings; DROP TABLE pack_results;
+CREATE TABLE pack_results(
+  run_id INTEGER NOT NULL, pack TEXT NOT NULL, version TEXT, status TEXT NOT NULL,
+  fired INTEGER NOT NULL, error TEXT, elapsed_ms REAL);
 DELETE FROM schema_version WHERE version >= 8;
 CREATE TABLE host_events(
   run_id INTEGER NOT NULL, rank INTEGER NOT NULL DEFAULT 0, kind TEXT NOT NULL,

@@ -102,26 +102,22 @@ TEST_CASE("results are replaced as a whole and read back in order") {
   Database db(":memory:");
   RunWriter w(db, header());
   w.commit();
-  Recommendation r;
-  r.pack = "aicpu";
-  r.pack_version = "1.0.0";
-  r.rule = "aicpu-op";
-  r.severity = "low";
-  r.title = "AI CPU op";
-  r.message = "m \"quoted\"";
-  r.subjects = {"trans_Cast_5", "trans_Cast_18"};
-  r.evidence_json = R"({"total_us":785.1})";
-  r.gain_us = 700;
-  save_results(db, w.run_id(), {{"aicpu", "1.0.0", "ok", 1, "", 1.5}}, {r});
-  save_results(db, w.run_id(), {{"aicpu", "1.0.0", "ok", 1, "", 1.5}}, {r});
-  auto recs = load_recommendations(db, w.run_id());
-  REQUIRE(recs.size() == 1);
-  CHECK(recs[0].subjects == r.subjects);
-  CHECK(recs[0].message == r.message);
-  CHECK(*recs[0].gain_us == Approx(700));
-  CHECK_FALSE(recs[0].gain_share);
-  CHECK(load_pack_results(db, w.run_id()).size() == 1);
+  // The payload is opaque to the store (a serialized finding, bytes that may hold NULs).
+  StoredFinding a{"00000000000000aa", "aicpu", "aicpu_op", 2, 700, 0.01, std::string("x\0y", 3)};
+  StoredFinding b{"00000000000000bb", "aicpu", "aicpu_dtype", 4, 10, 0.2, "payload b"};
+  PackResult ok{"aicpu", "1.0.0", "ok", 2, "", 1.5, "builtin", false};
+  save_results(db, w.run_id(), {ok}, {b, a});
+  save_results(db, w.run_id(), {ok}, {b, a});  // replaces, never appends
+  auto found = load_findings(db, w.run_id());
+  REQUIRE(found.size() == 2);
+  CHECK(found[0].id == b.id);  // in the order given (the ranking)
+  CHECK(found[1].payload == a.payload);
+  CHECK(found[1].severity == 2);
+  CHECK(found[1].gain_us == Approx(700));
+  auto packs = load_pack_results(db, w.run_id());
+  REQUIRE(packs.size() == 1);
+  CHECK(packs[0].source == "builtin");
   delete_run(db, w.run_id());
-  CHECK(load_recommendations(db, w.run_id()).empty());
+  CHECK(load_findings(db, w.run_id()).empty());
   CHECK(count(db, "runs") == 0);
 }

@@ -1,0 +1,193 @@
+#include "app/analysis.h"
+
+#include <spdlog/spdlog.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <ctime>
+
+#include "analyzers/core/analyze_run.h"
+#include "app/report.h"
+#include "collectors/ingest.h"
+#include "engine/evaluator.h"
+#include "store/background_checkpoint.h"
+#include "store/results.h"
+#include "store/run_registry.h"
+#include "store/run_writer.h"
+
+namespace perfsage::app {
+namespace fs = std::filesystem;
+
+std::string system_clock_iso8601() {
+  std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+StoreHandle::StoreHandle(const std::string& path) {
+  if (!path.empty()) {
+    db_ = std::make_unique<store::Database>(path);
+    return;
+  }
+  // A temporary file rather than :memory: keeps a multi-GB trace's records out of RAM.
+  std::string tmpl = (fs::temp_directory_path() / "perfsage-XXXXXX").string();
+  if (!mkdtemp(tmpl.data())) throw store::StoreError("cannot create a temporary directory");
+  temp_dir_ = tmpl;
+  db_ = std::make_unique<store::Database>((temp_dir_ / "store.db").string());
+}
+
+StoreHandle::~StoreHandle() {
+  db_.reset();
+  if (!temp_dir_.empty()) {
+    std::error_code ec;
+    fs::remove_all(temp_dir_, ec);
+  }
+}
+
+namespace {
+
+double ms_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+      .count();
+}
+
+std::string default_job(const std::vector<fs::path>& inputs) {
+  if (inputs.empty()) return "";
+  fs::path p = fs::absolute(inputs.front()).lexically_normal();
+  if (p.filename().empty()) p = p.parent_path();
+  std::string name = p.filename().string();
+  for (const char* ext : {".gz", ".json", ".csv", ".txt", ".onnx"}) {
+    if (name.size() > std::string(ext).size() && name.ends_with(ext)) {
+      name.resize(name.size() - std::string(ext).size());
+    }
+  }
+  return name;
+}
+
+void progress(const AnalysisRequest& req, std::string_view stage, double fraction) {
+  if (req.progress) req.progress(stage, fraction);
+}
+
+// Ingests the inputs as one run and runs the analyzers, or finds the stored run.
+struct Ingested {
+  int64_t run_id = 0;
+  bool reused = false;
+};
+
+Result<Ingested> ingest(store::Database& db, const AnalysisRequest& req, const Knowledge& kn,
+                        const Limits& limits) {
+  for (const auto& p : req.inputs) {
+    std::error_code ec;
+    if (!fs::exists(p, ec)) return Error{ErrorKind::input, p.string() + ": no such file or folder"};
+  }
+  auto files = collectors::expand_inputs(req.inputs);
+  if (limits.max_input_bytes > 0) {
+    uint64_t total = 0;
+    for (const auto& f : files) {
+      std::error_code ec;
+      total += fs::file_size(f.path, ec);
+    }
+    if (total > limits.max_input_bytes)
+      return Error{ErrorKind::input, "the inputs hold " + std::to_string(total >> 20) +
+                                         " MiB, more than the configured limit of " +
+                                         std::to_string(limits.max_input_bytes >> 20) + " MiB"};
+  }
+  std::string fp = collectors::fingerprint_inputs(files);
+  if (req.reuse_existing)
+    if (auto existing = store::find_run_by_fingerprint(db, fp)) return Ingested{*existing, true};
+  std::vector<std::string> inputs;
+  for (const auto& p : req.inputs) inputs.push_back(fs::absolute(p).lexically_normal().string());
+  store::RunHeader header{req.job.empty() ? default_job(req.inputs) : req.job, inputs, fp,
+                          req.clock ? req.clock() : system_clock_iso8601()};
+  collectors::RunHints hints;
+  Ingested out;
+  auto start = std::chrono::steady_clock::now();
+  progress(req, "ingest", -1);
+  {
+    store::RunWriter writer(db, header);
+    auto result = collectors::ingest(files, writer, req.mode);
+    hints = result.hints;
+    writer.commit();
+    out.run_id = writer.run_id();
+    spdlog::debug("ingest: {} file(s) in {:.1f} ms", files.size(), ms_since(start));
+  }
+  progress(req, "analyzers", -1);
+  store::BackgroundCheckpoint checkpoint(db.path());  // while the analyzers run
+  analyzers::analyze_run(db, out.run_id, {hints.framework, hints.device, hints.chip},
+                         {kn.hardware, kn.patterns});
+  return out;
+}
+
+std::vector<store::StoredFinding> to_stored(const std::vector<perfsage::v1::Finding>& findings) {
+  std::vector<store::StoredFinding> out;
+  out.reserve(findings.size());
+  for (const auto& f : findings) {
+    store::StoredFinding s{f.id(),
+                           f.pack(),
+                           f.rule(),
+                           static_cast<int>(f.severity()),
+                           f.estimated_gain_us(),
+                           f.estimated_gain_share(),
+                           ""};
+    if (!f.SerializeToString(&s.payload)) throw std::runtime_error("cannot serialise finding");
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+// Runs `f`, turning the exceptions of the layers below into typed errors.
+template <class T, class F>
+Result<T> guarded(F&& f) {
+  try {
+    return f();
+  } catch (const collectors::ParseError& e) {
+    return Error{ErrorKind::input, e.what()};
+  } catch (const store::StoreError& e) {
+    return Error{ErrorKind::store, e.what()};
+  } catch (const std::bad_alloc&) {
+    return Error{ErrorKind::internal, "out of memory"};
+  } catch (const std::exception& e) {
+    return Error{ErrorKind::internal, e.what()};
+  }
+}
+
+}  // namespace
+
+Result<AnalysisOutcome> analyze(store::Database& db, const AnalysisRequest& request,
+                                const Knowledge& knowledge, const Limits& limits) {
+  return guarded<AnalysisOutcome>([&]() -> Result<AnalysisOutcome> {
+    auto ingested = ingest(db, request, knowledge, limits);
+    if (!ingested) return ingested.error();
+    AnalysisOutcome out;
+    out.run_id = ingested->run_id;
+    out.reused = ingested->reused;
+    if (out.reused)
+      out.notices.push_back("these inputs are already stored as run " + std::to_string(out.run_id) +
+                            "; analysing the stored run");
+    if (request.evaluate_packs) {
+      progress(request, "packs", 0);
+      engine::EvaluationOptions opts;
+      opts.budget = limits.pack_budget;
+      opts.isolate_untrusted = limits.isolate_untrusted;
+      opts.isolate_all = limits.isolate_all;
+      auto ev = engine::evaluate(db, out.run_id, knowledge.packs, opts);
+      store::save_results(db, out.run_id, ev.packs, to_stored(ev.findings));
+      progress(request, "packs", 1);
+    }
+    out.report = build_report(db, out.run_id);
+    return out;
+  });
+}
+
+Result<perfsage::v1::AnalysisReport> load_report(store::Database& db, int64_t run_id) {
+  return guarded<perfsage::v1::AnalysisReport>([&]() -> Result<perfsage::v1::AnalysisReport> {
+    if (!store::load_run(db, run_id))
+      return Error{ErrorKind::usage, "no run " + std::to_string(run_id) + " in " + db.path()};
+    return build_report(db, run_id);
+  });
+}
+
+}  // namespace perfsage::app

@@ -1,0 +1,115 @@
+#include "app/knowledge.h"
+
+#include <algorithm>
+
+#include "engine/kb/reader.h"
+
+namespace perfsage::app {
+namespace fs = std::filesystem;
+namespace {
+
+bool is_dir(const fs::path& p) {
+  std::error_code ec;
+  return !p.empty() && fs::is_directory(p, ec);
+}
+
+// A --kb entry naming a pack folder: its pack name, read from pack.yaml.
+std::optional<std::string> pack_name_in(const fs::path& dir, std::vector<engine::LoadMessage>& m) {
+  std::error_code ec;
+  if (!fs::exists(dir / "pack.yaml", ec)) return std::nullopt;
+  auto pack = engine::read_pack(dir, m);
+  return pack ? std::optional<std::string>(pack->name) : std::optional<std::string>(dir.filename());
+}
+
+// A pack folder already read as part of a search path (e.g. a built-in pack named by path).
+bool inside_search_paths(const fs::path& dir, const std::vector<engine::PackPath>& paths) {
+  std::error_code ec;
+  fs::path d = fs::weakly_canonical(dir, ec);
+  for (const auto& p : paths) {
+    fs::path root = fs::weakly_canonical(p.path, ec);
+    if (d == root || d.parent_path() == root) return true;
+  }
+  return false;
+}
+
+// Errors that make the request itself wrong (selection, config), as opposed to one broken pack.
+bool is_request_error(const engine::LoadMessage& m, const AppConfig& cfg) {
+  if (!m.error()) return false;
+  if (m.item.rfind("kb.", 0) == 0) return true;
+  return !cfg.file.empty() && m.file == cfg.file.string();
+}
+
+}  // namespace
+
+engine::Selection compose_selection(const AppConfig& config, const Resources& resources,
+                                    const KnowledgeRequest& request,
+                                    std::vector<engine::LoadMessage>& messages) {
+  engine::Selection sel = config.selection;
+  sel.paths.clear();
+  if (config.builtin) {
+    if (is_dir(resources.builtin_packs()))
+      sel.paths.push_back({resources.builtin_packs(), "builtin", true, false, {}});
+    if (is_dir(resources.community_packs()))
+      sel.paths.push_back({resources.community_packs(), "community", false, false, {}});
+  }
+  if (is_dir(resources.system_packs))
+    sel.paths.push_back({resources.system_packs, "system", false, false, {}});
+  if (is_dir(resources.user_packs))
+    sel.paths.push_back({resources.user_packs, "user", false, false, {}});
+  for (const auto& p : config.kb_paths) sel.paths.push_back(p);
+  // --kb may name a pack folder: it is searched last and selected by its pack name.
+  if (!request.only.empty()) {
+    sel.only.clear();
+    for (const auto& entry : request.only) {
+      if (auto name = pack_name_in(entry, messages)) {
+        if (!inside_search_paths(entry, sel.paths))
+          sel.paths.push_back({fs::absolute(entry), "project", false, true, {}});
+        sel.only.push_back(*name);
+      } else {
+        sel.only.push_back(entry);
+      }
+    }
+  }
+  return sel;
+}
+
+Result<std::shared_ptr<const Knowledge>> load_knowledge(const AppConfig& config,
+                                                        const Resources& resources,
+                                                        const KnowledgeRequest& request) {
+  auto kn = std::make_shared<Knowledge>();
+  engine::Selection sel = compose_selection(config, resources, request, kn->messages);
+  for (const auto& p : sel.paths) kn->pack_paths.push_back(p.path);
+
+  auto loaded = engine::load_pack_set(sel);
+  kn->packs = std::move(loaded.set);
+  kn->messages.insert(kn->messages.end(), loaded.messages.begin(), loaded.messages.end());
+  std::string why;
+  for (const auto& m : kn->messages)
+    if (is_request_error(m, config)) {
+      if (!why.empty()) why += '\n';
+      why += m.str();
+    }
+  if (!why.empty()) return Error{ErrorKind::usage, why};
+
+  // Hardware specs and fusion patterns: the built-in ones, then those of each configured
+  // kb path that has hardware/ or patterns/ beside its packs.
+  std::vector<fs::path> hw_dirs, pattern_dirs;
+  if (is_dir(resources.hardware_dir())) hw_dirs.push_back(resources.hardware_dir());
+  if (is_dir(resources.patterns_dir())) pattern_dirs.push_back(resources.patterns_dir());
+  for (const auto& p : config.kb_paths) {
+    if (is_dir(p.path / "hardware")) hw_dirs.push_back(p.path / "hardware");
+    if (is_dir(p.path / "patterns")) pattern_dirs.push_back(p.path / "patterns");
+  }
+  try {
+    kn->hardware = analyzers::roofline::HardwareDb::load(hw_dirs);
+    for (const auto& dir : pattern_dirs) {
+      auto ps = analyzers::patterns::load_patterns(dir);
+      kn->patterns.insert(kn->patterns.end(), ps.begin(), ps.end());
+    }
+  } catch (const std::exception& e) {
+    return Error{ErrorKind::usage, e.what()};
+  }
+  return std::shared_ptr<const Knowledge>(std::move(kn));
+}
+
+}  // namespace perfsage::app

@@ -1,0 +1,107 @@
+#include "app/report.h"
+
+#include <google/protobuf/util/json_util.h>
+
+#include <stdexcept>
+
+#include "analyzers/core/run_summary.h"
+#include "engine/facts/registry.h"
+#include "engine/kb/format.h"
+#include "store/results.h"
+#include "store/run_registry.h"
+
+namespace perfsage::app {
+
+perfsage::v1::Run build_run(store::Database& db, int64_t run_id) {
+  perfsage::v1::Run run;
+  auto s = store::load_run(db, run_id).value();
+  auto counts = analyzers::count_run_records(db, run_id);
+  run.set_id(s.id);
+  run.set_job(s.job);
+  for (const auto& in : s.inputs) run.add_inputs(in);
+  run.set_framework(s.framework);
+  run.set_device(s.device);
+  run.set_chip(s.chip);
+  run.set_ranks(s.ranks);
+  run.set_steps(s.steps);
+  run.set_step_time_us(s.step_time_us);
+  run.set_device_time_us(s.device_time_us);
+  run.set_ops(counts.ops);
+  run.set_kernels(counts.kernels);
+  return run;
+}
+
+perfsage::v1::Base build_base(store::Database& db, int64_t run_id) {
+  perfsage::v1::Base base;
+  auto facts = engine::facts::query_facts(db, run_id, *engine::facts::find_fact_type("run"));
+  if (facts.empty()) return base;
+  double step_us = 0, ref_us = 0, base_us = -1;
+  int64_t steps = 0, ranks = 1;
+  std::string kind;
+  for (const auto& [slot, v] : facts[0]) {
+    if (slot == "step_time_us") step_us = v.number();
+    if (slot == "ref_time_us") ref_us = v.number();
+    if (slot == "steps") steps = static_cast<int64_t>(v.number());
+    if (slot == "ranks") ranks = static_cast<int64_t>(v.number());
+    if (slot == "base") kind = v.text;  // declared by the run fact where it states its base
+    if (slot == "base_us") base_us = v.number();
+  }
+  if (kind.empty()) kind = steps > 0 && step_us > 0 ? "step" : "run";
+  if (base_us < 0) base_us = kind == "step" ? step_us : ref_us;
+  base.set_kind(kind);
+  base.set_us(base_us);
+  base.set_steps(steps);
+  base.set_ranks(ranks);
+  if (kind == "step")
+    base.set_text("per step: mean of " + std::to_string(steps) + " step(s) on " +
+                  std::to_string(ranks) + " rank(s), " + engine::format_us(base_us));
+  else
+    base.set_text("per run: the whole recorded run, " + engine::format_us(base_us));
+  return base;
+}
+
+perfsage::v1::AnalysisReport build_report(store::Database& db, int64_t run_id) {
+  perfsage::v1::AnalysisReport report;
+  *report.mutable_run() = build_run(db, run_id);
+  int64_t recognised = 0;
+  for (const auto& f : store::load_ingest_files(db, run_id)) {
+    auto* i = report.add_ingest();
+    i->set_path(f.path);
+    i->set_collector(f.collector);
+    i->set_records(f.records);
+    i->set_skipped(f.skipped);
+    for (const auto& w : f.warnings) i->add_warnings(w);
+    recognised += f.collector != "unrecognised" && f.collector != "skipped" ? 1 : 0;
+  }
+  report.set_recognised_inputs(recognised);
+  for (const auto& p : store::load_pack_results(db, run_id)) {
+    auto* r = report.add_packs();
+    r->set_name(p.pack);
+    r->set_version(p.version);
+    r->set_status(p.status);
+    r->set_fired(p.fired);
+    r->set_error(p.error);
+    r->set_source(p.source);
+    r->set_isolated(p.isolated);
+  }
+  for (const auto& f : store::load_findings(db, run_id)) {
+    if (!report.add_recommendations()->ParseFromString(f.payload))
+      throw store::StoreError("finding " + f.id + " of run " + std::to_string(run_id) +
+                              " is damaged in the store");
+  }
+  *report.mutable_base() = build_base(db, run_id);
+  return report;
+}
+
+std::string to_json(const google::protobuf::Message& message) {
+  google::protobuf::util::JsonPrintOptions opts;
+  opts.add_whitespace = true;
+  opts.preserve_proto_field_names = true;
+  opts.always_print_primitive_fields = true;
+  std::string out;
+  auto status = google::protobuf::util::MessageToJsonString(message, &out, opts);
+  if (!status.ok()) throw std::runtime_error("cannot render JSON: " + status.ToString());
+  return out;
+}
+
+}  // namespace perfsage::app

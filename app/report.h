@@ -1,0 +1,21 @@
+// The report of a run, built from what the store holds (so the report a user reads is the
+// stored form, reproducible byte for byte): run summary, ingest summary, pack outcomes, ranked
+// findings and the base every gain and share is measured against.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "perfsage/v1/report.pb.h"
+#include "store/database.h"
+
+namespace perfsage::app {
+
+perfsage::v1::AnalysisReport build_report(store::Database& db, int64_t run_id);
+perfsage::v1::Run build_run(store::Database& db, int64_t run_id);
+perfsage::v1::Base build_base(store::Database& db, int64_t run_id);
+
+// Protobuf's JSON mapping with the proto's field names, every field printed, two-space indent.
+std::string to_json(const google::protobuf::Message& message);
+
+}  // namespace perfsage::app

@@ -1,0 +1,142 @@
+#include "cli/render_text.h"
+
+#include <map>
+#include <sstream>
+
+#include "engine/finding.h"
+#include "engine/kb/format.h"
+
+namespace perfsage::cli {
+namespace {
+
+std::string upper(std::string s) {
+  for (auto& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return s;
+}
+
+std::string evidence_text(const perfsage::v1::Evidence& e) {
+  if (e.value_case() != perfsage::v1::Evidence::kNumber) return e.text();
+  return engine::format_evidence(e.name(), e.number());
+}
+
+void render_run(std::ostringstream& os, const perfsage::v1::AnalysisReport& report) {
+  const auto& r = report.run();
+  os << "Run " << r.id() << (r.job().empty() ? "" : " (job " + r.job() + ")") << "\n";
+  os << "  framework " << (r.framework().empty() ? "unknown" : r.framework()) << ", device "
+     << r.device();
+  if (!r.chip().empty()) os << " (" << r.chip() << ")";
+  os << ", ranks " << r.ranks() << ", steps " << r.steps() << "\n";
+  os << "  step time " << (r.step_time_us() > 0 ? engine::format_us(r.step_time_us()) : "n/a")
+     << ", device time " << engine::format_us(r.device_time_us()) << ", " << r.ops()
+     << " op tasks, " << r.kernels() << " kernels\n";
+}
+
+void render_ingest(std::ostringstream& os, const perfsage::v1::AnalysisReport& report) {
+  os << "\nInputs\n";
+  for (const auto& f : report.ingest()) {
+    os << "  " << f.path() << "\n    " << f.collector() << ": " << f.records() << " records";
+    if (f.skipped()) os << ", " << f.skipped() << " skipped";
+    os << "\n";
+    for (const auto& w : f.warnings()) os << "    ! " << w << "\n";
+  }
+  if (report.recognised_inputs() == 0) os << "  ! no input was recognised\n";
+}
+
+void render_finding(std::ostringstream& os, int n, const perfsage::v1::Finding& r) {
+  os << "\n"
+     << n << ". [" << upper(engine::severity_name(r.severity())) << "] " << r.title() << "  ("
+     << r.pack() << "/" << r.rule() << ", id " << r.id() << ")\n";
+  os << "   " << r.message() << "\n";
+  if (r.subjects_size()) {
+    os << "   subjects: ";
+    for (int i = 0; i < r.subjects_size(); ++i) os << (i ? ", " : "") << r.subjects(i);
+    os << "\n";
+  }
+  if (r.evidence_size()) {
+    os << "   evidence:";
+    for (const auto& e : r.evidence()) os << " " << e.name() << "=" << evidence_text(e);
+    os << "\n";
+  }
+  if (r.estimated_gain_us() > 0) {
+    os << "   estimated gain: " << engine::format_us(r.estimated_gain_us());
+    if (r.estimated_gain_share() > 0)
+      os << " (" << engine::format_pct(r.estimated_gain_share()) << ")";
+    os << "\n";
+  }
+  if (r.has_action() && !r.action().kind().empty()) {
+    os << "   action: " << r.action().kind();
+    // The detail message's fields in declaration order, e.g. hint="..." ops=[a, b].
+    const auto* refl = r.action().GetReflection();
+    std::vector<const google::protobuf::FieldDescriptor*> fields;
+    refl->ListFields(r.action(), &fields);
+    for (const auto* f : fields) {
+      if (f->message_type() == nullptr) continue;
+      const auto& sub = refl->GetMessage(r.action(), f);
+      std::vector<const google::protobuf::FieldDescriptor*> sf;
+      sub.GetReflection()->ListFields(sub, &sf);
+      for (const auto* s : sf) {
+        std::string value;
+        if (s->is_repeated()) {
+          int n = sub.GetReflection()->FieldSize(sub, s);
+          for (int i = 0; i < n; ++i) {
+            std::string item;
+            value +=
+                (i ? ", " : "") + sub.GetReflection()->GetRepeatedStringReference(sub, s, i, &item);
+          }
+          value = "[" + value + "]";
+        } else if (s->cpp_type() == google::protobuf::FieldDescriptor::CPPTYPE_STRING) {
+          value = sub.GetReflection()->GetString(sub, s);
+        } else if (s->cpp_type() == google::protobuf::FieldDescriptor::CPPTYPE_BOOL) {
+          value = sub.GetReflection()->GetBool(sub, s) ? "true" : "false";
+        } else if (s->cpp_type() == google::protobuf::FieldDescriptor::CPPTYPE_INT32) {
+          value = std::to_string(sub.GetReflection()->GetInt32(sub, s));
+        }
+        os << " " << s->name() << "=" << value;
+      }
+    }
+    os << "\n";
+  }
+}
+
+}  // namespace
+
+std::string render_text(const perfsage::v1::AnalysisReport& report) {
+  std::ostringstream os;
+  render_run(os, report);
+  render_ingest(os, report);
+  os << "\nKnowledge bases\n";
+  for (const auto& p : report.packs()) {
+    os << "  " << p.name() << " " << p.version() << ": " << p.status();
+    if (p.status() == "ok") os << ", " << p.fired() << " finding(s)";
+    if (!p.error().empty()) os << " — " << p.error();
+    if (!p.source().empty() && p.source() != "builtin") os << "  [" << p.source() << "]";
+    os << "\n";
+  }
+  os << "\nRecommendations (" << report.recommendations_size() << ")\n";
+  if (!report.base().text().empty())
+    os << "  gains and shares are " << report.base().text() << "\n";
+  if (report.recommendations().empty()) os << "  none: no rule found a problem in this run\n";
+  // Findings stay in rank order; the ones of a rule past its first few are counted and named
+  // once, after the last one shown.
+  std::map<std::string, int> seen, total;
+  for (const auto& r : report.recommendations()) ++total[r.pack() + "/" + r.rule()];
+  int n = 0;
+  for (const auto& r : report.recommendations()) {
+    const std::string key = r.pack() + "/" + r.rule();
+    int k = ++seen[key];
+    if (k <= kShownPerRule) render_finding(os, ++n, r);
+    if (k == kShownPerRule && total[key] > kShownPerRule)
+      os << "   … and " << total[key] - kShownPerRule << " more like it (" << key
+         << "; all of them are in --format json)\n";
+  }
+  return os.str();
+}
+
+std::string render_ingest_text(const perfsage::v1::AnalysisReport& report) {
+  std::ostringstream os;
+  render_run(os, report);
+  render_ingest(os, report);
+  return os.str();
+}
+
+}  // namespace perfsage::cli

@@ -1,0 +1,123 @@
+#include "engine/kb/action_map.h"
+
+#include <google/protobuf/descriptor.h>
+#include <google/protobuf/reflection.h>
+
+#include <cstdlib>
+
+#include "engine/kb/format.h"
+
+namespace perfsage::engine {
+namespace {
+namespace pb = google::protobuf;
+
+const pb::FieldDescriptor* kind_field(const std::string& kind) {
+  const auto* f = perfsage::v1::Action::descriptor()->FindFieldByName(kind);
+  return f && f->message_type() && f->containing_oneof() ? f : nullptr;
+}
+
+bool is_scalar_type(const pb::FieldDescriptor* f) {
+  switch (f->cpp_type()) {
+    case pb::FieldDescriptor::CPPTYPE_STRING:
+    case pb::FieldDescriptor::CPPTYPE_INT32:
+    case pb::FieldDescriptor::CPPTYPE_INT64:
+    case pb::FieldDescriptor::CPPTYPE_DOUBLE:
+    case pb::FieldDescriptor::CPPTYPE_BOOL:
+      return true;
+    default:
+      return false;
+  }
+}
+
+std::string field_names(const pb::Descriptor* d) {
+  std::string out;
+  for (int i = 0; i < d->field_count(); ++i) out += (i ? ", " : "") + d->field(i)->name();
+  return out;
+}
+
+// Sets one scalar field from text; false when the text does not fit the field's type.
+bool set_scalar(pb::Message& m, const pb::FieldDescriptor* f, const std::string& text) {
+  const auto* r = m.GetReflection();
+  char* end = nullptr;
+  switch (f->cpp_type()) {
+    case pb::FieldDescriptor::CPPTYPE_STRING:
+      f->is_repeated() ? r->AddString(&m, f, text) : r->SetString(&m, f, text);
+      return true;
+    case pb::FieldDescriptor::CPPTYPE_INT32:
+    case pb::FieldDescriptor::CPPTYPE_INT64: {
+      long long v = std::strtoll(text.c_str(), &end, 10);
+      if (text.empty() || *end) return false;
+      if (f->cpp_type() == pb::FieldDescriptor::CPPTYPE_INT32) {
+        if (v < INT32_MIN || v > INT32_MAX) return false;
+        f->is_repeated() ? r->AddInt32(&m, f, static_cast<int32_t>(v))
+                         : r->SetInt32(&m, f, static_cast<int32_t>(v));
+      } else {
+        f->is_repeated() ? r->AddInt64(&m, f, v) : r->SetInt64(&m, f, v);
+      }
+      return true;
+    }
+    case pb::FieldDescriptor::CPPTYPE_DOUBLE: {
+      double v = std::strtod(text.c_str(), &end);
+      if (text.empty() || *end) return false;
+      f->is_repeated() ? r->AddDouble(&m, f, v) : r->SetDouble(&m, f, v);
+      return true;
+    }
+    case pb::FieldDescriptor::CPPTYPE_BOOL: {
+      if (text != "true" && text != "false") return false;
+      f->is_repeated() ? r->AddBool(&m, f, text == "true") : r->SetBool(&m, f, text == "true");
+      return true;
+    }
+    default:
+      return false;
+  }
+}
+
+// A template-free sample of a param's text, to check its type before any rule fires.
+bool has_template(const std::string& s) {
+  return s.find("{?") != std::string::npos;
+}
+
+}  // namespace
+
+std::string check_action(const Action& action) {
+  const auto* kf = kind_field(action.kind);
+  if (!kf) return "unknown action kind '" + action.kind + "'";
+  const auto* d = kf->message_type();
+  perfsage::v1::Action probe;
+  auto* sub = probe.GetReflection()->MutableMessage(&probe, kf);
+  for (const auto& p : action.params) {
+    const auto* f = d->FindFieldByName(p.key);
+    if (!f || !is_scalar_type(f))
+      return "action kind '" + action.kind + "' has no parameter '" + p.key +
+             "' (it has: " + field_names(d) + ")";
+    if (p.kind == ActionParam::Kind::list && !f->is_repeated())
+      return "action parameter '" + p.key + "' takes one value, not a list";
+    std::vector<std::string> values =
+        p.kind == ActionParam::Kind::list ? p.items : std::vector<std::string>{p.text};
+    for (const auto& v : values)
+      if (!has_template(v) && !set_scalar(*sub, f, v))
+        return "action parameter '" + p.key + "': '" + v + "' is not a valid " + f->cpp_type_name();
+  }
+  return "";
+}
+
+perfsage::v1::Action build_action(const Action& action,
+                                  const std::map<std::string, clips::Value>& vars) {
+  perfsage::v1::Action out;
+  out.set_kind(action.kind);
+  const auto* kf = kind_field(action.kind);
+  if (!kf) return out;
+  auto* sub = out.GetReflection()->MutableMessage(&out, kf);
+  const auto* d = kf->message_type();
+  for (const auto& p : action.params) {
+    const auto* f = d->FindFieldByName(p.key);
+    if (!f) continue;  // check_action refused it when the pack compiled
+    std::vector<std::string> values =
+        p.kind == ActionParam::Kind::list ? p.items : std::vector<std::string>{p.text};
+    // A rendered value that no longer fits a number field is left unset, never invented.
+    for (const auto& v : values) (void)set_scalar(*sub, f, render_template(v, vars));
+  }
+  return out;
+}
+
+}  // namespace perfsage::engine

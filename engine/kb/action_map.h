@@ -1,0 +1,23 @@
+// Maps a pack's `action:` block onto the typed perfsage.v1.Action message: `kind` names the
+// message (fusion_switch -> FusionSwitchAction, ...), every other key must be a field of it.
+// Checked when the pack compiles (unknown keys and wrong shapes are load errors at the
+// action's position); filled when a rule fires, with {?var} templates rendered.
+#pragma once
+
+#include <map>
+#include <string>
+
+#include "engine/clips/value.h"
+#include "engine/kb/pack.h"
+#include "perfsage/v1/action.pb.h"
+
+namespace perfsage::engine {
+
+// "" when the action fits its message; otherwise what is wrong, naming the key.
+std::string check_action(const Action& action);
+
+// The typed action with templates rendered from the rule's variables.
+perfsage::v1::Action build_action(const Action& action,
+                                  const std::map<std::string, clips::Value>& vars);
+
+}  // namespace perfsage::engine
