@@ -116,7 +116,6 @@ Evaluation evaluate(store::Database& db, int64_t run_id, const PackSet& packs,
       if (slot == "device") device = value.text;
     }
   if (base_us <= 0) base_us = ref_time;  // default shares are of the run's base
-  if (base > 0) ref_time = base;  // default shares are of the run's base
   // Several packs use the same fact types (op, kernel, ...): each is queried once per run, and
   // the queries of all packs that will run are spread over two read connections.
   std::vector<const facts::FactType*> needed;

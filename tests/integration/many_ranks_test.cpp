@@ -25,7 +25,7 @@ Findings findings_of(const perfsage::v1::AnalysisReport& report) {
     for (const auto& s : r.subjects()) key += "/" + s;
     INFO(key);
     CHECK(out.count(key) == 0);
-    out[key] = {r.severity(), r.estimated_gain_us(), r.estimated_gain_share()};
+    out[key] = {sev(r), r.estimated_gain_us(), r.estimated_gain_share()};
   }
   return out;
 }
@@ -82,10 +82,8 @@ perfsage::v1::AnalysisReport check_same_for_1_2_64(const fs::path& sample, bool 
   return report;
 }
 
-double evidence(const perfsage::v1::Recommendation& r, const std::string& key) {
-  auto it = r.evidence().fields().find(key);
-  REQUIRE(it != r.evidence().fields().end());
-  return it->second.number_value();
+double evidence(const perfsage::v1::Finding& r, const std::string& key) {
+  return evidence_number(r, key);
 }
 
 }  // namespace
