@@ -25,5 +25,6 @@ int run_analyze(const Args& args, std::ostream& out, std::ostream& err);
 int run_ingest(const Args& args, std::ostream& out, std::ostream& err);
 int run_query(const Args& args, std::ostream& out, std::ostream& err);
 int run_kb(const Args& args, std::ostream& out, std::ostream& err);
+int run_actions(const Args& args, std::ostream& out, std::ostream& err);
 
 }  // namespace perfsage::cli

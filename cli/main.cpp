@@ -22,6 +22,7 @@ void usage(std::ostream& os) {
         "  kb list           list the knowledge-base packs\n"
         "  kb test [PACK]    run pack tests\n"
         "  kb facts          print the fact types packs can use (Markdown)\n"
+        "  actions ...       plan, apply, roll back and verify tuning actions (docs/actions.md)\n"
         "  version           print the version\n\n"
         "Run 'perfsage <command> --help' for a command's options.\n";
 }
@@ -55,6 +56,7 @@ int main(int argc, char** argv) {
   if (cmd == "ingest") return run_ingest(args, std::cout, std::cerr);
   if (cmd == "kb") return run_kb(args, std::cout, std::cerr);
   if (cmd == "query") return run_query(args, std::cout, std::cerr);
+  if (cmd == "actions") return run_actions(args, std::cout, std::cerr);
   if (cmd == "version" || cmd == "--version") {
     std::cout << "perfsage " << PERFSAGE_VERSION << "\n";
     return 0;

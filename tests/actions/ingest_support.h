@@ -13,11 +13,13 @@
 namespace perfsage::test {
 
 inline int64_t ingest_for_actions(store::Database& db,
-                                  const std::vector<std::filesystem::path>& inputs) {
+                                  const std::vector<std::filesystem::path>& inputs,
+                                  const std::string& job = "test",
+                                  const std::string& created = "2024-01-01T00:00:00Z") {
   auto files = collectors::expand_inputs(inputs);
   std::vector<std::string> names;
   for (const auto& p : inputs) names.push_back(std::filesystem::absolute(p).string());
-  store::RunWriter writer(db, {"test", names, collectors::fingerprint_inputs(files), "t"});
+  store::RunWriter writer(db, {job, names, collectors::fingerprint_inputs(files), created});
   auto result = collectors::ingest(files, writer, collectors::Mode::strict);
   writer.commit();
   int64_t run = writer.run_id();

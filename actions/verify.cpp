@@ -1,0 +1,251 @@
+#include "actions/verify.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+
+#include "store/action_store.h"
+
+namespace perfsage::actions {
+namespace v1 = perfsage::v1;
+namespace {
+
+// A measurement of one metric on both runs.
+struct Measure {
+  std::string metric, unit;
+  std::optional<double> before, after;
+  bool count = false;  // exact counts have no noise
+  std::string note;
+};
+
+// " IN (?2, ?3, ...)" for n bound names after the run id.
+std::string in_list(size_t n) {
+  std::string out = " IN (";
+  for (size_t i = 0; i < n; ++i) out += (i ? ", ?" : "?") + std::to_string(i + 2);
+  return out + ")";
+}
+
+std::optional<double> subject_value(store::Database& db, const char* sql_head, int64_t run,
+                                    const std::vector<std::string>& subjects) {
+  auto st = db.prepare(std::string(sql_head) + in_list(subjects.size()));
+  st.bind(1, run);
+  for (size_t i = 0; i < subjects.size(); ++i) st.bind(static_cast<int>(i + 2), subjects[i]);
+  if (!st.step() || st.is_null(0)) return std::nullopt;
+  return st.real(0);
+}
+
+int64_t ops_named(store::Database& db, int64_t run, const std::vector<std::string>& subjects) {
+  if (subjects.empty()) return 0;
+  auto v =
+      subject_value(db, "SELECT count(*) FROM op_stats WHERE run_id = ?1 AND name", run, subjects);
+  return v ? static_cast<int64_t>(*v) : 0;
+}
+
+struct Steps {
+  int64_t count = 0;
+  double cv = 0;  // coefficient of variation of the step durations
+};
+
+Steps steps_of(store::Database& db, int64_t run) {
+  auto st = db.prepare("SELECT dur_ns FROM recorded_steps WHERE run_id = ?1 AND dur_ns > 0");
+  st.bind(1, run);
+  std::vector<double> d;
+  while (st.step()) d.push_back(static_cast<double>(st.int64(0)));
+  Steps s;
+  s.count = static_cast<int64_t>(d.size());
+  if (d.size() < 2) return s;
+  double mean = 0;
+  for (double x : d) mean += x;
+  mean /= d.size();
+  double var = 0;
+  for (double x : d) var += (x - mean) * (x - mean);
+  var /= d.size() - 1;
+  s.cv = mean > 0 ? std::sqrt(var) / mean : 0;
+  return s;
+}
+
+std::optional<double> step_time(store::Database& db, int64_t run) {
+  auto st = db.prepare("SELECT step_time_us FROM runs WHERE id = ?1 AND step_time_us > 0");
+  st.bind(1, run);
+  if (!st.step()) return std::nullopt;
+  return st.real(0);
+}
+
+const v1::Finding* find(const std::vector<v1::Finding>& list, const std::string& id) {
+  for (const auto& f : list) {
+    if (f.id() == id) return &f;
+  }
+  return nullptr;
+}
+
+std::optional<double> evidence_us(const v1::Finding* f, const std::string& name) {
+  if (!f) return std::nullopt;
+  for (const auto& e : f->evidence()) {
+    if (e.value_case() == v1::Evidence::kNumber && e.unit() == "us" &&
+        (name.empty() || e.name() == name)) {
+      return e.number();
+    }
+  }
+  return std::nullopt;
+}
+
+std::string evidence_name(const v1::Finding* f) {
+  if (!f) return "";
+  for (const auto& e : f->evidence()) {
+    if (e.value_case() == v1::Evidence::kNumber && e.unit() == "us") return e.name();
+  }
+  return "";
+}
+
+Measure measure(store::Database& db, const v1::PlannedStep& step, int64_t before_run,
+                int64_t after_run, const v1::Finding* before_f, const v1::Finding* after_f,
+                const Steps& sb, const Steps& sa) {
+  std::vector<std::string> subjects(step.subjects().begin(), step.subjects().end());
+  Measure m;
+  if (step.action().kind() == "onnx_rewrite" || step.action().has_onnx_rewrite()) {
+    if (!step.action().onnx_rewrite().nodes().empty()) {
+      subjects.assign(step.action().onnx_rewrite().nodes().begin(),
+                      step.action().onnx_rewrite().nodes().end());
+    }
+    m.metric = "nodes of the finding in the graph";
+    m.unit = "nodes";
+    m.count = true;
+    if (!subjects.empty()) {
+      const char* sql = "SELECT count(DISTINCT name) FROM graph_nodes WHERE run_id = ?1 AND name";
+      m.before = subject_value(db, sql, before_run, subjects);
+      m.after = subject_value(db, sql, after_run, subjects);
+    }
+    if (!m.before || *m.before == 0) m.before.reset();
+    return m;
+  }
+  if (ops_named(db, before_run, subjects) > 0) {
+    const char* sql = "SELECT coalesce(sum(total_us), 0) FROM op_stats WHERE run_id = ?1 AND name";
+    m.before = subject_value(db, sql, before_run, subjects);
+    m.after = subject_value(db, sql, after_run, subjects);
+    m.metric = "time of the finding's ops";
+    if (sb.count > 0 && sa.count > 0) {
+      *m.before /= static_cast<double>(sb.count);
+      *m.after /= static_cast<double>(sa.count);
+      m.unit = "us per step";
+    } else {
+      m.unit = "us";
+      m.note = "totals over each run (a run has no recorded steps)";
+    }
+    return m;
+  }
+  if (auto name = evidence_name(before_f); !name.empty()) {
+    m.metric = "the finding's " + name;
+    m.unit = "us";
+    m.before = evidence_us(before_f, name);
+    m.after = evidence_us(after_f, name);
+    return m;
+  }
+  m.metric = "step time";
+  m.unit = "us";
+  m.before = step_time(db, before_run);
+  m.after = step_time(db, after_run);
+  return m;
+}
+
+std::string format_number(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.4g", v);
+  return buf;
+}
+
+}  // namespace
+
+std::optional<int64_t> next_run_of_job(store::Database& db, const std::string& job,
+                                       int64_t plan_run, const std::string& applied_at) {
+  auto st = db.prepare(
+      "SELECT id FROM runs r WHERE job = ?1 AND id > ?2 AND created >= ?3 AND EXISTS "
+      "(SELECT 1 FROM pack_results p WHERE p.run_id = r.id) ORDER BY id LIMIT 1");
+  st.bind(1, job).bind(2, plan_run).bind(3, applied_at);
+  if (!st.step()) return std::nullopt;
+  return st.int64(0);
+}
+
+std::vector<v1::ActionVerdict> verify_actions(store::Database& db, const FindingsOfRun& findings_of,
+                                              const Actor& actor,
+                                              std::optional<int64_t> after_run) {
+  std::vector<v1::ActionVerdict> out;
+  std::map<int64_t, std::vector<v1::Finding>> cache;
+  auto findings = [&](int64_t run) -> const std::vector<v1::Finding>& {
+    auto it = cache.find(run);
+    if (it == cache.end()) it = cache.emplace(run, findings_of(run)).first;
+    return it->second;
+  };
+  for (const auto& apply : store::load_action_applies(db)) {
+    if (apply.rolled_back) continue;
+    auto plan = load_plan(db, apply.plan_id);
+    auto next = next_run_of_job(db, plan.job(), plan.run_id(), apply.applied);
+    if (!next || (after_run && *next != *after_run)) continue;
+    Steps sb = steps_of(db, plan.run_id()), sa = steps_of(db, *next);
+    std::string verdicts;
+    for (const auto& step : plan.steps()) {
+      const auto* before_f = find(findings(plan.run_id()), step.finding());
+      const auto* after_f = find(findings(*next), step.finding());
+      Measure m = measure(db, step, plan.run_id(), *next, before_f, after_f, sb, sa);
+      store::ActionVerdictRow row;
+      row.apply_id = apply.id;
+      row.finding = step.finding();
+      row.before_run = plan.run_id();
+      row.after_run = *next;
+      row.metric = m.metric;
+      row.unit = m.unit;
+      row.before = m.before;
+      row.after = m.after;
+      row.finding_present = after_f != nullptr;
+      row.judged = actor.clock();
+      double rel = 0;
+      std::string band_note;
+      if (!m.count) {
+        if (sb.count >= 2 && sa.count >= 2) {
+          rel = 2 * std::max(sb.cv, sa.cv);
+          band_note = "noise band twice the larger step-to-step variation";
+        } else {
+          rel = 0.05;
+          band_note = "noise band 5 % assumed (fewer than two recorded steps)";
+        }
+      }
+      if (!m.before || !m.after) {
+        row.verdict = row.finding_present ? "not_measurable" : "finding_gone";
+        row.detail = m.metric + " could not be measured on both runs";
+      } else {
+        double band = rel * *m.before;
+        double change = *m.after - *m.before;
+        row.noise = band;
+        if (*m.before <= 0 && *m.after <= 0) {
+          row.verdict = "no_effect";
+        } else if (change < -band && change < 0) {
+          row.verdict = "helped";
+        } else if (change > band && change > 0) {
+          row.verdict = "regressed";
+        } else {
+          row.verdict = "no_effect";
+        }
+        row.detail = m.metric + ": " + format_number(*m.before) + " -> " + format_number(*m.after) +
+                     " " + m.unit +
+                     (*m.before > 0 ? " (" + format_number(100 * change / *m.before) + " %)" : "") +
+                     (m.count ? "" : "; " + band_note + " (+/-" + format_number(band) + ")");
+        if (!m.note.empty()) row.detail += "; " + m.note;
+      }
+      row.detail += row.finding_present ? "; the finding fired again" : "; the finding is gone";
+      store::save_action_verdict(db, row);
+      verdicts += (verdicts.empty() ? "" : ", ") + step.finding() + " " + row.verdict;
+      out.push_back(verdict_message(row));
+    }
+    store::append_action_audit(db, {0,
+                                    actor.clock(),
+                                    actor.name,
+                                    "verify",
+                                    apply.plan_id,
+                                    apply.id,
+                                    {},
+                                    "run " + std::to_string(*next) + ": " + verdicts});
+  }
+  return out;
+}
+
+}  // namespace perfsage::actions

@@ -1,0 +1,213 @@
+// `perfsage actions` end to end: a job is analysed, its findings planned and applied, the job
+// runs again with the rewritten model, and the next analysis judges the action; a rollback
+// removes exactly what the apply wrote and the audit trail names every step with its files.
+// The findings come from a fixture pack written below (graph clean-up rules proposing
+// onnx_rewrite passes); the passes check their matches themselves.
+#include <catch2/catch.hpp>
+#include <fstream>
+
+#include "actions/files.h"
+#include "app/report.h"
+#include "cli_support.h"
+#include "perfsage/v1/action_plan.pb.h"
+
+using namespace perfsage;
+using namespace perfsage::test;
+namespace fs = std::filesystem;
+namespace v1 = perfsage::v1;
+
+namespace {
+
+constexpr const char* kFixturePack = R"(name: graph_cleanup_fixture
+version: 0.1.0
+engine: ">=0.1"
+description: Test fixture proposing ONNX clean-up rewrites for every candidate node.
+license: Apache-2.0
+maintainers: [perfsage-tests]
+maturity: sandbox
+applies_to: [cpu]
+uses: [graph_node]
+rules:
+  - id: foldable_batchnorm
+    title: "BatchNormalization {?name} may fold into its Conv"
+    severity: low
+    category: model
+    when: |
+      (graph_node (type BatchNormalization) (name ?name))
+    message: "{?name} is an inference BatchNormalization"
+    subjects: [name]
+    action:
+      kind: onnx_rewrite
+      pass: fold_batchnorm
+  - id: cast_round_trip
+    title: "Cast {?name} may end a round trip"
+    severity: low
+    category: model
+    when: |
+      (graph_node (type Cast) (name ?name))
+    message: "{?name} casts"
+    subjects: [name]
+    action:
+      kind: onnx_rewrite
+      pass: remove_cast_round_trip
+)";
+
+CommandResult run_actions(std::vector<std::string> args) {
+  std::ostringstream out, err;
+  CommandResult r;
+  r.code = cli::run_actions(args, out, err);
+  r.out = out.str();
+  r.err = err.str();
+  return r;
+}
+
+template <class M>
+M parse(const std::string& json) {
+  M m;
+  INFO(json.substr(0, 2000));
+  REQUIRE(google::protobuf::util::JsonStringToMessage(json, &m).ok());
+  return m;
+}
+
+struct Job {
+  TempDir dir;
+  fs::path model, pack, store;
+  Job() {
+    model = dir.path() / "models" / "small_cnn.onnx";
+    fs::create_directories(model.parent_path());
+    fs::copy_file(source_dir() / "tests/fixtures/graph/small_cnn.onnx", model);
+    pack = dir.path() / "packs" / "graph_cleanup_fixture";
+    dir.write("packs/graph_cleanup_fixture/pack.yaml", kFixturePack);
+    store = dir.path() / "s.db";
+  }
+  v1::AnalysisReport analyze(const fs::path& input) {
+    return analyze_json({input.string(), "--store", store.string(), "--kb", pack.string()});
+  }
+  v1::PlannedAction plan_onnx() {
+    auto r = run_actions({"plan", model.string(), "--store", store.string(), "--format", "json"});
+    INFO(r.err);
+    REQUIRE(r.code == 0);
+    auto list = parse<v1::ActionList>(r.out);
+    REQUIRE(list.plans_size() == 1);
+    REQUIRE(list.plans(0).kind() == "onnx_rewrite");
+    return list.plans(0);
+  }
+  v1::ActionApply apply(int64_t id, std::vector<std::string> extra = {}) {
+    std::vector<std::string> args = {"apply",        std::to_string(id), "--store",
+                                     store.string(), "--format",         "json"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    auto r = run_actions(args);
+    INFO(r.err);
+    REQUIRE(r.code == 0);
+    auto list = parse<v1::ActionList>(r.out);
+    REQUIRE(list.applies_size() == 1);
+    return list.applies(0);
+  }
+};
+
+}  // namespace
+
+TEST_CASE("actions: analyse, plan, apply, run again with the rewritten model, verdict") {
+  Job job;
+  auto input_sha = actions::sha256_file(job.model);
+  auto first = job.analyze(job.model);
+  REQUIRE(findings(first, "graph_cleanup_fixture", "foldable_batchnorm").size() == 1);
+  REQUIRE(findings(first, "graph_cleanup_fixture", "cast_round_trip").size() == 2);
+
+  auto plan = job.plan_onnx();
+  CHECK(plan.run_id() == first.run().id());
+  CHECK(plan.job() == "small_cnn");
+  CHECK(plan.steps_size() == 3);
+  CHECK(plan.has_inexact());  // float -> float16 -> float is only proposed
+  std::string notes;
+  for (const auto& n : plan.notes()) notes += n + "\n";
+  CHECK_THAT(notes, Catch::Contains("folded BatchNormalization") &&
+                        Catch::Contains("proposed, not applied without --allow-inexact"));
+
+  auto applied = job.apply(plan.id());
+  REQUIRE(applied.files_size() == 1);
+  fs::path rewritten = applied.files(0).path();
+  CHECK(rewritten.filename() == "small_cnn.onnx");
+  CHECK(rewritten.parent_path().parent_path().filename() == "perfsage-actions");
+  CHECK(actions::sha256_file(job.model) == input_sha);
+  CHECK(job.apply(plan.id()).already_applied());  // applying twice changes nothing
+
+  // The job runs again with the rewritten model: same job name, the BN finding is gone.
+  auto second = job.analyze(rewritten);
+  CHECK(second.run().job() == "small_cnn");
+  CHECK(findings(second, "graph_cleanup_fixture", "foldable_batchnorm").empty());
+  auto r = run_actions({"verify", "--store", job.store.string(), "--format", "json"});
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  auto verdicts = parse<v1::ActionList>(r.out);
+  REQUIRE(verdicts.verdicts_size() == 3);
+  int helped = 0, unchanged = 0;
+  for (const auto& v : verdicts.verdicts()) {
+    CHECK(v.after_run() == second.run().id());
+    if (v.verdict() == "helped") {
+      ++helped;
+      CHECK_FALSE(v.finding_present());
+      CHECK(v.before() == 1);  // bn1 in the first model
+      CHECK(v.after() == 0);   // folded away
+    }
+    if (v.verdict() == "no_effect") ++unchanged;  // the Casts stay (inexact, not allowed)
+  }
+  CHECK(helped == 1);
+  CHECK(unchanged == 2);
+  // The verdicts are stored and listed with the apply.
+  auto listed = run_actions({"list", "--store", job.store.string()});
+  CHECK_THAT(listed.out,
+             Catch::Contains("helped") && Catch::Contains("apply " + std::to_string(applied.id())));
+}
+
+TEST_CASE("actions: rollback removes what the apply wrote; the audit trail keeps it all") {
+  Job job;
+  job.analyze(job.model);
+  auto plan = job.plan_onnx();
+  fs::path out = job.dir.path() / "rewritten";
+  auto applied = job.apply(plan.id(), {"--out", out.string(), "--allow-inexact"});
+  CHECK(applied.allow_inexact());
+  fs::path written = applied.files(0).path();
+  CHECK(written == out / "small_cnn.onnx");
+  std::string bytes;
+  {
+    std::ifstream in(written, std::ios::binary);
+    bytes.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  // A changed file: the rollback refuses and removes nothing.
+  std::ofstream(written, std::ios::binary | std::ios::app) << "edited";
+  auto refused =
+      run_actions({"rollback", std::to_string(applied.id()), "--store", job.store.string()});
+  CHECK(refused.code == cli::kExitUsage);
+  CHECK_THAT(refused.err, Catch::Contains("changed since the apply"));
+  CHECK(fs::exists(written));
+  std::ofstream(written, std::ios::binary | std::ios::trunc) << bytes;
+  auto rolled =
+      run_actions({"rollback", std::to_string(applied.id()), "--store", job.store.string()});
+  INFO(rolled.err);
+  CHECK(rolled.code == 0);
+  CHECK_FALSE(fs::exists(written));
+  CHECK_FALSE(fs::exists(out));
+
+  auto audit = run_actions({"audit", "--store", job.store.string(), "--format", "json"});
+  REQUIRE(audit.code == 0);
+  auto trail = parse<v1::ActionAudit>(audit.out);
+  std::vector<std::string> events;
+  for (const auto& e : trail.entries()) events.push_back(e.event());
+  CHECK(events == std::vector<std::string>{"plan", "apply", "rollback_refused", "rollback"});
+  const auto& apply = trail.entries(1);
+  CHECK(apply.apply_id() == applied.id());
+  CHECK(apply.findings_size() == 3);
+  REQUIRE(apply.files_size() == 1);
+  CHECK(apply.files(0).sha256() == applied.files(0).sha256());
+  CHECK_FALSE(apply.actor().empty());
+  auto text = run_actions({"audit", "--store", job.store.string()});
+  CHECK_THAT(text.out, Catch::Contains(applied.files(0).sha256() + "  " + written.string()));
+
+  // Bad ids are usage errors naming what is missing.
+  auto missing = run_actions({"apply", "999", "--store", job.store.string()});
+  CHECK(missing.code == cli::kExitUsage);
+  CHECK_THAT(missing.err, Catch::Contains("no planned action 999"));
+  CHECK(run_actions({"apply", "x", "--store", job.store.string()}).code == cli::kExitUsage);
+  CHECK(run_actions({"frobnicate"}).code == cli::kExitUsage);
+}
