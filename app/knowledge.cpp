@@ -83,13 +83,18 @@ Result<std::shared_ptr<const Knowledge>> load_knowledge(const AppConfig& config,
   auto loaded = engine::load_pack_set(sel);
   kn->packs = std::move(loaded.set);
   kn->messages.insert(kn->messages.end(), loaded.messages.begin(), loaded.messages.end());
-  std::string why;
-  for (const auto& m : kn->messages)
-    if (is_request_error(m, config)) {
+  // A request error (selection, config) fails the whole load; its message then carries every
+  // error said while loading, since a pack that did not read is often the reason.
+  if (std::any_of(kn->messages.begin(), kn->messages.end(),
+                  [&](const auto& m) { return is_request_error(m, config); })) {
+    std::string why;
+    for (const auto& m : kn->messages) {
+      if (!m.error()) continue;
       if (!why.empty()) why += '\n';
       why += m.str();
     }
-  if (!why.empty()) return Error{ErrorKind::usage, why};
+    return Error{ErrorKind::usage, why};
+  }
 
   // Hardware specs and fusion patterns: the built-in ones, then those of each configured
   // kb path that has hardware/ or patterns/ beside its packs.

@@ -15,6 +15,23 @@
 
 namespace perfsage::engine {
 
+namespace {
+// CLIPS error output as one line: its non-empty lines joined, indentation dropped.
+std::string one_line(const std::string& text) {
+  std::string out, line;
+  for (size_t i = 0; i <= text.size(); ++i) {
+    if (i < text.size() && text[i] != '\n') {
+      line += text[i];
+      continue;
+    }
+    auto b = line.find_first_not_of(" \t");
+    if (b != std::string::npos) out += (out.empty() ? "" : " ") + line.substr(b);
+    line.clear();
+  }
+  return out;
+}
+}  // namespace
+
 bool applies_to_device(const CompiledPack& pack, const std::string& device) {
   const auto& applies = pack.pack.applies_to;
   return applies.empty() || device == "unknown" || device.empty() ||
@@ -56,6 +73,7 @@ PackEvaluation evaluate_pack(const CompiledPack& pack, const FactSource& source,
     for (const auto& name : pack.pack.uses)
       batches.emplace_back(env.find_template(name), source(*facts::find_fact_type(name)));
     env.start_budget(budget);
+    env.clear_messages();
     bool exhausted = false;
     for (const auto& [tmpl, facts_of_type] : batches) {
       for (const auto& fact : facts_of_type) {
@@ -64,11 +82,17 @@ PackEvaluation evaluate_pack(const CompiledPack& pack, const FactSource& source,
           exhausted = true;
           break;
         }
+        if (!env.messages().empty() && !env.errors_text().empty()) break;  // a `when` failed
       }
-      if (exhausted) break;
+      if (exhausted || !env.errors_text().empty()) break;
     }
     clips::RunOutcome outcome;
-    if (exhausted) {
+    // Patterns are matched while facts are asserted: an error in a `when` test shows here.
+    const std::string assert_errors = env.errors_text();
+    if (!assert_errors.empty()) {
+      outcome.status = clips::RunStatus::error;
+      outcome.detail = one_line(assert_errors);
+    } else if (exhausted) {
       outcome.status = clips::RunStatus::time_exceeded;
       outcome.detail = env.budget_detail() + " while asserting facts";
     } else {
@@ -138,7 +162,8 @@ Evaluation evaluate(store::Database& db, int64_t run_id, const PackSet& packs,
     const bool isolate = options.isolate_all || (options.isolate_untrusted && !pack.pack.trusted);
     auto pe = isolate ? evaluate_pack_in_child(pack, source, base_us, device, options.budget)
                       : evaluate_pack(pack, source, base_us, device, options.budget);
-    if (pe.result.status != "ok" && pe.result.status != "skipped")
+    // A pack that did not compile was reported when it loaded; a failure here is news.
+    if (pack.valid && pe.result.status != "ok" && pe.result.status != "skipped")
       spdlog::warn("pack {}: {}: {}", pe.result.pack, pe.result.status, pe.result.error);
     spdlog::debug("pack {}: {} in {:.1f} ms, {} rules fired{}", pe.result.pack, pe.result.status,
                   pe.result.elapsed_ms, pe.result.fired, pe.result.isolated ? " (isolated)" : "");

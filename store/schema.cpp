@@ -315,6 +315,16 @@ CREATE INDEX findings_id ON findings(id, run_id);
 ALTER TABLE pack_results ADD COLUMN source TEXT;
 ALTER TABLE pack_results ADD COLUMN isolated INTEGER NOT NULL DEFAULT 0;
 )sql",
+    // 17: HTA-defined GPU time per rank (analyzers/gpu/time_breakdown.cpp): temporal breakdown,
+    // communication/computation overlap and idle time by cause over the rank's whole trace.
+    R"sql(
+CREATE TABLE gpu_time_breakdown(
+  run_id INTEGER NOT NULL, rank INTEGER NOT NULL, window_us REAL NOT NULL, busy_us REAL NOT NULL,
+  compute_us REAL NOT NULL, comm_us REAL NOT NULL, overlap_us REAL NOT NULL, idle_us REAL NOT NULL,
+  streams INTEGER NOT NULL, gaps INTEGER NOT NULL, host_wait_us REAL NOT NULL,
+  kernel_wait_us REAL NOT NULL, other_wait_us REAL NOT NULL, kernel_wait_cutoff_us REAL NOT NULL);
+CREATE INDEX gpu_time_breakdown_run ON gpu_time_breakdown(run_id);
+)sql",
 };
 
 // Rows of tables that became blocks are moved into blocks; the tables are dropped, so the names

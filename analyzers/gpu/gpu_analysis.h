@@ -1,7 +1,8 @@
 // GPU analyzers for one run (Kineto traces): per step and rank, how the GPU time splits into
 // computation, communication, their overlap and idle time (store::Step rows with source
 // "gpu_breakdown"); per step and stream busy times (gpu_streams); kernel launch and
-// synchronisation statistics (gpu_launch_stats); kernels grouped by launching op (kernel_groups).
+// synchronisation statistics (gpu_launch_stats); kernels grouped by launching op (kernel_groups);
+// the HTA-defined time breakdown per rank (gpu_time_breakdown).
 #pragma once
 
 #include <cstdint>
@@ -14,6 +15,7 @@ struct GpuAnalysisOptions {
   int64_t short_kernel_ns = 10'000;   // kernels shorter than this are launch-bound
   int64_t slow_launch_ns = 50'000;    // launch API calls longer than this
   int64_t launch_delay_ns = 100'000;  // GPU start later than this after the launch call ended
+  int64_t kernel_wait_ns = 30'000;    // shorter gaps between activities are launch overhead (HTA)
 };
 
 // Runs every GPU analyzer over `run_id` in its own transaction, replacing earlier results.
@@ -23,6 +25,9 @@ void analyze_gpu_run(store::Database& db, int64_t run_id, const GpuAnalysisOptio
 // The parts, each run inside the caller's transaction.
 void compute_gpu_breakdown(store::Database& db, int64_t run_id);
 void compute_launch_stats(store::Database& db, int64_t run_id, const GpuAnalysisOptions& opt);
+// Per-rank temporal breakdown, comm/compute overlap and idle time by cause as HTA defines
+// them, over the whole trace: gpu_time_breakdown.
+void compute_time_breakdown(store::Database& db, int64_t run_id, const GpuAnalysisOptions& opt);
 // Kernels per (name, launching CPU op, op input types): kernel_groups.
 void compute_kernel_groups(store::Database& db, int64_t run_id);
 // Rebuilds api_totals (host API calls per rank and name) for the api fact.

@@ -182,6 +182,7 @@ void analyze_gpu_run(store::Database& db, int64_t run_id, const GpuAnalysisOptio
   store::Transaction txn(db);
   compute_gpu_breakdown(db, run_id);
   compute_launch_stats(db, run_id, opt);
+  compute_time_breakdown(db, run_id, opt);
   compute_api_totals(db, run_id);
   compute_launch_ops(db, run_id);
   compute_kernel_groups(db, run_id);

@@ -27,6 +27,7 @@ stepdur AS MATERIALIZED (
   SELECT rank, step, max(dur_ns) AS d FROM recorded_steps
   WHERE run_id = ?1 AND dur_ns > 0 GROUP BY rank, step),
 steptotal AS (SELECT sum(d) / 1000.0 AS us FROM stepdur),
+rankstep AS (SELECT rank, count(*) AS n, avg(d) / 1000.0 AS mean FROM stepdur GROUP BY rank),
 base AS MATERIALIZED (
   SELECT CASE WHEN n > 0 THEN 'step' WHEN wall > 0 THEN 'run' ELSE 'none' END AS kind,
     CASE WHEN n > 0 THEN mean ELSE coalesce(wall, 0.0) END AS us,

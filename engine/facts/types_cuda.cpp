@@ -168,6 +168,65 @@ WHERE (SELECT n FROM kc) > 0)sql"});
 SELECT x.*, (SELECT count(*) FROM x) AS ranks, )sql" +
           median_of("delayed_share") + R"sql( AS delayed_share_median
 FROM x ORDER BY rank)sql"});
+
+  out.push_back(FactType{
+      "gpu_time",
+      "GPU time of one rank as Holistic Trace Analysis defines it (docs/gpu-definitions.md), "
+      "over the rank's whole trace, every step kept: the temporal breakdown (window from the "
+      "first to the last GPU activity; compute = union of computation kernels, non-compute = "
+      "the rest of the busy time, idle = window - busy), the communication/computation overlap "
+      "(get_comm_comp_overlap) and idle time by cause per stream (get_idle_time_breakdown: host "
+      "wait = the launch call started after the previous activity on the stream ended; kernel "
+      "wait = a shorter gap than 30 us; other), summed over streams.",
+      "one per rank with GPU activity",
+      {
+          {"rank", T::Integer, "", "rank", ""},
+          {"ranks", T::Integer, "count", "ranks with GPU activity", "1"},
+          {"steps", T::Float, "count", "steps of this rank (1 without steps)", "1.0"},
+          {"step_us", T::Float, "us", "mean step of this rank; the run's base without steps", ""},
+          {"window_us", T::Float, "us", "first GPU activity start to last end", ""},
+          {"busy_us", T::Float, "us", "union of all activities", ""},
+          {"compute_us", T::Float, "us", "union of computation kernels", ""},
+          {"non_compute_us", T::Float, "us", "busy_us - compute_us (communication, copies)", ""},
+          {"idle_us", T::Float, "us", "window_us - busy_us", ""},
+          {"compute_share", T::Float, "ratio", "compute_us / window_us (HTA compute_time_pctg)",
+           ""},
+          {"non_compute_share", T::Float, "ratio", "non_compute_us / window_us", ""},
+          {"idle_share", T::Float, "ratio", "idle_us / window_us (HTA idle_time_pctg)", ""},
+          {"idle_share_median", T::Float, "ratio", "median idle_share over ranks", ""},
+          {"comm_us", T::Float, "us", "union of communication kernels", ""},
+          {"overlap_us", T::Float, "us", "communication overlapped by computation", ""},
+          {"overlap_ratio", T::Float, "ratio",
+           "overlap_us / comm_us (HTA comp_comm_overlap_pctg); 0 without communication", ""},
+          {"comm_exposed_us", T::Float, "us", "comm_us - overlap_us", ""},
+          {"streams", T::Integer, "count", "streams with activity", ""},
+          {"gaps", T::Integer, "count", "gaps between consecutive activities of a stream", ""},
+          {"host_wait_us", T::Float, "us", "stream idle time waiting for the CPU's launch", ""},
+          {"kernel_wait_us", T::Float, "us", "short gaps between back-to-back activities", ""},
+          {"other_wait_us", T::Float, "us", "the rest of the streams' idle time", ""},
+          {"host_wait_share", T::Float, "ratio", "host_wait_us / summed stream idle time", ""},
+          {"kernel_wait_share", T::Float, "ratio", "kernel_wait_us / summed stream idle time", ""},
+          {"other_wait_share", T::Float, "ratio", "other_wait_us / summed stream idle time", ""},
+          {"kernel_wait_cutoff_us", T::Float, "us", "gap below which idle is kernel wait", ""},
+      },
+      R"sql(WITH {common},
+x AS MATERIALIZED (
+  SELECT g.rank, coalesce(rs.n, 1.0) AS steps, coalesce(rs.mean, (SELECT us FROM base)) AS step_us,
+    window_us, busy_us, compute_us, busy_us - compute_us AS non_compute_us, idle_us,
+    compute_us / nullif(window_us, 0) AS compute_share,
+    (busy_us - compute_us) / nullif(window_us, 0) AS non_compute_share,
+    coalesce(idle_us / nullif(window_us, 0), 0.0) AS idle_share, comm_us, overlap_us,
+    coalesce(overlap_us / nullif(comm_us, 0), 0.0) AS overlap_ratio,
+    comm_us - overlap_us AS comm_exposed_us, streams, gaps, host_wait_us, kernel_wait_us,
+    other_wait_us,
+    host_wait_us / nullif(host_wait_us + kernel_wait_us + other_wait_us, 0) AS host_wait_share,
+    kernel_wait_us / nullif(host_wait_us + kernel_wait_us + other_wait_us, 0) AS kernel_wait_share,
+    other_wait_us / nullif(host_wait_us + kernel_wait_us + other_wait_us, 0) AS other_wait_share,
+    kernel_wait_cutoff_us
+  FROM gpu_time_breakdown g LEFT JOIN rankstep rs ON rs.rank = g.rank WHERE g.run_id = ?1)
+SELECT x.*, (SELECT count(*) FROM x) AS ranks, )sql" +
+          median_of("idle_share") + R"sql( AS idle_share_median
+FROM x ORDER BY rank)sql"});
 }
 
 }  // namespace perfsage::engine::facts

@@ -179,11 +179,10 @@ FactType device_activity_type() {
           {"utilisation_median", T::Float, "ratio", "median utilisation over them", ""},
       },
       R"sql(WITH {common},
-rs AS (SELECT rank, count(*) AS n, avg(d) / 1000.0 AS mean FROM stepdur GROUP BY rank),
 x AS MATERIALIZED (SELECT a.rank, coalesce(a.device, -1) AS device, activities, window_us, busy_us,
         utilisation, gap_threshold_us, gaps, gap_total_us, longest_gap_us, chunks, low_chunks,
         coalesce(rs.n, 1.0) AS steps, coalesce(rs.mean, (SELECT us FROM base)) AS step_us
-      FROM device_activity a LEFT JOIN rs ON rs.rank = a.rank WHERE a.run_id = ?1)
+      FROM device_activity a LEFT JOIN rankstep rs ON rs.rank = a.rank WHERE a.run_id = ?1)
 SELECT x.*, (SELECT count(*) FROM x) AS ranks, )sql" +
           median_of("utilisation") + R"sql( AS utilisation_median
 FROM x ORDER BY rank, device LIMIT 10000)sql"};
@@ -224,9 +223,8 @@ FactType schedule_type() {
           {"memory_us_median", T::Float, "us", "median memory_us over ranks", ""},
       },
       R"sql(WITH {common},
-rs AS (SELECT rank, count(*) AS n, avg(d) / 1000.0 AS mean FROM stepdur GROUP BY rank),
 s AS (SELECT sc.*, coalesce(rs.n, 1.0) AS steps, coalesce(rs.mean, (SELECT us FROM base)) AS step_us
-      FROM iteration_schedule sc LEFT JOIN rs ON rs.rank = sc.rank WHERE sc.run_id = ?1),
+      FROM iteration_schedule sc LEFT JOIN rankstep rs ON rs.rank = sc.rank WHERE sc.run_id = ?1),
 x AS MATERIALIZED (SELECT rank, steps, step_us, compile_execute_calls,
         compile_execute_us / steps AS compile_execute_us,
         compile_execute_us / steps / nullif(step_us, 0) AS compile_share,

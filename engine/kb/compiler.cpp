@@ -167,7 +167,9 @@ void Compiler::walk_expr(const sexpr::Node& n, std::set<std::string>& vars) {
     const std::string& f = head.atom;
     if (f == "assert" || f == "printout" || f == "halt")
       throw CodeError{expr_code_, head.line, head.column,
-                      "function '" + f + "' is reserved for the compiled rule actions"};
+                      "function '" + f +
+                          "' is not allowed in packs: it is reserved for the compiled rule "
+                          "actions"};
     // Rebinding would change the values the message, subjects and evidence report (and lets
     // a loop grow a string without bound); every output is an expression of its own.
     if (f == "bind")

@@ -63,7 +63,8 @@ bool is_error(LoadCode c) {
 }
 
 std::string LoadMessage::str() const {
-  std::string out = file.empty() ? std::string("<config>") : file;
+  // Messages about the selection itself (--kb, kb.packs) have no file of their own.
+  std::string out = file.empty() ? std::string("selection") : file;
   if (line > 0) {
     // Appended piecewise: GCC 12 reports a false -Wrestrict for "literal" + std::string here.
     out += ':';

@@ -210,7 +210,7 @@ TEST_CASE("a store written before event blocks existed is converted on open") {
 DROP TABLE event_blocks; DROP TABLE kernel_groups; DROP TABLE op_block_dims;
 DROP TABLE kernel_launch_ops; DROP TABLE api_totals; DROP TABLE IF EXISTS jobs;
 DROP TABLE action_plans; DROP TABLE action_applies; DROP TABLE action_files;
-DROP TABLE action_audit; DROP TABLE action_verdicts;
+DROP TABLE action_audit; DROP TABLE action_verdicts; DROP TABLE gpu_time_breakdown;
 DROP TABLE findings; DROP TABLE pack_results;
 CREATE TABLE pack_results(
   run_id INTEGER NOT NULL, pack TEXT NOT NULL, version TEXT, status TEXT NOT NULL,

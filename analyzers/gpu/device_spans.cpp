@@ -1,0 +1,80 @@
+#include "analyzers/gpu/device_spans.h"
+
+#include <string>
+#include <unordered_map>
+
+#include "store/block_scan.h"
+#include "store/records.h"
+#include "store/text_hash.h"
+
+namespace perfsage::analyzers::gpu {
+namespace {
+
+// Case-insensitive substring test; `lower` is already lower-case. No copy of the (often long,
+// templated) kernel name per call.
+bool contains_lower(std::string_view s, std::string_view lower) {
+  // ASCII folding, not std::tolower: no locale lookup per byte of a 300-byte name.
+  auto fold = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c; };
+  if (lower.empty()) return true;
+  if (lower.size() > s.size()) return false;
+  for (size_t i = 0; i + lower.size() <= s.size(); ++i) {
+    if (fold(s[i]) != lower[0]) continue;
+    size_t k = 1;
+    while (k < lower.size() && fold(s[i + k]) == lower[k]) ++k;
+    if (k == lower.size()) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+bool is_comm_kernel(std::string_view name, std::string_view args) {
+  return contains_lower(name, "nccl") || contains_lower(name, "rccl") ||
+         args.find("\"Collective name\"") != std::string_view::npos;
+}
+
+// The rank's kernels, copies and sets, read from the blocks (store/block_scan.h). Whether a
+// kernel name is a collective's is remembered per name: names repeat, and the case-folding
+// search over names hundreds of bytes long cost more than the rest of the load.
+std::vector<DeviceSpan> load_device_spans(store::Database& db, int64_t run, int64_t rank) {
+  const auto& schema = store::device_event_schema();
+  auto col = [&](const char* name) { return store::column_index(schema, name); };
+  const int c_rank = col("rank"), c_name = col("name"), c_device = col("device"),
+            c_stream = col("stream"), c_start = col("start_ns"), c_dur = col("dur_ns"),
+            c_args = col("args"), c_corr = col("correlation");
+  std::vector<DeviceSpan> out;
+  std::unordered_map<std::string, bool, store::TextHash, std::equal_to<>> comm_name;
+  for (const char* kind : {"kernel", "memcpy", "memset"}) {
+    const bool kernel = kind[0] == 'k';
+    std::vector<std::string_view> columns = {"rank",     "device", "stream",
+                                             "start_ns", "dur_ns", "correlation"};
+    if (kernel) columns.insert(columns.end(), {"name", "args"});
+    store::BlockScan scan(db, schema, run, std::string(kind), columns);
+    while (scan.next()) {
+      auto& b = scan.block();
+      for (size_t r = 0; r < b.rows(); ++r) {
+        if (b.int_at(c_rank, r) != rank) continue;
+        DeviceSpan d;
+        d.start = b.int_at(c_start, r);
+        d.end = d.start + b.int_at(c_dur, r);
+        if (!b.is_null(c_device, r)) d.device = b.int_at(c_device, r);
+        if (!b.is_null(c_stream, r)) d.stream = b.int_at(c_stream, r);
+        if (!b.is_null(c_corr, r)) d.correlation = b.int_at(c_corr, r);
+        if (!kernel) {
+          d.cls = std::string_view(kind) == "memcpy" ? Class::copy : Class::set;
+        } else {
+          std::string_view name = b.text_at(c_name, r);
+          auto it = comm_name.find(name);
+          if (it == comm_name.end())
+            it = comm_name.emplace(std::string(name), is_comm_kernel(name, {})).first;
+          std::string_view args = b.is_null(c_args, r) ? std::string_view() : b.text_at(c_args, r);
+          d.cls = it->second || is_comm_kernel({}, args) ? Class::comm : Class::compute;
+        }
+        out.push_back(d);
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace perfsage::analyzers::gpu

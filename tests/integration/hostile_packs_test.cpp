@@ -1,0 +1,229 @@
+// Hostile packs: community packs are untrusted code. Each case here is something a pack did
+// to perfsage (../shared/crashers/packs and the service issue), now contained: the pack gets a
+// clear status or load error naming what it did, the other packs' findings are the same as
+// without it, and the process lives.
+#include <chrono>
+
+#include "cli_support.h"
+
+using namespace perfsage::test;
+using namespace perfsage::cli;
+
+namespace {
+
+const char* kHead =
+    "name: hostile\nversion: 1.0.0\nengine: \">=0.1\"\nmaturity: sandbox\nuses: [op]\n";
+
+std::string example() {
+  return (source_dir() / "examples" / "resnet50_rank0_ascend_pt").string();
+}
+
+struct Outcome {
+  CommandResult cmd;
+  perfsage::v1::AnalysisReport report;
+  const perfsage::v1::PackResult* pack(const std::string& name) const {
+    for (const auto& p : report.packs())
+      if (p.name() == name) return &p;
+    return nullptr;
+  }
+  size_t findings_of(const std::string& pack) const { return findings(report, pack).size(); }
+};
+
+// Analyses the example with the hostile pack (in its own folder, so untrusted) and aicpu.
+Outcome analyze_with(const TempDir& dir, const std::string& pack_yaml,
+                     const std::string& limits = "") {
+  dir.write("packs/hostile/pack.yaml", pack_yaml);
+  auto cfg = dir.write("cfg.yaml", "kb:\n  paths: [packs]\n" + limits);
+  Outcome o;
+  o.cmd = run_command("analyze", {example(), "--config", cfg.string(), "--kb", "hostile", "--kb",
+                                  "aicpu", "--format", "json"});
+  INFO(o.cmd.err);
+  REQUIRE(o.cmd.code == 0);
+  o.report = parse_report(o.cmd.out);
+  return o;
+}
+
+size_t baseline_aicpu_findings() {
+  static size_t n = [] {
+    auto r = analyze_json({example(), "--kb", "aicpu"});
+    return findings(r, "aicpu").size();
+  }();
+  return n;
+}
+
+void check_contained(const Outcome& o, const std::string& status, const std::string& why) {
+  const auto* p = o.pack("hostile");
+  REQUIRE(p);
+  INFO(p->status() << ": " << p->error());
+  CHECK(p->status() == status);
+  CHECK_THAT(p->error(), Catch::Contains(why));
+  CHECK(o.pack("aicpu")->status() == "ok");
+  CHECK(o.findings_of("aicpu") == baseline_aicpu_findings());
+  CHECK(o.findings_of("hostile") == 0);
+}
+
+std::string rule(const std::string& when, const std::string& extra = "") {
+  return "rules:\n  - id: r1\n    when: |\n      " + when +
+         "\n    message: \"{?name}\"\n    subjects: [name]\n" + extra;
+}
+
+}  // namespace
+
+TEST_CASE("integer division traps are pack errors, not SIGFPE") {
+  TempDir dir;
+  auto o =
+      analyze_with(dir, std::string(kHead) +
+                            rule("(op (name ?name)) (test (> (div -9223372036854775808 -1) 0))"));
+  check_contained(o, "error", "Integer overflow in div");
+  o = analyze_with(dir,
+                   std::string(kHead) + rule("(op (name ?name))", "    gain: (div ?name 0)\n"));
+  CHECK(o.pack("hostile")->status() == "error");
+  o = analyze_with(
+      dir, std::string(kHead) + rule("(op (name ?name) (count ?c)) (test (= (mod ?c 0) 0))"));
+  check_contained(o, "error", "divide by zero");
+}
+
+TEST_CASE("functions that touch the OS, load code, exit or overflow buffers are refused at load") {
+  for (const char* call :
+       {"(system \"touch /tmp/perfsage-pwned\")", "(open \"/etc/passwd\" f)", "(load \"x.clp\")",
+        "(eval \"(exit)\")", "(exit)", "(format nil \"%100000d\" 1)", "(build \"(defrule x =>)\")",
+        "(str-assert \"(op)\")", "(assert (op))", "(bind ?name (str-cat ?name ?name))"}) {
+    INFO(call);
+    TempDir dir;
+    auto o = analyze_with(dir, std::string(kHead) + rule("(op (name ?name)) (test (neq " +
+                                                         std::string(call) + " 1))"));
+    check_contained(o, "error", "not allowed");
+  }
+}
+
+TEST_CASE("a cross-product join is stopped by the OS limits within its budget") {
+  TempDir dir;
+  std::string lists = "lists:\n";
+  for (char l : {'a', 'b', 'c', 'd', 'e'}) {
+    lists += std::string("  ") + l + ": [";
+    for (int i = 0; i < 200; ++i) lists += (i ? "," : "") + std::to_string(i);
+    lists += "]\n";
+  }
+  std::string when =
+      "(op (name ?name)) (list-item (list a) (value ?a)) (list-item (list b) (value ?b))\n"
+      "      (list-item (list c) (value ?c)) (list-item (list d) (value ?d))\n"
+      "      (list-item (list e) (value ?e)) (test (< ?a -1))";
+  auto start = std::chrono::steady_clock::now();
+  auto o = analyze_with(dir, std::string(kHead) + lists + rule(when),
+                        "limits:\n  pack_time_ms: 2000\n  pack_memory_mib: 256\n");
+  double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  check_contained(o, "budget_exceeded", "");
+  CHECK(o.pack("hostile")->isolated());
+  CHECK(s < 30);  // the 2 s budget plus the grace period and the rest of the analysis
+}
+
+TEST_CASE("packs too big or too deep to load are refused quickly") {
+  TempDir dir;
+  std::string deep = "(op (name ?name)) (test (> ";
+  for (int i = 0; i < 40000; ++i) deep += "(+ 1 ";
+  deep += "1";
+  for (int i = 0; i < 40000; ++i) deep += ")";
+  deep += " 0))";
+  auto o = analyze_with(dir, std::string(kHead) + rule(deep));
+  check_contained(o, "error", "");
+  std::string many = std::string(kHead) + "rules:\n";
+  for (int i = 0; i < 20000; ++i)
+    many += "  - {id: r" + std::to_string(i) + ", when: \"(op (name ?n))\", message: m}\n";
+  auto start = std::chrono::steady_clock::now();
+  dir.write("packs/hostile/pack.yaml", many);
+  auto cfg = dir.write("cfg.yaml", "kb:\n  paths: [packs]\n");
+  auto r = run_command("analyze", {example(), "--config", cfg.string(), "--kb", "hostile", "--kb",
+                                   "aicpu", "--format", "json"});
+  double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  CHECK(r.code == kExitUsage);  // the selected pack could not be read
+  CHECK_THAT(r.err, Catch::Contains("the limit is"));
+  CHECK(s < 20);
+}
+
+TEST_CASE("YAML alias bombs and huge numbers in packs are load errors") {
+  TempDir dir;
+  std::string bomb = std::string(kHead) + "x0: &x0 [a, a, a, a, a, a, a, a, a, a]\n";
+  for (int i = 1; i < 9; ++i) {
+    std::string prev = "*x" + std::to_string(i - 1);
+    bomb += "x" + std::to_string(i) + ": &x" + std::to_string(i) + " [";
+    for (int k = 0; k < 10; ++k) bomb += (k ? ", " : "") + prev;
+    bomb += "]\n";
+  }
+  bomb += "lists:\n  big: *x8\n" + rule("(op (name ?name))");
+  dir.write("packs/hostile/pack.yaml", bomb);
+  auto cfg = dir.write("cfg.yaml", "kb:\n  paths: [packs]\n");
+  auto start = std::chrono::steady_clock::now();
+  auto r = run_command("analyze", {example(), "--config", cfg.string(), "--kb", "hostile"});
+  CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(20));
+  CHECK(r.code == kExitUsage);
+  dir.write("packs/hostile/pack.yaml", std::string(kHead) + "params:\n  p: 1e999999\n" +
+                                           rule("(op (name ?name) (total_us ?t&:(> ?t ${p})))"));
+  r = run_command("analyze", {example(), "--config", cfg.string(), "--kb", "hostile"});
+  CHECK(r.code == kExitUsage);
+  CHECK_THAT(r.err, Catch::Contains("out of range"));
+}
+
+TEST_CASE("pack test fixtures stay inside the pack and only insert rows") {
+  TempDir dir;
+  dir.write("p/hostile/pack.yaml", std::string(kHead) + rule("(op (name ?name))"));
+  std::filesystem::create_directories(dir.path() / "p/hostile/tests/fixtures");
+  std::filesystem::create_symlink("/dev/zero", dir.path() / "p/hostile/tests/fixtures/zero.sql");
+  dir.write("p/hostile/tests/fixtures/evil.sql",
+            "ATTACH DATABASE '" + (dir.path() / "attached.db").string() + "' AS x;\n");
+  dir.write("p/hostile/tests/fixtures/vacuum.sql",
+            "VACUUM INTO '" + (dir.path() / "vacuum_into.db").string() + "';\n");
+  dir.write(
+      "p/hostile/tests/fixtures/forever.sql",
+      "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) "
+      "INSERT INTO runs(id, inputs, fingerprint, created) SELECT x, '[]', x, 'now' FROM c;\n");
+  dir.write("p/hostile/tests/fixtures/ext.sql", "SELECT load_extension('/tmp/nonexist.so');\n");
+  dir.write("p/hostile/tests/t.yaml",
+            "cases:\n"
+            "  - {name: traversal, fixture: ../../../../../../../../etc/passwd, expect: []}\n"
+            "  - {name: absolute, fixture: /etc/hostname, expect: []}\n"
+            "  - {name: proc, fixture: /proc/self/environ, expect: []}\n"
+            "  - {name: zero, fixture: fixtures/zero.sql, expect: []}\n"
+            "  - {name: attach, fixture: fixtures/evil.sql, expect: []}\n"
+            "  - {name: vacuum, fixture: fixtures/vacuum.sql, expect: []}\n"
+            "  - {name: forever, fixture: fixtures/forever.sql, expect: []}\n"
+            "  - {name: extension, fixture: fixtures/ext.sql, expect: []}\n");
+  auto start = std::chrono::steady_clock::now();
+  auto r = run_command("kb", {"test", (dir.path() / "p/hostile").string()});
+  CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(30));
+  INFO(r.out << r.err);
+  CHECK(r.code == kExitPack);
+  CHECK_THAT(r.out, Catch::Contains("0/8 cases passed"));
+  CHECK_THAT(r.out, Catch::Contains("outside the pack folder"));
+  CHECK_THAT(r.out, Catch::Contains("refused"));
+  CHECK(r.out.find("root:") == std::string::npos);  // nothing of /etc/passwd is echoed
+  CHECK_FALSE(std::filesystem::exists(dir.path() / "attached.db"));
+  CHECK_FALSE(std::filesystem::exists(dir.path() / "vacuum_into.db"));
+}
+
+TEST_CASE("broken tests files are problems of the pack, not crashes") {
+  TempDir dir;
+  dir.write("p/hostile/pack.yaml", std::string(kHead) + rule("(op (name ?name))"));
+  dir.write("p/hostile/tests/bom.yaml", std::string("\xff\xfe") + "c\0a\0s\0e\0s\0");
+  dir.write("p/hostile/tests/cut.yaml", "cases:\n  - name: a\n    facts: {op: [{name: A, ");
+  dir.write("p/hostile/tests/odd.yaml", "cases: [1, [2], {name: [x], expect: 5}]\n");
+  auto r = run_command("kb", {"test", (dir.path() / "p/hostile").string()});
+  INFO(r.out << r.err);
+  CHECK(r.code == kExitPack);
+  CHECK_THAT(r.out, Catch::Contains("UTF-16"));
+  CHECK_THAT(r.out, Catch::Contains("cut.yaml:"));
+}
+
+TEST_CASE("configs with wrong shapes are usage errors naming the line") {
+  TempDir dir;
+  for (const char* text :
+       {"kb:\n  paths: [{a: 1}]\n", "kb:\n  params: {aicpu: {min_task_us: [1]}}\n",
+        "kb:\n  params: {aicpu: {min_task_us: 1e999999}}\n", "kb: 5\n", "\"just a string\"\n",
+        "kb:\n  params: {aicpu: {min_task_us: fast}}\n", "kb:\n  paths: [no/such/folder]\n",
+        "kb:\n  params: {nosuchpack: {x: 1}}\n", "limits:\n  pack_time_ms: -5\n"}) {
+    INFO(text);
+    auto cfg = dir.write("c.yaml", text);
+    auto r = run_command("analyze", {example(), "--config", cfg.string()});
+    CHECK(r.code == kExitUsage);
+    CHECK_THAT(r.err, Catch::Contains(cfg.string() + ":") || Catch::Contains("no/such/folder"));
+  }
+}
