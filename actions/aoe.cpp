@@ -21,12 +21,13 @@ bool tunable(const std::string& core_type) {
          core_type == "MIX_AIV";
 }
 
+// Packs hand over op lists as one templated string, joined with ',' or ';'.
 std::vector<std::string> split_ops(const std::vector<std::string>& ops) {
   std::vector<std::string> out;
   for (const auto& item : ops) {
     size_t start = 0;
     while (start <= item.size()) {
-      size_t comma = item.find(',', start);
+      size_t comma = item.find_first_of(",;", start);
       if (comma == std::string::npos) comma = item.size();
       std::string op = item.substr(start, comma - start);
       op.erase(0, op.find_first_not_of(" \t"));
@@ -86,7 +87,10 @@ AoePlan plan_aoe(store::Database& db, int64_t run_id, const std::vector<AoeReque
       op.core_type = r->core_type;
       op.count = r->count;
       op.total_us = r->total_us;
-      op.gain_us += time > 0 ? req.gain_us * r->total_us / time : req.gain_us / kept.size();
+      // The finding's gain split by the ops' time, and never more than an op's own time: a
+      // finding may estimate its gain over more ops than it names.
+      double part = time > 0 ? req.gain_us * r->total_us / time : req.gain_us / kept.size();
+      op.gain_us = std::min(op.gain_us + part, r->total_us);
       if (std::find(op.findings.begin(), op.findings.end(), req.finding) == op.findings.end()) {
         op.findings.push_back(req.finding);
         if (!req.reason.empty()) op.reasons.push_back(req.reason);

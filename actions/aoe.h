@@ -26,7 +26,8 @@ struct AoeOp {
   std::string name, type, core_type;
   int64_t count = 0;
   double total_us = 0;
-  double gain_us = 0;  // the findings' estimated gain, split over their ops by time
+  double gain_us = 0;  // the findings' estimated gain, split over their ops by time, at most
+                       // the op's own time
   std::vector<std::string> reasons, findings;
 };
 

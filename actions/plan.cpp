@@ -107,7 +107,8 @@ std::string plan_key(const v1::PlannedAction& plan) {
   for (const auto& s : plan.steps()) ids.push_back(s.finding());
   std::sort(ids.begin(), ids.end());
   std::string key = plan.kind();
-  for (const auto& in : plan.inputs()) key += "|" + in.path();
+  // An input that changed (another SHA-256) makes another plan: the stored one would fail.
+  for (const auto& in : plan.inputs()) key += "|" + in.path() + "@" + in.sha256();
   for (const auto& id : ids) key += "|" + id;
   return key;
 }
