@@ -21,8 +21,9 @@ bool tunable(const std::string& core_type) {
          core_type == "MIX_AIV";
 }
 
-// Packs hand over op lists as one templated string, joined with ',' or ';'.
-std::vector<std::string> split_ops(const std::vector<std::string>& ops) {
+}  // namespace
+
+std::vector<std::string> split_op_names(const std::vector<std::string>& ops) {
   std::vector<std::string> out;
   for (const auto& item : ops) {
     size_t start = 0;
@@ -38,8 +39,6 @@ std::vector<std::string> split_ops(const std::vector<std::string>& ops) {
   }
   return out;
 }
-
-}  // namespace
 
 AoePlan plan_aoe(store::Database& db, int64_t run_id, const std::vector<AoeRequest>& requests) {
   std::map<std::string, OpRow> by_name;
@@ -61,7 +60,7 @@ AoePlan plan_aoe(store::Database& db, int64_t run_id, const std::vector<AoeReque
     plan.subgraph = plan.subgraph || req.job_type == 1 || req.job_type == 0;
     plan.operators = plan.operators || req.job_type == 2 || req.job_type == 0;
     std::vector<const OpRow*> rows;
-    for (const auto& op : split_ops(req.ops)) {
+    for (const auto& op : split_op_names(req.ops)) {
       if (auto it = by_name.find(op); it != by_name.end()) {
         rows.push_back(&it->second);
       } else if (auto t = by_type.find(op); t != by_type.end()) {

@@ -38,6 +38,10 @@ struct AoePlan {
   std::vector<std::string> findings;
 };
 
+// Op names as packs hand them over: items that may each hold several names joined with ',' or
+// ';' (a templated list), trimmed.
+std::vector<std::string> split_op_names(const std::vector<std::string>& items);
+
 // Looks the requested ops up in the run's op statistics (a name first, else every op of that
 // type). Ops AOE cannot tune (AI CPU, communication, DMA) are left out with a note.
 AoePlan plan_aoe(store::Database& db, int64_t run_id, const std::vector<AoeRequest>& requests);

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <map>
 
+#include "actions/aoe.h"
 #include "store/action_store.h"
 
 namespace perfsage::actions {
@@ -35,11 +36,26 @@ std::optional<double> subject_value(store::Database& db, const char* sql_head, i
   return st.real(0);
 }
 
-int64_t ops_named(store::Database& db, int64_t run, const std::vector<std::string>& subjects) {
-  if (subjects.empty()) return 0;
-  auto v =
-      subject_value(db, "SELECT count(*) FROM op_stats WHERE run_id = ?1 AND name", run, subjects);
-  return v ? static_cast<int64_t>(*v) : 0;
+// Ops of the run named by `names`: op names, or op types (AOE lists may name types).
+std::optional<double> ops_time(store::Database& db, int64_t run,
+                               const std::vector<std::string>& names, bool count) {
+  if (names.empty()) return std::nullopt;
+  std::string list = in_list(names.size());
+  std::string second = " IN (";
+  for (size_t i = 0; i < names.size(); ++i) {
+    second += (i ? ", ?" : "?") + std::to_string(i + 2 + names.size());
+  }
+  second += ")";
+  auto st =
+      db.prepare(std::string(count ? "SELECT count(*)" : "SELECT coalesce(sum(total_us), 0)") +
+                 " FROM op_stats WHERE run_id = ?1 AND (name" + list + " OR type" + second + ")");
+  st.bind(1, run);
+  for (size_t i = 0; i < names.size(); ++i) {
+    st.bind(static_cast<int>(i + 2), names[i]);
+    st.bind(static_cast<int>(i + 2 + names.size()), names[i]);
+  }
+  if (!st.step()) return std::nullopt;
+  return st.real(0);
 }
 
 struct Steps {
@@ -101,7 +117,7 @@ std::string evidence_name(const v1::Finding* f) {
 Measure measure(store::Database& db, const v1::PlannedStep& step, int64_t before_run,
                 int64_t after_run, const v1::Finding* before_f, const v1::Finding* after_f,
                 const Steps& sb, const Steps& sa) {
-  std::vector<std::string> subjects(step.subjects().begin(), step.subjects().end());
+  auto subjects = split_op_names({step.subjects().begin(), step.subjects().end()});
   Measure m;
   if (step.action().kind() == "onnx_rewrite" || step.action().has_onnx_rewrite()) {
     if (!step.action().onnx_rewrite().nodes().empty()) {
@@ -119,10 +135,25 @@ Measure measure(store::Database& db, const v1::PlannedStep& step, int64_t before
     if (!m.before || *m.before == 0) m.before.reset();
     return m;
   }
-  if (ops_named(db, before_run, subjects) > 0) {
-    const char* sql = "SELECT coalesce(sum(total_us), 0) FROM op_stats WHERE run_id = ?1 AND name";
-    m.before = subject_value(db, sql, before_run, subjects);
-    m.after = subject_value(db, sql, after_run, subjects);
+  // The rule's own measure while the finding still fires on the later run.
+  std::string evidence = evidence_name(before_f);
+  if (!evidence.empty() && evidence_us(after_f, evidence)) {
+    m.metric = "the finding's " + evidence;
+    m.unit = "us";
+    m.before = evidence_us(before_f, evidence);
+    m.after = evidence_us(after_f, evidence);
+    return m;
+  }
+  // Otherwise the time of the ops it named (subjects, or the AOE action's op list).
+  auto ops = subjects;
+  if (step.action().has_aoe()) {
+    auto more =
+        split_op_names({step.action().aoe().ops().begin(), step.action().aoe().ops().end()});
+    ops.insert(ops.end(), more.begin(), more.end());
+  }
+  if (ops_time(db, before_run, ops, true).value_or(0) > 0) {
+    m.before = ops_time(db, before_run, ops, false);
+    m.after = ops_time(db, after_run, ops, false);
     m.metric = "time of the finding's ops";
     if (sb.count > 0 && sa.count > 0) {
       *m.before /= static_cast<double>(sb.count);
@@ -134,11 +165,10 @@ Measure measure(store::Database& db, const v1::PlannedStep& step, int64_t before
     }
     return m;
   }
-  if (auto name = evidence_name(before_f); !name.empty()) {
-    m.metric = "the finding's " + name;
+  if (!evidence.empty()) {  // the finding is gone and named no ops: nothing to compare with
+    m.metric = "the finding's " + evidence;
     m.unit = "us";
-    m.before = evidence_us(before_f, name);
-    m.after = evidence_us(after_f, name);
+    m.before = evidence_us(before_f, evidence);
     return m;
   }
   m.metric = "step time";

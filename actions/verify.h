@@ -2,9 +2,9 @@
 // run of the job, after the plan's run, created at or after the apply, with pack results), for
 // each finding it carried out, on the metric that finding targeted:
 //   onnx_rewrite       the finding's nodes still in the model graph (an exact count)
-//   other kinds        the time of the finding's ops (op statistics, per recorded step when
-//                      both runs have steps), else the finding's own time evidence (unit us),
-//                      else the step time
+//   other kinds        the finding's own time evidence (unit us) while it still fires; else
+//                      the time of the ops it names (subjects, the AOE op list; op statistics,
+//                      per recorded step when both runs have steps); else the step time
 // with a noise band of twice the larger step-to-step coefficient of variation of the two runs
 // (5 % when a run has fewer than two steps; 0 for counts). Verdicts: helped, no_effect,
 // regressed, finding_gone (the finding no longer fires and nothing could be measured),

@@ -211,3 +211,45 @@ TEST_CASE("actions: rollback removes what the apply wrote; the audit trail keeps
   CHECK(run_actions({"apply", "x", "--store", job.store.string()}).code == cli::kExitUsage);
   CHECK(run_actions({"frobnicate"}).code == cli::kExitUsage);
 }
+
+TEST_CASE("actions: the same Ascend profile again is judged 'no effect'") {
+  PERFSAGE_REQUIRE_SAMPLES();
+  TempDir dir;
+  auto store = (dir.path() / "s.db").string();
+  auto sample = samples_dir() / "ascend/mstt/kernel_details_arith_util.csv";
+  auto first = analyze_json({sample.string(), "--store", store, "--job", "train"});
+  auto plan =
+      run_actions({"plan", std::to_string(first.run().id()), "--store", store, "--format", "json"});
+  INFO(plan.err);
+  REQUIRE(plan.code == 0);
+  auto plans = parse<v1::ActionList>(plan.out);
+  const v1::PlannedAction* aoe = nullptr;
+  for (const auto& p : plans.plans()) {
+    if (p.kind() == "aoe") aoe = &p;
+  }
+  REQUIRE(aoe);
+  REQUIRE(aoe->files_size() == 1);
+  auto applied = run_actions({"apply", std::to_string(aoe->id()), "--store", store, "--out",
+                              (dir.path() / "aoe").string()});
+  REQUIRE(applied.code == 0);
+  // The job runs again unchanged (a copy of the profile: a new run of the same job).
+  auto copy = dir.path() / "again" / sample.filename();
+  fs::create_directories(copy.parent_path());
+  fs::copy_file(sample, copy);
+  auto second = analyze_json({copy.string(), "--store", store, "--job", "train"});
+  CHECK(second.run().id() != first.run().id());
+  auto r = run_actions(
+      {"verify", "--store", store, "--run", std::to_string(second.run().id()), "--format", "json"});
+  REQUIRE(r.code == 0);
+  auto verdicts = parse<v1::ActionList>(r.out);
+  REQUIRE(verdicts.verdicts_size() == aoe->steps_size());
+  for (const auto& v : verdicts.verdicts()) {
+    INFO(v.detail());
+    CHECK(v.verdict() == "no_effect");
+    CHECK_THAT(v.metric(), Catch::StartsWith("the finding's "));  // the rule's own measure
+    CHECK(v.before() == Approx(v.after()));
+    CHECK(v.before() > 0);
+    CHECK(v.noise() == Approx(0.05 * v.before()));  // one step: the assumed 5 % band
+    CHECK(v.finding_present());
+  }
+}

@@ -331,3 +331,50 @@ TEST_CASE("actions: a model with external data gets its data file linked, not co
   CHECK(fs::exists(dir.path() / "m/w.bin"));
   CHECK(fs::hard_link_count(dir.path() / "m/w.bin") == 1);
 }
+
+TEST_CASE(
+    "actions: an AOE action is judged on its ops' time when the finding has no time evidence") {
+  PERFSAGE_REQUIRE_SAMPLES();
+  test::TempDir dir;
+  store::Database db((dir.path() / "s.db").string());
+  auto actor = test_actor();
+  auto sample = test::samples_dir() / "ascend/mstt/kernel_details_arith_util.csv";
+  int64_t run = test::ingest_for_actions(db, {sample}, "train", "2024-01-01T00:00:00Z");
+  mark_analysed(db, run);
+  v1::Finding aoe;
+  aoe.set_id("aoe1");
+  aoe.set_estimated_gain_us(120);
+  aoe.mutable_action()->mutable_aoe()->add_ops("BatchMatMul");  // an op type: all its ops
+  auto plans = save_plans(db, plan_actions(db, {run, "train", actor.clock()}, {aoe}).plans, actor);
+  REQUIRE(plans.size() == 1);
+  apply_action(db, plans[0].id(), {dir.path() / "aoe", false}, actor);
+  CHECK(verify_actions(
+            db, [](int64_t) { return std::vector<v1::Finding>{}; }, actor)
+            .empty());
+
+  // The same profile again (a copy: a new run of the job), and one where BatchMatMul is faster.
+  auto copy = dir.path() / "again.csv";
+  fs::copy_file(sample, copy);
+  int64_t same = test::ingest_for_actions(db, {copy}, "train", "2024-03-01T00:00:00Z");
+  mark_analysed(db, same);
+  auto findings_of = [&](int64_t r) {
+    return r == run ? std::vector<v1::Finding>{aoe} : std::vector<v1::Finding>{};
+  };
+  auto verdicts = verify_actions(db, findings_of, actor);
+  REQUIRE(verdicts.size() == 1);
+  CHECK(verdicts[0].metric() == "time of the finding's ops");
+  CHECK(verdicts[0].before() > 0);
+  CHECK(verdicts[0].after() == Approx(verdicts[0].before()));
+  CHECK(verdicts[0].verdict() == "no_effect");
+  CHECK_FALSE(verdicts[0].finding_present());
+  // Halving the BatchMatMul time in the later run reads as helped.
+  db.prepare(
+        "UPDATE op_stats SET total_us = total_us / 2 WHERE run_id = ?1 AND type = 'BatchMatMul'")
+      .bind(1, same)
+      .run();
+  verdicts = verify_actions(db, findings_of, actor);
+  REQUIRE(verdicts.size() == 1);
+  CHECK(verdicts[0].after() == Approx(verdicts[0].before() / 2));
+  CHECK(verdicts[0].verdict() == "helped");
+  CHECK(list_actions(db).verdicts(0).verdict() == "helped");  // the stored verdict was replaced
+}
