@@ -7,6 +7,7 @@
 #include "cli/command_line.h"
 #include "cli/commands.h"
 #include "cli/context.h"
+#include "cli/kb_commands.h"
 #include "engine/facts/registry.h"
 #include "engine/kb/selection.h"
 
@@ -102,7 +103,7 @@ int kb_facts(const Args& args, std::ostream& out, std::ostream& err) {
       })) {
     return *stop;
   }
-  out << engine::facts::facts_markdown();
+  out << (format == "json" ? app::to_json(fact_types_message()) : engine::facts::facts_markdown());
   return kExitOk;
 }
 
@@ -116,6 +117,13 @@ const Subcommand kSubcommands[] = {
     {"list", "list the packs in the search paths", kb_list},
     {"test", "run the tests of packs", kb_test},
     {"facts", "print the fact types packs can match (markdown or json)", kb_facts},
+    {"validate", "check packs and report problems with codes and positions", kb_validate},
+    {"lint", "check packs against the authoring rules (tests, evidence, fixes, gains)", kb_lint},
+    {"describe", "list the rules of packs (text or json)", kb_describe},
+    {"new", "create a pack folder with a rule and passing tests", kb_new},
+    {"install", "validate, test and install a pack folder or archive for this user", kb_install},
+    {"remove", "remove a pack installed with kb install", kb_remove},
+    {"paths", "show where packs, hardware specs and patterns are looked for", kb_paths},
 };
 
 void kb_usage(std::ostream& os) {

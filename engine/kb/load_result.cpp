@@ -40,10 +40,28 @@ constexpr std::array kCodes = {
     CodeInfo{LoadCode::deprecated_pack, "LOAD_DEPRECATED_PACK",
              "The pack's maturity is `deprecated`; it still runs."},
     CodeInfo{LoadCode::shadowed_pack, "LOAD_PACK_SHADOWED",
-             "A later search path defines a pack with the same name; its content is merged "
-             "according to each rule's `override`."},
+             "A later pack with the same name and a pack-level `override:` merges into or "
+             "replaces an earlier one."},
+    CodeInfo{LoadCode::lint_no_tests, "LINT_NO_TESTS",
+             "The pack has no tests/*.yaml; `kb install` refuses it."},
+    CodeInfo{LoadCode::lint_rule_untested, "LINT_RULE_UNTESTED",
+             "No test case expects this rule to fire; every rule needs a firing and a silent "
+             "case."},
+    CodeInfo{LoadCode::lint_no_evidence, "LINT_NO_EVIDENCE",
+             "The rule reports no evidence: users cannot see the numbers that made it fire."},
+    CodeInfo{LoadCode::lint_no_action, "LINT_NO_ACTION",
+             "The rule proposes no action (not even a code_hint): the finding says what is wrong "
+             "but not what to do."},
+    CodeInfo{LoadCode::lint_no_gain, "LINT_NO_GAIN",
+             "The rule's severity is auto but it has no gain: it is always ranked low."},
+    CodeInfo{LoadCode::lint_no_references, "LINT_NO_REFERENCES",
+             "The rule cites no reference (a vendor guide, a paper, a peer tool's check)."},
+    CodeInfo{LoadCode::lint_param_no_doc, "LINT_PARAM_NO_DOC",
+             "The param has no doc: users overriding it cannot tell what it means."},
+    CodeInfo{LoadCode::lint_header, "LINT_HEADER",
+             "The pack header lacks a description, license or maintainers."},
 };
-static_assert(kCodes.size() == static_cast<size_t>(LoadCode::shadowed_pack) + 1,
+static_assert(kCodes.size() == static_cast<size_t>(LoadCode::lint_header) + 1,
               "every LoadCode needs a name and a description");
 
 const CodeInfo& info(LoadCode c) {

@@ -26,6 +26,15 @@ enum class LoadCode {
   unknown_param_override,  // LOAD_UNKNOWN_PARAM_OVERRIDE: config overrides a param the pack lacks
   deprecated_pack,         // LOAD_DEPRECATED_PACK
   shadowed_pack,           // LOAD_PACK_SHADOWED: a later search path redefines a pack
+  // lint (perfsage kb lint): rules about rules, warnings
+  lint_no_tests,       // LINT_NO_TESTS
+  lint_rule_untested,  // LINT_RULE_UNTESTED: no expectation names the rule
+  lint_no_evidence,    // LINT_NO_EVIDENCE
+  lint_no_action,      // LINT_NO_ACTION: no fix proposed
+  lint_no_gain,        // LINT_NO_GAIN: severity auto without a gain
+  lint_no_references,  // LINT_NO_REFERENCES
+  lint_param_no_doc,   // LINT_PARAM_NO_DOC
+  lint_header,         // LINT_HEADER: description, license, maintainers missing
 };
 
 const char* code_name(LoadCode c);         // "LOAD_ERR_YAML_PARSE", ...
