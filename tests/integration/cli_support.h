@@ -9,6 +9,7 @@
 
 #include "cli/commands.h"
 #include "engine/finding.h"
+#include "perfsage/v1/kb.pb.h"
 #include "perfsage/v1/report.pb.h"
 #include "test_support.h"
 
@@ -29,6 +30,15 @@ inline CommandResult run_command(const std::string& cmd, const std::vector<std::
   r.out = out.str();
   r.err = err.str();
   return r;
+}
+
+template <class M>
+M parse_json(const std::string& json) {
+  M message;
+  auto status = google::protobuf::util::JsonStringToMessage(json, &message);
+  INFO(json.substr(0, 2000));
+  REQUIRE(status.ok());
+  return message;
 }
 
 inline perfsage::v1::AnalysisReport parse_report(const std::string& json) {

@@ -1,0 +1,219 @@
+// What a pack author and a CI job do: write a pack from scratch (kb new -> edit -> kb test ->
+// kb install -> analyze), select packs by config (globs, tags, params, a maturity floor), gate
+// on findings and failures, and get the same report twice.
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "cli/dispatch.h"
+#include "cli_support.h"
+
+using namespace perfsage::test;
+using namespace perfsage::cli;
+
+namespace {
+
+std::string example() {
+  return (source_dir() / "examples" / "resnet50_rank0_ascend_pt").string();
+}
+
+std::string read(const std::filesystem::path& p) {
+  std::ifstream in(p);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// Points the user pack folder at a temporary folder for one test.
+class UserPackFolder {
+ public:
+  explicit UserPackFolder(const std::filesystem::path& dir) {
+    if (const char* old = std::getenv("XDG_DATA_HOME")) old_ = old, had_ = true;
+    setenv("XDG_DATA_HOME", dir.c_str(), 1);
+  }
+  ~UserPackFolder() { had_ ? setenv("XDG_DATA_HOME", old_.c_str(), 1) : unsetenv("XDG_DATA_HOME"); }
+
+ private:
+  std::string old_;
+  bool had_ = false;
+};
+
+CommandResult cli(std::vector<std::string> args) {
+  std::ostringstream out, err;
+  CommandResult r;
+  r.code = run(std::move(args), out, err, "test");
+  r.out = out.str();
+  r.err = err.str();
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("a pack written from scratch: new, edit, test, lint, install, analyze, remove") {
+  TempDir dir;
+  UserPackFolder home(dir.path() / "data");
+  auto r = cli({"kb", "new", "slow_ops", "--dir", dir.path().string()});
+  REQUIRE(r.code == 0);
+  auto pack_dir = dir.path() / "slow_ops";
+  r = cli({"kb", "test", pack_dir.string()});
+  INFO(r.out << r.err);
+  CHECK(r.code == 0);
+  CHECK_THAT(r.out, Catch::Contains("fires in 1, silent in 1"));
+  CHECK(cli({"kb", "lint", pack_dir.string(), "--strict"}).code == 0);
+
+  // The author raises the threshold: the test expecting a 20 % op now fails, and says why.
+  std::string pack = read(pack_dir / "pack.yaml");
+  auto at = pack.find("default: 0.05");
+  REQUIRE(at != std::string::npos);
+  pack.replace(at, 13, "default: 0.25");
+  dir.write("slow_ops/pack.yaml", pack);
+  r = cli({"kb", "test", pack_dir.string()});
+  CHECK(r.code == kExitPack);
+  CHECK_THAT(r.out, Catch::Contains("expected heavy_op did not fire"));
+  pack.replace(at, 13, "default: 0.10");
+  dir.write("slow_ops/pack.yaml", pack);
+  REQUIRE(cli({"kb", "test", pack_dir.string()}).code == 0);
+
+  // A syntax slip is reported at its line.
+  dir.write("broken/pack.yaml", "name: broken\nversion: 1.0.0\nrules:\n  - id: r\n    when: [\n");
+  r = cli({"kb", "validate", (dir.path() / "broken").string(), "--format", "json"});
+  CHECK(r.code == kExitPack);
+  auto check = parse_json<perfsage::v1::PackCheckList>(r.out);
+  REQUIRE(check.packs_size() == 1);
+  REQUIRE(check.packs(0).messages_size() >= 1);
+  CHECK(check.packs(0).messages(0).code() == "LOAD_ERR_YAML_PARSE");
+  CHECK(check.packs(0).messages(0).line() == 6);  // the document ends inside the open list
+
+  r = cli({"kb", "install", pack_dir.string()});
+  INFO(r.out << r.err);
+  REQUIRE(r.code == 0);
+  CHECK(
+      std::filesystem::exists(dir.path() / "data/perfsage/packs/slow_ops/.perfsage-install.json"));
+  auto report =
+      parse_report(cli({"analyze", example(), "--kb", "slow_ops", "--format", "json"}).out);
+  REQUIRE(report.packs_size() == 1);
+  CHECK(report.packs(0).source() == "user");
+  CHECK(report.packs(0).isolated());
+  CHECK(report.packs(0).status() == "ok");
+  CHECK_FALSE(findings(report, "slow_ops", "heavy_op").empty());
+  r = cli({"kb", "list", "--format", "json"});
+  CHECK_THAT(r.out,
+             Catch::Contains("\"source\": \"user\"") && Catch::Contains("\"source\": \"builtin\""));
+  CHECK(cli({"kb", "remove", "slow_ops"}).code == 0);
+  CHECK(cli({"analyze", example(), "--kb", "slow_ops"}).code == kExitUsage);
+}
+
+TEST_CASE("a failing or colliding pack is not installed") {
+  TempDir dir;
+  UserPackFolder home(dir.path() / "data");
+  REQUIRE(cli({"kb", "new", "aicpu", "--dir", dir.path().string()}).code == 0);
+  auto r = cli({"kb", "install", (dir.path() / "aicpu").string()});
+  CHECK(r.code == kExitPack);
+  CHECK_THAT(r.err, Catch::Contains("override"));  // a built-in pack has that name
+  REQUIRE(cli({"kb", "new", "mine", "--dir", dir.path().string()}).code == 0);
+  dir.write("mine/tests/mine_test.yaml",
+            "cases:\n  - name: wrong\n    facts: {op: [{name: A, total_us: 1}]}\n"
+            "    expect: [{rule: heavy_op}]\n");
+  r = cli({"kb", "install", (dir.path() / "mine").string()});
+  CHECK(r.code == kExitPack);
+  CHECK_THAT(r.err, Catch::Contains("fails its own tests"));
+  CHECK_FALSE(std::filesystem::exists(dir.path() / "data/perfsage/packs/mine"));
+}
+
+TEST_CASE("config selection: paths, globs, tags, params and a maturity floor") {
+  TempDir dir;
+  REQUIRE(cli({"kb", "new", "my_a", "--dir", (dir.path() / "packs").string()}).code == 0);
+  REQUIRE(cli({"kb", "new", "my_b", "--dir", (dir.path() / "packs").string()}).code == 0);
+  // my_b is stable; the scaffold says sandbox.
+  std::string b = read(dir.path() / "packs/my_b/pack.yaml");
+  b.replace(b.find("maturity: sandbox"), 17, "maturity: stable");
+  dir.write("packs/my_b/pack.yaml", b);
+  auto pack_names = [](const perfsage::v1::AnalysisReport& rep) {
+    std::set<std::string> out;
+    for (const auto& p : rep.packs()) out.insert(p.name());
+    return out;
+  };
+  auto cfg = dir.write("cfg.yaml", "kb:\n  paths: [packs]\n  packs: [\"my_*\"]\n");
+  auto rep =
+      parse_report(cli({"analyze", example(), "--config", cfg.string(), "--format", "json"}).out);
+  CHECK(pack_names(rep) == std::set<std::string>{"my_a", "my_b"});
+  cfg = dir.write("cfg.yaml",
+                  "kb:\n  paths: [packs]\n  packs: [\"my_*\"]\n  min_maturity: incubating\n");
+  rep = parse_report(cli({"analyze", example(), "--config", cfg.string(), "--format", "json"}).out);
+  CHECK(pack_names(rep) == std::set<std::string>{"my_b"});
+  // --kb replaces kb.packs; a tag disables rules everywhere; params reach the pack.
+  cfg =
+      dir.write("cfg.yaml",
+                "kb:\n  paths: [packs]\n  packs: [\"my_*\"]\n  params: {my_a: {min_share: 0.9}}\n");
+  rep = parse_report(
+      cli({"analyze", example(), "--config", cfg.string(), "--kb", "my_a", "--format", "json"})
+          .out);
+  CHECK(pack_names(rep) == std::set<std::string>{"my_a"});
+  CHECK(findings(rep, "my_a").empty());  // nothing takes 90 % of a step
+  cfg = dir.write("cfg.yaml",
+                  "kb:\n  paths: [packs]\n  packs: [my_a, aicpu]\n  disable: [\"tag:example\"]\n");
+  rep = parse_report(cli({"analyze", example(), "--config", cfg.string(), "--format", "json"}).out);
+  CHECK(pack_names(rep) == std::set<std::string>{"aicpu"});  // my_a has no enabled rule left
+}
+
+TEST_CASE("--fail-on gates on findings, failed packs and unrecognised input") {
+  auto r = cli({"analyze", example(), "--fail-on", "HIGH"});
+  CHECK(r.code == kExitFailOn);
+  CHECK_THAT(r.err, Catch::Contains("--fail-on high: high finding"));
+  CHECK(cli({"analyze", example(), "--fail-on", "critical"}).code == kExitOk);
+  r = cli({"analyze", example(), "--fail-on", "urgent"});
+  CHECK(r.code == kExitUsage);
+  CHECK_THAT(r.err, Catch::Contains("critical, high, medium, low, info"));
+
+  TempDir dir;
+  dir.write("packs/broken/pack.yaml",
+            "name: broken\nversion: 1.0.0\nuses: [op]\nrules:\n  - id: r\n"
+            "    when: (op (name ?n) (total_us ?t))\n    message: m\n    gain: (/ ?t 0)\n");
+  auto cfg = dir.write("cfg.yaml", "kb:\n  paths: [packs]\n");
+  r = cli(
+      {"analyze", example(), "--config", cfg.string(), "--kb", "broken", "--fail-on", "critical"});
+  CHECK(r.code == kExitGate);
+  CHECK_THAT(r.err, Catch::Contains("pack broken error"));
+
+  dir.write("empty/notes.txt", "nothing a profiler wrote\n");
+  r = cli({"analyze", (dir.path() / "empty").string(), "--fail-on", "critical"});
+  CHECK(r.code == kExitGate);
+  CHECK_THAT(r.err, Catch::Contains("no input was recognised"));
+  CHECK(cli({"analyze", (dir.path() / "empty").string()}).code == kExitOk);
+}
+
+TEST_CASE("the same inputs give byte-identical reports, to stdout or -o") {
+  TempDir dir;
+  auto a = cli({"analyze", example(), "--format", "json"});
+  auto b = cli({"analyze", example(), "--format", "json"});
+  REQUIRE(a.code == 0);
+  CHECK(a.out == b.out);
+  auto t1 = cli({"analyze", example()});
+  auto store = (dir.path() / "s.db").string();
+  CHECK(cli({"analyze", example(), "--store", store}).out == t1.out);
+  auto again = cli({"analyze", example(), "--store", store, "-o", (dir.path() / "r.txt").string()});
+  CHECK(again.out.empty());
+  CHECK(read(dir.path() / "r.txt") == t1.out);  // the stored run reads back the same
+  CHECK(t1.out.find("e+0") == std::string::npos);
+  CHECK_THAT(t1.out, Catch::Contains("gains and shares are per step"));
+  // Ids are in the text and the JSON.
+  auto rep = parse_report(a.out);
+  REQUIRE(rep.recommendations_size() > 0);
+  CHECK_THAT(t1.out, Catch::Contains("id " + rep.recommendations(0).id()));
+}
+
+TEST_CASE("help, version and kb --help follow the usual conventions") {
+  auto r = cli({"help", "analyze"});
+  CHECK(r.code == 0);
+  CHECK_THAT(r.out, Catch::Contains("--fail-on") && Catch::Contains("Exit codes"));
+  CHECK(cli({"analyze", "--help"}).out == r.out);
+  r = cli({"kb", "--help"});
+  CHECK(r.code == 0);
+  CHECK_THAT(r.out, Catch::Contains("install") && Catch::Contains("lint"));
+  CHECK(cli({"kb", "test", "--help"}).code == 0);
+  CHECK(cli({"kb", "facts", "--format", "json"}).code == 0);
+  CHECK_THAT(cli({"kb", "facts", "--format", "json"}).out, Catch::Contains("\"base_us\""));
+  CHECK(cli({"--version"}).out == "perfsage test\n");
+  CHECK(cli({}).code == kExitUsage);
+  CHECK(cli({"frobnicate"}).code == kExitUsage);
+}
