@@ -218,9 +218,15 @@ v1::ActionApply apply_action(store::Database& db, int64_t plan_id, const ApplyOp
   if (r.has_inexact && !options.allow_inexact) {
     detail += "; inexact rewrites left out (--allow-inexact applies them)";
   }
-  row.id = store::save_action_apply(
-      db, row,
-      {0, row.applied, actor.name, "apply", plan_id, std::nullopt, findings_of(plan), detail});
+  try {
+    row.id = store::save_action_apply(
+        db, row,
+        {0, row.applied, actor.name, "apply", plan_id, std::nullopt, findings_of(plan), detail});
+  } catch (...) {
+    // Unrecorded files could never be rolled back: an apply is both or neither.
+    for (const auto& f : row.files) remove_file_synced(f.path);
+    throw;
+  }
   auto result = apply_of(row);
   for (const auto& n : r.notes) result.add_notes(n);
   for (const auto& u : r.usage) result.add_usage(u);

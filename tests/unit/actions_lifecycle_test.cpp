@@ -378,3 +378,27 @@ TEST_CASE(
   CHECK(verdicts[0].verdict() == "helped");
   CHECK(list_actions(db).verdicts(0).verdict() == "helped");  // the stored verdict was replaced
 }
+
+TEST_CASE("actions: an apply the store cannot record leaves no files behind") {
+  test::TempDir dir;
+  auto model = dir.path() / "small_cnn.onnx";
+  fs::copy_file(test::source_dir() / "tests/fixtures/graph/small_cnn.onnx", model);
+  auto path = (dir.path() / "s.db").string();
+  auto actor = test_actor();
+  int64_t plan_id;
+  {
+    store::Database db(path);
+    int64_t run = test::ingest_for_actions(db, {model});
+    auto plans = save_plans(db,
+                            plan_actions(db, {run, "test", actor.clock()},
+                                         {onnx_finding("fold1", "fold_batchnorm", {"bn1"})})
+                                .plans,
+                            actor);
+    plan_id = plans.at(0).id();
+  }
+  auto reader = store::Database::open_reader(path);  // read-only: the apply cannot be stored
+  CHECK_THROWS(apply_action(*reader, plan_id, {dir.path() / "out", false}, actor));
+  CHECK_FALSE(fs::exists(dir.path() / "out" / "small_cnn.onnx"));
+  store::Database db(path);
+  CHECK(list_actions(db).applies_size() == 0);
+}
