@@ -313,6 +313,50 @@ Pack Reader::read(const YAML::Node& root) {
   return p;
 }
 
+// yaml-cpp reports an unclosed '[' or '{' where it gave up looking for the close, often the
+// next line; the author needs the opening bracket, which this finds by walking the text.
+LoadMessage yaml_parse_error(const std::string& text, const std::string& file,
+                             const YAML::Exception& e) {
+  LoadMessage m{LoadCode::err_yaml_parse, file, e.mark.line + 1, e.mark.column + 1, "", "", e.msg};
+  if (e.msg.find("flow not found") == std::string::npos || e.mark.is_null()) return m;
+  struct Open {
+    int line, column;
+    char bracket;
+  };
+  std::vector<Open> open;  // unclosed brackets, innermost last
+  int line = 1, col = 1;
+  char quote = 0;
+  for (size_t i = 0; i < text.size() && line <= e.mark.line + 1; ++i) {
+    char c = text[i];
+    if (quote) {
+      if (c == quote) quote = 0;
+    } else if (c == '"' || c == '\'') {
+      quote = c;
+    } else if (c == '#') {
+      while (i + 1 < text.size() && text[i + 1] != '\n') ++i;
+    } else if (c == '[' || c == '{') {
+      open.push_back({line, col, c});
+    } else if ((c == ']' || c == '}') && !open.empty()) {
+      open.pop_back();
+    }
+    if (c == '\n') {
+      ++line;
+      col = 1;
+      quote = 0;  // YAML quotes may span lines, but an unclosed one is its own error
+    } else {
+      ++col;
+    }
+  }
+  // The innermost unclosed bracket of the kind the parser was looking for.
+  const char kind = e.msg.find("map flow") != std::string::npos ? '{' : '[';
+  while (!open.empty() && open.back().bracket != kind) open.pop_back();
+  if (open.empty()) return m;
+  m.line = open.back().line;
+  m.column = open.back().column;
+  m.text = std::string("this '") + kind + "' is never closed (" + e.msg + ")";
+  return m;
+}
+
 }  // namespace
 
 Scalar scalar_from_yaml(const YAML::Node& node, const std::string& file) {
@@ -357,8 +401,7 @@ std::optional<Pack> read_pack_text(const std::string& yaml_text, const std::stri
   try {
     root = YAML::Load(yaml_text);
   } catch (const YAML::Exception& e) {
-    messages.push_back(
-        {LoadCode::err_yaml_parse, file_name, e.mark.line + 1, e.mark.column + 1, "", "", e.msg});
+    messages.push_back(yaml_parse_error(yaml_text, file_name, e));
     return std::nullopt;
   }
   size_t before = messages.size();

@@ -160,7 +160,23 @@ TEST_CASE("header validation, unknown keys and YAML syntax errors") {
   CHECK_FALSE(p);
   REQUIRE(first_error(msgs));
   CHECK(first_error(msgs)->code == LoadCode::err_yaml_parse);
-  CHECK(first_error(msgs)->line >= 2);
+  CHECK(first_error(msgs)->line == 2);  // where the '[' opens, not where the parser gave up
+  CHECK(first_error(msgs)->column == 10);
+
+  msgs.clear();
+  p = read_pack_text("name: x\nversion: 1.0.0\nuses: [op\nparams: {a: \"]\", b: 1\nrules: []\n",
+                     "x.yaml", msgs);
+  CHECK_FALSE(p);
+  REQUIRE(first_error(msgs));
+  CHECK(first_error(msgs)->line == 3);
+  CHECK(first_error(msgs)->text.find("never closed") != std::string::npos);
+
+  msgs.clear();  // a bad indentation is reported on its own line
+  p = read_pack_text("name: x\nversion: 1.0.0\nrules:\n  - id: r\n    when: (op)\n   message: m\n",
+                     "x.yaml", msgs);
+  CHECK_FALSE(p);
+  REQUIRE(first_error(msgs));
+  CHECK(first_error(msgs)->line == 6);
 
   msgs.clear();
   p = read_pack_text("name: x\nversion: 1.0.0\nengine: \">=9\"\nrules: []\n", "x.yaml", msgs);
