@@ -1,5 +1,6 @@
 #include "engine/kb/format.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -51,11 +52,24 @@ std::string format_bytes(double bytes) {
   return u == 0 ? fixed(bytes, 0) + " B" : fixed(bytes, 1) + " " + units[u];
 }
 
+// Numbers for people: never an exponent between 1e-6 and 1e15 (no "1.273e+07" in a report),
+// four significant digits below 100, whole numbers above.
 std::string format_number(double v) {
-  if (std::isfinite(v) && v == std::floor(v) && std::fabs(v) < 1e15) return fixed(v, 0);
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.4g", v);
-  return buf;
+  const double a = std::fabs(v);
+  if (!std::isfinite(v) || a >= 1e15 || (a > 0 && a < 1e-6)) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.4g", v);
+    return buf;
+  }
+  if (v == std::floor(v) || a >= 100) return fixed(v, 0);
+  int decimals = 3 - static_cast<int>(std::floor(std::log10(a)));
+  std::string s = fixed(v, std::clamp(decimals, 0, 9));
+  // 12.50 -> 12.5, 0.1000 -> 0.1: trailing zeros say nothing.
+  if (s.find('.') != std::string::npos) {
+    while (s.back() == '0') s.pop_back();
+    if (s.back() == '.') s.pop_back();
+  }
+  return s;
 }
 
 std::string format_si(double v) {

@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include "engine/kb/compiler.h"
+#include "engine/kb/format.h"
 #include "engine/kb/reader.h"
 #include "engine/kb/selection.h"
 #include "kb_support.h"
@@ -339,4 +340,19 @@ TEST_CASE("glob matching") {
   CHECK(glob_match("*.r?", "demo.r1"));
   CHECK_FALSE(glob_match("gpu*", "aicpu"));
   CHECK(glob_match("*", ""));
+}
+
+TEST_CASE("numbers in messages are written for people, never with an exponent") {
+  CHECK(format_number(12726300) == "12726300");
+  CHECK(format_number(12726300.4) == "12726300");
+  CHECK(format_number(12726.53) == "12727");
+  CHECK(format_number(42.126) == "42.13");
+  CHECK(format_number(3.5) == "3.5");
+  CHECK(format_number(0.0012346) == "0.001235");
+  CHECK(format_number(-7.25) == "-7.25");
+  CHECK(format_number(0) == "0");
+  std::map<std::string, clips::Value> vars{{"t", clips::Value::of_float(12726300.5)},
+                                           {"n", clips::Value::of_int(7)}};
+  CHECK(render_template("{?t} us over {?n:int} calls, {?t:us}", vars) ==
+        "12726300 us over 7 calls, 12.73 s");
 }
