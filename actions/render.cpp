@@ -134,7 +134,11 @@ void render_onnx(const v1::PlannedAction& plan, bool allow_inexact, const fs::pa
                         "'");
       continue;
     }
-    auto nodes = a.nodes().empty() ? strings(s.subjects()) : strings(a.nodes());
+    // Nodes: the action's own list; none for a pass matching by pattern (the activation pack's
+    // Mish finding describes the whole model and names a profiled op, not a graph node);
+    // otherwise the finding's subjects.
+    std::vector<std::string> nodes = strings(a.nodes());
+    if (nodes.empty() && a.pattern().empty()) nodes = strings(s.subjects());
     steps.push_back({a.pass(), nodes, a.pattern(), a.replacement(), s.finding()});
   }
   auto report = rewrite_onnx(model, steps, allow_inexact);

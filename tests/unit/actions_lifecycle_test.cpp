@@ -402,3 +402,53 @@ TEST_CASE("actions: an apply the store cannot record leaves no files behind") {
   store::Database db(path);
   CHECK(list_actions(db).applies_size() == 0);
 }
+
+TEST_CASE("actions: the activation pack's Mish finding rewrites the whole model when allowed") {
+  test::TempDir dir;
+  namespace ox = perfsage::onnx;
+  ox::ModelProto m;
+  m.set_ir_version(8);
+  m.add_opset_import()->set_version(13);
+  auto& g = *m.mutable_graph();
+  g.set_name("mish");
+  for (auto [v, name] : {std::pair{g.add_input(), "x"}, std::pair{g.add_output(), "y"}}) {
+    v->set_name(name);
+    auto* t = v->mutable_type()->mutable_tensor_type();
+    t->set_elem_type(ox::TensorProto::FLOAT);
+    t->mutable_shape()->add_dim()->set_dim_value(8);
+  }
+  auto node = [&](const char* type, std::vector<std::string> in, const char* out) {
+    auto* n = g.add_node();
+    n->set_op_type(type);
+    for (auto& i : in) n->add_input(i);
+    n->add_output(out);
+  };
+  node("Relu", {"x"}, "r");
+  node("Softplus", {"r"}, "sp");
+  node("Tanh", {"sp"}, "t");
+  node("Mul", {"r", "t"}, "y");
+  std::ofstream(dir.path() / "mish.onnx", std::ios::binary) << serialize_onnx_model(m);
+  store::Database db((dir.path() / "s.db").string());
+  int64_t run = test::ingest_for_actions(db, {dir.path() / "mish.onnx"}, "mish");
+  // As the activation pack writes it: the subject is a profiled op, not a graph node.
+  v1::Finding f;
+  f.set_id("mish1");
+  f.add_subjects("aten::softplus");
+  auto* a = f.mutable_action();
+  a->set_kind("onnx_rewrite");
+  a->mutable_onnx_rewrite()->set_pass("replace_activation");
+  a->mutable_onnx_rewrite()->set_pattern("mish");
+  a->mutable_onnx_rewrite()->set_replacement("LeakyRelu");
+  a->mutable_onnx_rewrite()->set_opt_in(true);
+  auto actor = test_actor();
+  auto plans = save_plans(db, plan_actions(db, {run, "mish", actor.clock()}, {f}).plans, actor);
+  REQUIRE(plans.size() == 1);
+  CHECK(plans[0].has_inexact());
+  CHECK(plans[0].files_size() == 0);  // nothing exact to write
+  CHECK_THAT(plans[0].notes(0), Catch::Contains("proposed") && Catch::Contains("LeakyRelu"));
+  auto applied = apply_action(db, plans[0].id(), {dir.path() / "out", true}, actor);
+  auto rewritten = read_onnx_model(applied.files(0).path());
+  REQUIRE(rewritten.graph().node_size() == 2);
+  CHECK(rewritten.graph().node(1).op_type() == "LeakyRelu");
+  CHECK(rewritten.graph().node(1).output(0) == "y");
+}
