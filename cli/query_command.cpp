@@ -6,6 +6,7 @@
 #include "cli/command_line.h"
 #include "cli/commands.h"
 #include "store/database.h"
+#include "store/user_sql.h"
 
 namespace po = boost::program_options;
 
@@ -36,7 +37,7 @@ int run_query(const Args& args, std::ostream& out, std::ostream& err) {
                                                  "SQLite store to read (opened read-only)")(
       "header", po::value<bool>()->default_value(true), "print the column names first")(
       "tables", "list the tables and views with their columns, the event tables included")(
-      "sql", po::value(&sql), "one SQL statement");
+      "sql", po::value(&sql), "one SQL statement that only reads");
   po::positional_options_description pos;
   pos.add("sql", 1);
   po::variables_map vm;
@@ -57,8 +58,11 @@ SELECT t.name AS "table", group_concat(c.name, ', ') AS columns
 FROM t, pragma_table_info(t.name) c GROUP BY t.name ORDER BY t.name)sql";
   }
   try {
+    // Read-only connection, and an authorizer for what such a connection still allows (ATTACH
+    // and VACUUM INTO create files, pragmas set things).
     auto db = store::Database::open_reader(store_path);
-    auto st = db->prepare(sql);
+    store::allow_only_reads(*db);
+    auto st = store::prepare_one_statement(*db, sql);
     bool header = vm["header"].as<bool>();
     bool first = true;
     while (st.step()) {

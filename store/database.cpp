@@ -8,8 +8,16 @@
 namespace perfsage::store {
 
 namespace {
+// "store FILE: " when the connection has a file: "attempt to write a readonly database" or
+// "database or disk is full" mean nothing without it.
+std::string store_name(sqlite3* db) {
+  const char* file = db ? sqlite3_db_filename(db, "main") : nullptr;
+  return file && *file ? "store " + std::string(file) + ": " : "store: ";
+}
+
 [[noreturn]] void fail(sqlite3* db, std::string_view what) {
-  throw StoreError(std::string(what) + ": " + (db ? sqlite3_errmsg(db) : "out of memory"));
+  throw StoreError(store_name(db) + std::string(what) + ": " +
+                   (db ? sqlite3_errmsg(db) : "out of memory"));
 }
 }  // namespace
 
@@ -196,7 +204,7 @@ void Database::exec(std::string_view sql) {
   if (sqlite3_exec(db_, s.c_str(), nullptr, nullptr, &err) != SQLITE_OK) {
     std::string msg = err ? err : "unknown error";
     sqlite3_free(err);
-    throw StoreError("store: " + msg + " in '" + s.substr(0, 80) + "'");
+    throw StoreError(store_name(db_) + msg + " in '" + s.substr(0, 80) + "'");
   }
 }
 

@@ -61,6 +61,7 @@ class Statement {
   // Valid until the next step() or reset().
   std::string_view blob_view(int col) const;
   std::string column_name(int col) const;
+  sqlite3_stmt* handle() { return stmt_; }
   int column_type(int col) const;  // SQLITE_INTEGER, SQLITE_FLOAT, SQLITE_TEXT, SQLITE_NULL ...
 
  private:

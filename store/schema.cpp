@@ -347,7 +347,11 @@ int current_schema_version() {
 }
 
 void migrate(Database& db) {
-  db.exec("CREATE TABLE IF NOT EXISTS schema_version(version INTEGER PRIMARY KEY, applied TEXT)");
+  // A store already at this version is only read here, so that a read-only one opens.
+  bool fresh = !db.prepare("SELECT 1 FROM sqlite_schema WHERE name='schema_version'").step();
+  if (fresh) {
+    db.exec("CREATE TABLE schema_version(version INTEGER PRIMARY KEY, applied TEXT)");
+  }
   int have = db.schema_version();
   if (have > current_schema_version()) {
     throw StoreError("store " + db.path() + " has schema version " + std::to_string(have) +
@@ -361,6 +365,11 @@ void migrate(Database& db) {
     if (v + 1 == 10) convert_block_tables(db, {&op_task_schema()});
     db.prepare("INSERT INTO schema_version VALUES(?1, datetime('now'))").bind(1, v + 1).run();
     txn.commit();
+  }
+  // The version in the file header too, where other tools (sqlite3, backups) look for it.
+  auto user_version = db.prepare("PRAGMA user_version");
+  if (user_version.step() && user_version.int64(0) != current_schema_version()) {
+    db.exec("PRAGMA user_version=" + std::to_string(current_schema_version()));
   }
 }
 

@@ -6,6 +6,7 @@
 #include "cli_support.h"
 #include "store/database.h"
 #include "store/run_registry.h"
+#include "store/schema.h"
 
 using namespace perfsage::test;
 
@@ -274,8 +275,32 @@ TEST_CASE("query reads a store, event tables included, and never writes") {
   CHECK(r.out == "name\tn\tns\nsgemm\\tv2\t2\t5000\n");  // a tab inside a value is escaped
   auto w = run_command("query", {"--store", store, "DELETE FROM runs"});
   CHECK(w.code == 1);
-  CHECK_THAT(w.err, Catch::Contains("readonly"));
+  CHECK_THAT(w.err, Catch::Contains("not authorized"));
   CHECK(count_rows(store, "runs") == 1);
+  // What a read-only connection still allows is refused too: files made by ATTACH and
+  // VACUUM INTO, pragmas that set something, and a second statement after a harmless one.
+  auto copy = dir.path() / "copy.db";
+  for (const std::string& sql :
+       {"VACUUM INTO '" + copy.string() + "'", "ATTACH '" + copy.string() + "' AS x",
+        std::string("PRAGMA user_version=7"), std::string("PRAGMA writable_schema=1"),
+        std::string("PRAGMA journal_mode=DELETE"), std::string("SELECT 1; DELETE FROM runs"),
+        std::string("SELECT 1; SELECT 2"),
+        std::string("INSERT INTO host_events(run_id) VALUES(1)")}) {
+    INFO(sql);
+    auto refused = run_command("query", {"--store", store, sql});
+    CHECK(refused.code == 1);
+    CHECK_FALSE(std::filesystem::exists(copy));
+  }
+  CHECK(count_rows(store, "runs") == 1);
+  CHECK(run_command("query", {"--store", store, "PRAGMA user_version"}).out ==
+        "user_version\n" + std::to_string(perfsage::store::current_schema_version()) + "\n");
+  CHECK(run_command("query", {"--store", store, "SELECT count(*) FROM runs; -- done\n"}).out ==
+        "count(*)\n1\n");
+  CHECK(run_command("query", {"--store", store, "PRAGMA table_info(runs)"}).code == 0);
+  CHECK(run_command("query", {"--store", store,
+                              "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM n "
+                              "WHERE i<3) SELECT sum(i) FROM n"})
+            .out == "sum(i)\n6\n");
   auto bad = run_command("query", {"--store", store, "SELECT nope FROM runs"});
   CHECK(bad.code == 1);
   CHECK_THAT(bad.err, Catch::Contains("nope"));
