@@ -2,6 +2,7 @@
 
 #include <google/protobuf/util/json_util.h>
 
+#include <cmath>
 #include <stdexcept>
 
 #include "analyzers/core/run_summary.h"
@@ -35,28 +36,28 @@ perfsage::v1::Base build_base(store::Database& db, int64_t run_id) {
   perfsage::v1::Base base;
   auto facts = engine::facts::query_facts(db, run_id, *engine::facts::find_fact_type("run"));
   if (facts.empty()) return base;
-  double step_us = 0, ref_us = 0, base_us = -1;
-  int64_t steps = 0, ranks = 1;
-  std::string kind;
+  // The run fact states the base (docs/facts.md, "The base of gains and shares").
+  std::string kind = "none";
+  double base_us = 0, steps = 0;
+  int64_t ranks = 1;
   for (const auto& [slot, v] : facts[0]) {
-    if (slot == "step_time_us") step_us = v.number();
-    if (slot == "ref_time_us") ref_us = v.number();
-    if (slot == "steps") steps = static_cast<int64_t>(v.number());
-    if (slot == "ranks") ranks = static_cast<int64_t>(v.number());
-    if (slot == "base") kind = v.text;  // declared by the run fact where it states its base
+    if (slot == "base") kind = v.text;
     if (slot == "base_us") base_us = v.number();
+    if (slot == "base_steps") steps = v.number();
+    if (slot == "base_ranks") ranks = static_cast<int64_t>(v.number());
   }
-  if (kind.empty()) kind = steps > 0 && step_us > 0 ? "step" : "run";
-  if (base_us < 0) base_us = kind == "step" ? step_us : ref_us;
   base.set_kind(kind);
   base.set_us(base_us);
-  base.set_steps(steps);
+  base.set_steps(static_cast<int64_t>(std::llround(steps)));
   base.set_ranks(ranks);
   if (kind == "step")
-    base.set_text("per step: mean of " + std::to_string(steps) + " step(s) on " +
-                  std::to_string(ranks) + " rank(s), " + engine::format_us(base_us));
-  else
+    base.set_text("per step: one rank's mean step over " + engine::format_number(steps) +
+                  " step(s) on " + std::to_string(ranks) + " rank(s), " +
+                  engine::format_us(base_us));
+  else if (kind == "run")
     base.set_text("per run: the whole recorded run, " + engine::format_us(base_us));
+  else
+    base.set_text("structural estimates: the run has no timing (profile it to measure)");
   return base;
 }
 
