@@ -217,3 +217,17 @@ TEST_CASE("help, version and kb --help follow the usual conventions") {
   CHECK(cli({}).code == kExitUsage);
   CHECK(cli({"frobnicate"}).code == kExitUsage);
 }
+
+TEST_CASE("the report states its base: per step, per run, or structural for a graph alone") {
+  auto step = parse_report(cli({"analyze", example(), "--format", "json"}).out);
+  CHECK(step.base().kind() == "step");
+  CHECK(step.base().steps() == 3);
+  CHECK(step.base().us() > 0);
+  PERFSAGE_REQUIRE_SAMPLES();
+  auto graph = parse_report(
+      cli({"analyze", (samples_dir() / "ascend/oam-tools/ge_proto_00000001_Build.txt").string(),
+           "--format", "json"})
+          .out);
+  CHECK(graph.base().kind() == "none");
+  CHECK_THAT(graph.base().text(), Catch::Contains("structural"));
+}
