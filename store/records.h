@@ -121,6 +121,9 @@ struct CommOp {
   OptInt start_ns, dur_ns;
   OptReal transit_us, wait_us, sync_us, idle_us, bytes, bandwidth_gbps;
   OptText transport, dtype;
+  OptReal large_packet_ratio;  // per transport row
+  OptText packets;  // per transport row: Size Distribution as JSON [[size_mb, count, ms], ...]
+  OptText group;    // communication group (cluster_communication.json)
 };
 
 struct FusionStat {

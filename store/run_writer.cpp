@@ -153,9 +153,13 @@ void RunWriter::add(const GraphAttr& r) {
 
 void RunWriter::add(const CommOp& r) {
   auto st = db_.prepare(
-      "INSERT INTO comm_ops VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15)");
+      "INSERT INTO comm_ops(run_id, rank, step, name, type, start_ns, dur_ns, transit_us, "
+      "wait_us, sync_us, idle_us, bytes, bandwidth_gbps, transport, dtype, large_packet_ratio, "
+      "packets, group_name) "
+      "VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,?18)");
   insert(st, run_id_, r.rank, r.step, r.name, r.type, r.start_ns, r.dur_ns, r.transit_us, r.wait_us,
-         r.sync_us, r.idle_us, r.bytes, r.bandwidth_gbps, r.transport, r.dtype);
+         r.sync_us, r.idle_us, r.bytes, r.bandwidth_gbps, r.transport, r.dtype,
+         r.large_packet_ratio, r.packets, r.group);
 }
 
 void RunWriter::add(const FusionStat& r) {

@@ -325,6 +325,21 @@ CREATE TABLE gpu_time_breakdown(
   kernel_wait_us REAL NOT NULL, other_wait_us REAL NOT NULL, kernel_wait_cutoff_us REAL NOT NULL);
 CREATE INDEX gpu_time_breakdown_run ON gpu_time_breakdown(run_id);
 )sql",
+    // 18: communication per transport keeps the large-packet ratio and the packet size
+    // distribution, and cluster_communication.json rows their communication group.
+    R"sql(
+ALTER TABLE comm_ops ADD COLUMN large_packet_ratio REAL;
+ALTER TABLE comm_ops ADD COLUMN packets TEXT;
+ALTER TABLE comm_ops ADD COLUMN group_name TEXT;
+)sql",
+    // 19: cube operators whose shapes are not aligned (analyzers/roofline/shape_alignment.h).
+    R"sql(
+CREATE TABLE shape_alignment(
+  run_id INTEGER NOT NULL, name TEXT NOT NULL, type TEXT, kind TEXT NOT NULL, dim TEXT,
+  value INTEGER NOT NULL, multiple INTEGER NOT NULL, padded INTEGER NOT NULL, count INTEGER,
+  total_us REAL, shapes TEXT);
+CREATE INDEX shape_alignment_run ON shape_alignment(run_id);
+)sql",
 };
 
 // Rows of tables that became blocks are moved into blocks; the tables are dropped, so the names

@@ -4,6 +4,8 @@
 #include <cctype>
 #include <numeric>
 
+#include "analyzers/roofline/op_models.h"
+
 namespace perfsage::analyzers::roofline {
 namespace {
 
@@ -123,6 +125,20 @@ std::vector<std::string> parse_dtypes(const std::string& text) {
   return out;
 }
 
+std::vector<Shape> logical_shapes(std::vector<Shape> shapes, const std::string& formats) {
+  std::vector<std::string> f = parse_dtypes(formats);  // the same ';'-separated list
+  for (size_t i = 0; i < shapes.size() && i < f.size(); ++i) {
+    Shape& s = shapes[i];
+    if (f[i].find("FRACTAL_NZ") == std::string::npos || s.size() < 4) continue;
+    size_t r = s.size();
+    int64_t rows = s[r - 3] * s[r - 2], cols = s[r - 4] * s[r - 1];
+    s.resize(r - 2);
+    s[r - 4] = rows;
+    s[r - 3] = cols;
+  }
+  return shapes;
+}
+
 int dtype_bytes(const std::string& dtype) {
   std::string d = lower(dtype);
   if (d.rfind("c10::", 0) == 0) d = d.substr(5);
@@ -154,6 +170,8 @@ std::string op_class(const std::string& type) {
   std::string t = lower(type);
   if (t.rfind("aten::", 0) == 0) t = t.substr(6);
   if (contains_any(t, {"attention", "flash", "sdpa"})) return "attention";
+  if (contains_any(t, {"rotary", "rope"})) return "rope";
+  if (contains_any(t, {"swiglu", "swi_glu"})) return "swiglu";
   if (contains_any(t, {"conv"})) return "conv";
   if (contains_any(t, {"matmul", "addmm", "bmm", "gemm", "linear"}) || t == "mm" || t == "_mm" ||
       t.rfind("mm_", 0) == 0)
@@ -195,44 +213,33 @@ Estimate estimate(const std::string& type, const std::vector<Shape>& inputs_raw,
   for (const auto& o : outputs) out_numel += numel(o);
 
   if (cls == "matmul") {
-    // addmm / baddbmm / Gemm with bias first: the operands are the last two rank>=2 tensors.
-    std::vector<Shape> mats;
-    for (const auto& s : in)
-      if (s.size() >= 2 || (s.size() == 1 && mats.size() < 2)) mats.push_back(s);
-    if (contains_any(t, {"addmm", "baddbmm"}) && mats.size() >= 3) mats.erase(mats.begin());
-    if (mats.size() < 2) {
-      e.why = "matmul needs two operand shapes";
-      return e;
-    }
-    const Shape& a = mats[0];
-    const Shape& b = mats[1];
-    double k = static_cast<double>(a.back());
-    double m = a.size() >= 2 ? static_cast<double>(a[a.size() - 2]) : 1;
-    double n;
-    bool linear = contains_any(t, {"linear"});
-    if (linear) {
-      n = static_cast<double>(b[0]);  // weight [N, K]
-      m = numel(a) / k;
-    } else if (b.size() >= 2 && b[b.size() - 2] == a.back()) {
-      n = static_cast<double>(b.back());
-    } else if (b.back() == a.back()) {
-      n = b.size() >= 2 ? static_cast<double>(b[b.size() - 2]) : 1;  // B transposed
-    } else if (a.size() >= 2 && b.size() >= 2 && b[b.size() - 2] == a[a.size() - 2]) {
-      k = static_cast<double>(a[a.size() - 2]);  // A transposed
-      m = static_cast<double>(a.back());
-      n = static_cast<double>(b.back());
+    if (contains_any(t, {"grouped"})) {
+      Flops f = grouped_matmul_flops(in, outputs);
+      if (!f.ok()) {
+        e.why = f.why;
+        return e;
+      }
+      e.flops = f.flops;
+      if (out_numel == 0) out_numel = f.out_numel;
     } else {
-      e.why = "matmul operand shapes do not agree";
-      return e;
+      // addmm / baddbmm / Gemm with bias first: the operands are the last two rank>=2 tensors;
+      // MatMul's bias comes last.
+      std::vector<Shape> mats;
+      for (const auto& s : in)
+        if (s.size() >= 2 || (s.size() == 1 && mats.size() < 2)) mats.push_back(s);
+      if (contains_any(t, {"addmm", "baddbmm"}) && mats.size() >= 3) mats.erase(mats.begin());
+      if (mats.size() < 2) {
+        e.why = "matmul needs two operand shapes";
+        return e;
+      }
+      Flops f = matmul_flops(t, mats[0], mats[1], outputs);
+      if (!f.ok()) {
+        e.why = f.why;
+        return e;
+      }
+      e.flops = f.flops;
+      if (out_numel == 0) out_numel = f.out_numel;
     }
-    double batch = 1;
-    if (!linear) {
-      double ba = a.size() > 2 ? numel(Shape(a.begin(), a.end() - 2)) : 1;
-      double bb = b.size() > 2 ? numel(Shape(b.begin(), b.end() - 2)) : 1;
-      batch = std::max(ba, bb);
-    }
-    e.flops = 2 * batch * m * n * k;
-    if (out_numel == 0) out_numel = batch * m * n;
   } else if (cls == "conv") {
     if (in.size() < 2 || in[0].size() < 3 || in[1].size() != in[0].size()) {
       e.why = "convolution needs input and weight shapes";
@@ -246,22 +253,36 @@ Estimate estimate(const std::string& type, const std::vector<Shape>& inputs_raw,
     double per_out = numel(in[1]) / static_cast<double>(std::max<int64_t>(in[1][0], 1));
     e.flops = 2 * numel(outputs[0]) * per_out;
   } else if (cls == "attention") {
-    if (in.size() < 3 || in[0].size() < 3 || in[1].size() != in[0].size()) {
-      e.why = "attention needs query, key and value shapes";
+    Flops f = attention_flops(t, in, tensors_only(outputs));
+    if (!f.ok()) {
+      e.why = f.why;
       return e;
     }
-    const Shape& q = in[0];
-    const Shape& k = in[1];
-    double d = static_cast<double>(q.back());
-    double sq = static_cast<double>(q[q.size() - 2]);
-    double sk = static_cast<double>(k[k.size() - 2]);
-    double bh = numel(Shape(q.begin(), q.end() - 2));
-    e.flops = 4 * bh * sq * sk * d;  // QK^T and PV
-    if (out_numel == 0) out_numel = numel(q);
+    e.flops = f.flops;
+    if (out_numel == 0) out_numel = f.out_numel;
+  } else if (cls == "rope") {
+    // x * cos + rotate(x) * sin: 3 FLOP per element of each rotated tensor (query and key for
+    // ApplyRotaryPosEmb, the first input otherwise).
+    double rotated =
+        numel(in[0]) +
+        (contains_any(t, {"applyrotaryposemb"}) && in.size() >= 2 ? numel(in[1]) : 0.0);
+    e.flops = 3 * rotated;
+    if (out_numel == 0) out_numel = rotated;
+  } else if (cls == "swiglu") {
+    // silu(a) * b over the two halves of the last dim: sigmoid (4) + 2 multiplies per output.
+    double outs = out_numel > 0 ? out_numel : numel(in[0]) / 2;
+    e.flops = 6 * outs;
+    if (out_numel == 0) out_numel = outs;
   } else if (cls == "elementwise" || cls == "softmax" || cls == "norm" || cls == "reduction") {
     double biggest = 0;
     for (const auto& s : in) biggest = std::max(biggest, numel(s));
-    double per = cls == "softmax" ? 5 : cls == "norm" ? 8 : 1;
+    // Per element: softmax max, sub, exp, sum, div = 5; RMSNorm square, sum, x rstd, x gamma
+    // = 4 (AddRmsNorm + the add = 5); LayerNorm sub mean, square, sum, mean, x rstd, x gamma,
+    // + beta = 7.
+    double per = 1;
+    if (cls == "softmax") per = 5;
+    if (cls == "norm")
+      per = contains_any(t, {"addrmsnorm"}) ? 5 : contains_any(t, {"rmsnorm"}) ? 4 : 7;
     e.flops = per * biggest;
     if (out_numel == 0) out_numel = cls == "reduction" ? 1 : biggest;
   } else {

@@ -19,6 +19,11 @@ std::vector<Shape> parse_shapes(const std::string& text);
 // "FLOAT16;FLOAT16" or ["float","c10::Half","Scalar"].
 std::vector<std::string> parse_dtypes(const std::string& text);
 
+// Shapes as the model sees them: a FRACTAL_NZ tensor is stored as [..., N1, M1, M0, N0] and
+// stands for [..., M1 x M0, N1 x N0] (padded to the 16 x 16 fractal the cube computes on).
+// `formats` is the op table's ';'-separated format list; other formats are left as they are.
+std::vector<Shape> logical_shapes(std::vector<Shape> shapes, const std::string& formats);
+
 // Bytes per element of a dtype name (FLOAT16, float, c10::BFloat16, INT8, ...); 0 = unknown.
 int dtype_bytes(const std::string& dtype);
 // fp32 | fp16 | bf16 | int8 | fp64 | int | unknown

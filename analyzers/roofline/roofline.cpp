@@ -1,6 +1,7 @@
 #include "analyzers/roofline/roofline.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <map>
 #include <optional>
 #include <string>
@@ -13,6 +14,7 @@
 #include "analyzers/core/op_groups.h"
 #include "analyzers/roofline/activation.h"
 #include "analyzers/roofline/flop_model.h"
+#include "analyzers/roofline/shape_alignment.h"
 #include "store/block_scan.h"
 #include "store/text_hash.h"
 
@@ -77,9 +79,19 @@ void finish(Row& r, const HardwareSpec& hw) {
 void write_row(store::Statement& st, int64_t run_id, const Row& r) {
   Verdict v;
   std::string bound = "insufficient_data", cause;
+  std::string reason = r.reason;
   if (r.reason.empty()) {
     v = classify({*r.flops, *r.bytes, r.total_us * 1e-6, r.peak_flops, r.peak_bw});
     bound = v.bound;
+    if (v.utilisation > kAboveRoof) {
+      bound = "invalid";
+      char buf[160];
+      std::snprintf(buf, sizeof buf,
+                    "above its roof: %.0f %% of the attainable rate, so its %s FLOP count, byte "
+                    "count or the %s peak is wrong",
+                    v.utilisation * 100, r.flops_source.c_str(), r.precision.c_str());
+      reason = buf;
+    }
     if (bound == "latency") {
       if (r.pipe_ratio < 0)
         cause = r.scope == "gpu_op" && r.total_us / std::max<int64_t>(r.count, 1) < 10 ? "launch"
@@ -88,7 +100,7 @@ void write_row(store::Statement& st, int64_t run_id, const Row& r) {
         cause = "pipeline";
       else
         cause = r.dominant_pipe.rfind("mte", 0) == 0 ? "memory" : "compute";
-    } else {
+    } else if (bound != "invalid") {
       cause = bound;
     }
   }
@@ -105,13 +117,14 @@ void write_row(store::Statement& st, int64_t run_id, const Row& r) {
   st.bind(21, ok ? std::optional<double>(*r.flops / v.attainable * 1e6) : std::nullopt);
   st.bind(22, bound).bind(23, cause).bind(24, r.dominant_pipe);
   st.bind(25, r.pipe_ratio >= 0 ? std::optional<double>(r.pipe_ratio) : std::nullopt);
-  st.bind(26, r.kernel).bind(27, r.reason);
+  st.bind(26, r.kernel).bind(27, reason);
   st.run();
 }
 
 // Ascend ops on AI Core / AI Vector cores, aggregated per op name (op_groups.h), with the
 // shapes and data types of each op's latest task.
-std::vector<Row> ascend_rows(store::Database& db, int64_t run_id, const HardwareSpec& hw) {
+std::vector<Row> ascend_rows(store::Database& db, int64_t run_id, const HardwareSpec& hw,
+                             std::vector<Misalignment>& misaligned) {
   std::vector<Row> rows;
   std::vector<OpGroup> all = group_op_tasks(db, run_id);
   if (all.empty()) return rows;
@@ -132,6 +145,7 @@ std::vector<Row> ascend_rows(store::Database& db, int64_t run_id, const Hardware
   double device_us = static_cast<double>(device_ns) / 1000.0;
   static const char* kPipeNames[] = {"mac", "vec", "scalar", "mte1", "mte2", "mte3", "fixpipe"};
   for (const OpGroup& g : groups) {
+    for (auto& m : check_alignment(g)) misaligned.push_back(std::move(m));
     Row r;
     r.scope = "op";
     r.name = g.name;
@@ -164,9 +178,12 @@ std::vector<Row> ascend_rows(store::Database& db, int64_t run_id, const Hardware
         r.reason = "FLOP counters without byte counters (collect the Memory metric group)";
       }
     } else {
-      Estimate e = estimate(r.type, parse_shapes(g.input_shapes.value_or("")), in_dt,
-                            parse_shapes(g.output_shapes.value_or("")),
-                            parse_dtypes(g.output_dtypes.value_or("")));
+      Estimate e = estimate(
+          r.type,
+          logical_shapes(parse_shapes(g.input_shapes.value_or("")), g.input_formats.value_or("")),
+          in_dt,
+          logical_shapes(parse_shapes(g.output_shapes.value_or("")), g.output_formats.value_or("")),
+          parse_dtypes(g.output_dtypes.value_or("")));
       if (e.ok) {
         r.flops = e.flops * static_cast<double>(r.count);
         r.bytes = e.bytes * static_cast<double>(r.count);
@@ -381,7 +398,9 @@ Verdict classify(const Point& p) {
 
 int compute_roofline(store::Database& db, int64_t run_id, const HardwareSpec& hw) {
   db.prepare("DELETE FROM roofline_ops WHERE run_id = ?1").bind(1, run_id).run();
-  auto rows = ascend_rows(db, run_id, hw);
+  std::vector<Misalignment> misaligned;
+  auto rows = ascend_rows(db, run_id, hw, misaligned);
+  write_alignment(db, run_id, misaligned);
   auto gpu = gpu_rows(db, run_id, hw);
   rows.insert(rows.end(), std::make_move_iterator(gpu.begin()), std::make_move_iterator(gpu.end()));
   auto st = db.prepare(

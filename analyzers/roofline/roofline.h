@@ -14,6 +14,9 @@ namespace perfsage::analyzers::roofline {
 // below it latency bound; a pipeline ratio below 80 % makes the latency "pipeline caused".
 constexpr double kBoundUtilisation = 0.8;
 constexpr double kPipeBound = 0.8;
+// A point this far above its roof cannot be: its FLOP or byte count or the peak is wrong. It is
+// stored as bound `invalid` with the reason, never as a point (5 % allows for rounded times).
+constexpr double kAboveRoof = 1.05;
 
 struct Point {
   double flops = 0, bytes = 0, seconds = 0;

@@ -97,10 +97,13 @@ FROM r, s WHERE s.n >= 2 ORDER BY rank)sql"};
 FactType comm_type() {
   return FactType{
       "comm",
-      "Communication per transport (HCCS, RDMA, PCIE, SDMA, SIO) from communication.json link "
-      "rows: volume, achieved bandwidth against the transport's reference (msadvisor HCCL "
-      "model: HCCS 18, PCIE 20, RDMA 12.5 GB/s; msprof-analyze: SDMA 18 GB/s), small packets "
-      "(SDMA-class < 16 MiB, RDMA < 1 MiB per op) and the per-rank bandwidth spread.",
+      "Communication per transport (HCCS, RDMA, PCIE, SDMA, SIO) from communication.json or "
+      "cluster_communication.json link rows: volume, achieved bandwidth against the "
+      "transport's reference (msadvisor HCCL model: HCCS 18, PCIE 20, RDMA 12.5 GB/s; "
+      "msprof-analyze: SDMA 18 GB/s), small packets (msprof-analyze packet_analysis: SDMA-class "
+      "< 16 MB, RDMA < 1 MB, MB of 10^6 bytes as the files write them; counted over the Size "
+      "Distribution's packets when recorded, else over transfers) and the per-rank bandwidth "
+      "spread. Times and sizes are summed over every rank and step.",
       "one per transport",
       {
           {"transport", T::Symbol, "", "HCCS, RDMA, PCIE, SDMA, SIO, ...", ""},
@@ -112,9 +115,13 @@ FactType comm_type() {
           {"ref_bandwidth_gbps", T::Float, "GB/s", "reference bandwidth; 0 when none is known", ""},
           {"bandwidth_ratio", T::Float, "ratio", "bandwidth / reference; 0 when unknown", ""},
           {"small_threshold_bytes", T::Float, "bytes",
-           "size below which a transfer counts as a small packet; 0 when not judged", ""},
-          {"small_ops", T::Integer, "count", "transfers below the small-packet size", ""},
-          {"small_share", T::Float, "ratio", "small_ops / ops", ""},
+           "size below which a packet or transfer is small; 0 when not judged", ""},
+          {"small_basis", T::Symbol, "", "packets (Size Distribution) or transfers", "transfers"},
+          {"small_ops", T::Integer, "count", "small packets (or transfers)", ""},
+          {"small_total", T::Integer, "count", "packets (or transfers) judged", ""},
+          {"small_share", T::Float, "ratio", "small_ops / small_total", ""},
+          {"large_packet_ratio", T::Float, "ratio",
+           "mean Large Packet Ratio of the transfers (-1 when not recorded)", "-1.0"},
           {"max_transit_us", T::Float, "us", "longest single transfer", ""},
           {"min_rank", T::Integer, "", "rank with the lowest bandwidth", ""},
           {"max_rank", T::Integer, "", "rank with the highest bandwidth", ""},
@@ -123,32 +130,86 @@ FactType comm_type() {
           {"rank_spread", T::Float, "ratio",
            "(max - min) / mean of per-rank bandwidth; 0 with one rank", ""},
       },
-      R"sql(WITH l AS (SELECT rank, upper(transport) AS transport, bytes, transit_us
+      R"sql(WITH l AS MATERIALIZED (SELECT rank, upper(transport) AS transport, bytes, transit_us,
+             packets, large_packet_ratio
            FROM comm_ops WHERE run_id = ?1 AND transport IS NOT NULL AND transit_us > 0),
 pr AS (SELECT transport, rank, sum(bytes) / sum(transit_us) / 1000.0 AS gbps FROM l
        GROUP BY transport, rank),
 prs AS (SELECT transport, count(*) AS n, avg(gbps) AS mean, min(gbps) AS lo, max(gbps) AS hi
         FROM pr GROUP BY transport),
 ref AS (SELECT column1 AS transport, column2 AS gbps, column3 AS small FROM (VALUES
-        ('HCCS', 18.0, 16777216.0), ('PCIE', 20.0, 16777216.0), ('SDMA', 18.0, 16777216.0),
-        ('RDMA', 12.5, 1048576.0))),
+        ('HCCS', 18.0, 16.0e6), ('PCIE', 20.0, 16.0e6), ('SDMA', 18.0, 16.0e6),
+        ('RDMA', 12.5, 1.0e6))),
+pk AS (SELECT l.transport, json_extract(j.value, '$[0]') * 1.0e6 AS size,
+         json_extract(j.value, '$[1]') AS n
+       FROM l, json_each(l.packets) j WHERE l.packets IS NOT NULL),
+pks AS (SELECT pk.transport, sum(n) AS packets,
+          sum(CASE WHEN ref.small > 0 AND size < ref.small THEN n ELSE 0 END) AS small
+        FROM pk LEFT JOIN ref ON ref.transport = pk.transport GROUP BY pk.transport),
 agg AS (SELECT l.transport, count(*) AS ops, count(DISTINCT rank) AS ranks,
           sum(transit_us) AS transit_us, coalesce(sum(bytes), 0) AS bytes,
           coalesce(sum(bytes), 0) / sum(transit_us) / 1000.0 AS bw,
           sum(CASE WHEN ref.small > 0 AND bytes < ref.small THEN 1 ELSE 0 END) AS small_ops,
-          max(transit_us) AS max_transit_us
+          max(transit_us) AS max_transit_us, avg(large_packet_ratio) AS lpr
         FROM l LEFT JOIN ref ON ref.transport = l.transport GROUP BY l.transport)
 SELECT agg.transport, ops, agg.ranks, transit_us, bytes, bw AS bandwidth_gbps,
   coalesce(ref.gbps, 0.0) AS ref_bandwidth_gbps,
   CASE WHEN ref.gbps > 0 THEN bw / ref.gbps ELSE 0.0 END AS bandwidth_ratio,
-  coalesce(ref.small, 0.0) AS small_threshold_bytes, small_ops,
-  CAST(small_ops AS REAL) / ops AS small_share, max_transit_us,
+  coalesce(ref.small, 0.0) AS small_threshold_bytes,
+  CASE WHEN pks.packets > 0 THEN 'packets' ELSE 'transfers' END AS small_basis,
+  CASE WHEN pks.packets > 0 THEN pks.small ELSE small_ops END AS small_ops,
+  CASE WHEN pks.packets > 0 THEN pks.packets ELSE ops END AS small_total,
+  CASE WHEN pks.packets > 0 THEN CAST(pks.small AS REAL) / pks.packets
+       ELSE CAST(small_ops AS REAL) / ops END AS small_share,
+  coalesce(lpr, -1.0) AS large_packet_ratio, max_transit_us,
   (SELECT rank FROM pr WHERE pr.transport = agg.transport ORDER BY gbps, rank LIMIT 1) AS min_rank,
   (SELECT rank FROM pr WHERE pr.transport = agg.transport ORDER BY gbps DESC, rank LIMIT 1) AS max_rank,
   prs.lo AS min_rank_gbps, prs.hi AS max_rank_gbps,
   CASE WHEN prs.n > 1 AND prs.mean > 0 THEN (prs.hi - prs.lo) / prs.mean ELSE 0.0 END AS rank_spread
 FROM agg LEFT JOIN ref ON ref.transport = agg.transport
-LEFT JOIN prs ON prs.transport = agg.transport ORDER BY agg.transport)sql"};
+LEFT JOIN prs ON prs.transport = agg.transport
+LEFT JOIN pks ON pks.transport = agg.transport ORDER BY agg.transport)sql"};
+}
+
+FactType comm_wait_type() {
+  return FactType{
+      "comm_wait",
+      "Time each rank waits inside its collectives (communication.json / "
+      "cluster_communication.json Communication Time Info): a rank that waits most of a "
+      "collective's time arrived early and waits for a later one (msadvisor HCCL model "
+      "WAIT_TIME_THRESHOLD 0.2). Per step of the rank; one fact per rank with collective "
+      "times, and how the ranks compare.",
+      "one per rank with communication time info",
+      {
+          {"rank", T::Integer, "", "rank", ""},
+          {"ranks", T::Integer, "count", "ranks with communication time info", "1"},
+          {"steps", T::Float, "count", "steps of this rank in the communication data", "1.0"},
+          {"ops", T::Integer, "count", "collective and p2p ops of the rank", ""},
+          {"elapse_us", T::Float, "us", "summed op elapse time per step", ""},
+          {"wait_us", T::Float, "us", "summed wait time per step", ""},
+          {"transit_us", T::Float, "us", "summed transit time per step", ""},
+          {"wait_ratio", T::Float, "ratio",
+           "wait / (wait + transit), as the files' Wait Time Ratio", ""},
+          {"wait_ratio_median", T::Float, "ratio", "median wait_ratio over ranks", ""},
+          {"min_wait_rank", T::Integer, "", "the rank that waits least (arrives last)", ""},
+          {"min_wait_us", T::Float, "us", "its wait per step", ""},
+          {"min_wait_ratio", T::Float, "ratio", "its wait ratio", ""},
+      },
+      R"sql(WITH c AS (SELECT rank, count(*) AS ops,
+             max(1, count(DISTINCT coalesce(step, -1))) AS steps,
+             sum(coalesce(dur_ns, 0)) / 1000.0 AS elapse, sum(coalesce(wait_us, 0)) AS wait,
+             sum(coalesce(transit_us, 0)) AS transit
+           FROM comm_ops WHERE run_id = ?1 AND transport IS NULL
+             AND (wait_us IS NOT NULL OR transit_us IS NOT NULL) GROUP BY rank),
+x AS MATERIALIZED (SELECT rank, steps, ops, elapse / steps AS elapse_us, wait / steps AS wait_us,
+        transit / steps AS transit_us,
+        coalesce(wait / nullif(wait + transit, 0), 0.0) AS wait_ratio FROM c),
+lo AS (SELECT rank, wait_us, wait_ratio FROM x ORDER BY wait_ratio, rank LIMIT 1)
+SELECT x.*, (SELECT count(*) FROM x) AS ranks, )sql" +
+          median_of("wait_ratio") + R"sql( AS wait_ratio_median,
+  (SELECT rank FROM lo) AS min_wait_rank, (SELECT wait_us FROM lo) AS min_wait_us,
+  (SELECT wait_ratio FROM lo) AS min_wait_ratio
+FROM x ORDER BY rank)sql"};
 }
 
 FactType device_activity_type() {
@@ -337,6 +398,7 @@ void declare_iteration_types(std::vector<FactType>& out) {
   out.push_back(iteration_type());
   out.push_back(rank_type());
   out.push_back(comm_type());
+  out.push_back(comm_wait_type());
   out.push_back(device_activity_type());
   out.push_back(schedule_type());
   out.push_back(host_op_type());

@@ -109,7 +109,10 @@ void declare_roofline_types(std::vector<FactType>& out) {
           {"achieved", T::Float, "FLOP/s", "flops / total time", ""},
           {"utilisation", T::Float, "ratio", "achieved / attainable", ""},
           {"roof_us", T::Float, "us", "time the op would take on the roof", ""},
-          {"bound", T::Symbol, "", "compute, memory, latency or insufficient_data", ""},
+          {"bound", T::Symbol, "",
+           "compute, memory, latency, insufficient_data, or invalid (above its roof: a data "
+           "problem, not a point)",
+           ""},
           {"cause", T::Symbol, "", "latency cause: pipeline, compute, memory, launch, unknown", ""},
           {"dominant_pipe", T::Symbol, "",
            "busiest pipe (mac, vec, scalar, mte1, mte2, mte3, fixpipe)", "none"},
@@ -147,8 +150,11 @@ FROM roofline_ops WHERE run_id = ?1 GROUP BY scope, type, bound ORDER BY total_u
       "roofline_coverage",
       "Whether the run has what a roofline needs. `status` is ok when at least one point "
       "could be classified, insufficient_data when ops exist but none could (`reason` gives "
-      "the most common cause). Absent when the run has no Ascend compute ops and no GPU kernels "
-      "linked to CPU ops.",
+      "the most common cause). Points above their roof are data problems (bound `invalid`: "
+      "the FLOP model or the peak is wrong), counted here and never plotted; ops whose FLOPs "
+      "no model can count with certainty (unknown op type, layout or operand roles) are "
+      "counted as `no_flop_model`. Absent when the run has no Ascend compute ops and no GPU "
+      "kernels linked to CPU ops.",
       "one per run with roofline points",
       {
           {"status", T::Symbol, "", "ok or insufficient_data", ""},
@@ -160,16 +166,37 @@ FROM roofline_ops WHERE run_id = ?1 GROUP BY scope, type, bound ORDER BY total_u
           {"with_bytes", T::Integer, "count", "points with a byte count", ""},
           {"reason", T::String, "", "most common reason for insufficient_data", ""},
           {"part", T::String, "", "hardware part used for the roofs", ""},
+          {"no_flop_model", T::Integer, "count",
+           "ops left out because no FLOP model is sure of them", ""},
+          {"no_flop_model_us", T::Float, "us", "their summed device time", ""},
+          {"example_no_model", T::String, "", "the longest of them", ""},
+          {"above_roof", T::Integer, "count", "ops above their roof (bound invalid)", ""},
+          {"above_roof_us", T::Float, "us", "their summed device time", ""},
+          {"above_roof_max", T::Float, "ratio", "the highest achieved / attainable among them", ""},
+          {"above_roof_op", T::String, "", "the op with that utilisation", ""},
+          {"above_roof_reason", T::String, "", "its reason (which count or peak is suspect)", ""},
       },
-      R"sql(WITH r AS (SELECT * FROM roofline_ops WHERE run_id = ?1),
+      R"sql(WITH r AS MATERIALIZED (SELECT * FROM roofline_ops WHERE run_id = ?1),
 why AS (SELECT reason FROM r WHERE bound = 'insufficient_data' GROUP BY reason
-        ORDER BY sum(total_us) DESC LIMIT 1)
-SELECT CASE WHEN sum(bound != 'insufficient_data') > 0 THEN 'ok' ELSE 'insufficient_data' END AS status,
-  count(*) AS points, sum(bound != 'insufficient_data') AS classified,
+        ORDER BY sum(total_us) DESC LIMIT 1),
+nm AS (SELECT name, total_us FROM r WHERE bound = 'insufficient_data'
+         AND (reason LIKE 'no FLOP model%' OR reason LIKE '%layout%' OR reason LIKE '%not sure%')),
+bad AS (SELECT name, utilisation, reason FROM r WHERE bound = 'invalid'
+        ORDER BY utilisation DESC LIMIT 1)
+SELECT CASE WHEN sum(bound IN ('compute', 'memory', 'latency')) > 0 THEN 'ok'
+            ELSE 'insufficient_data' END AS status,
+  count(*) AS points, sum(bound IN ('compute', 'memory', 'latency')) AS classified,
   sum(bound = 'insufficient_data') AS insufficient,
   coalesce(sum(CASE WHEN bound = 'insufficient_data' THEN total_us END), 0.0) AS insufficient_us,
   count(flops) AS with_flops, count(bytes) AS with_bytes, (SELECT reason FROM why) AS reason,
-  (SELECT part FROM hardware_specs WHERE run_id = ?1) AS part
+  (SELECT part FROM hardware_specs WHERE run_id = ?1) AS part,
+  (SELECT count(*) FROM nm) AS no_flop_model,
+  coalesce((SELECT sum(total_us) FROM nm), 0.0) AS no_flop_model_us,
+  (SELECT name FROM nm ORDER BY total_us DESC LIMIT 1) AS example_no_model,
+  sum(bound = 'invalid') AS above_roof,
+  coalesce(sum(CASE WHEN bound = 'invalid' THEN total_us END), 0.0) AS above_roof_us,
+  (SELECT utilisation FROM bad) AS above_roof_max, (SELECT name FROM bad) AS above_roof_op,
+  (SELECT reason FROM bad) AS above_roof_reason
 FROM r HAVING count(*) > 0)sql"});
 
   out.push_back(FactType{
@@ -256,6 +283,28 @@ FROM ko HAVING sum(n) > 0)sql"});
       },
       R"sql(SELECT pattern, source, instances, ops_per_instance, total_us, share, example
 FROM activation_patterns WHERE run_id = ?1)sql"});
+
+  out.push_back(FactType{
+      "shape_alignment",
+      "Cube operators with an unaligned axis (msprof-analyze AICorePerformanceChecker shape "
+      "affinity): a MatMul operand whose contiguous (last) axis is not a multiple of 512 bytes "
+      "(256 FP16/BF16 elements, 128 FP32) and is not stored as FRACTAL_NZ, or a FlashAttention "
+      "head dim that is not a multiple of 128 (the layout inferred as for its FLOP model).",
+      "one per (op name, kind, axis)",
+      {
+          {"name", T::String, "", "op name", ""},
+          {"type", T::Symbol, "", "op type", ""},
+          {"kind", T::Symbol, "", "matmul_inner or attention_head_dim", ""},
+          {"dim", T::String, "", "which axis (x1 inner axis, x2 inner axis, head dim)", ""},
+          {"value", T::Integer, "", "its size", ""},
+          {"multiple", T::Integer, "", "the size it should be a multiple of", ""},
+          {"padded", T::Integer, "", "the next multiple: the size to pad to", ""},
+          {"count", T::Integer, "count", "executions", ""},
+          {"total_us", T::Float, "us", "summed task time over the whole profile", ""},
+          {"shapes", T::String, "", "the op's input shapes", ""},
+      },
+      R"sql(SELECT name, type, kind, dim, value, multiple, padded, count, total_us, shapes
+FROM shape_alignment WHERE run_id = ?1 ORDER BY total_us DESC LIMIT 5000)sql"});
 }
 
 }  // namespace perfsage::engine::facts

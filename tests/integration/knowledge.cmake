@@ -1,2 +1,3 @@
 set(PERFSAGE_TEST_LIBS perfsage_cli)
 perfsage_test(many_ranks_test integration/many_ranks_test.cpp)
+perfsage_test(ascend_knowledge_test integration/ascend_knowledge_test.cpp)

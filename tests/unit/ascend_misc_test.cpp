@@ -129,7 +129,9 @@ TEST_CASE("communication.json: time row per op plus one row per transport") {
   CHECK(s.integer("SELECT dur_ns FROM comm_ops WHERE transport IS NULL") == 1470840);
   CHECK(s.real("SELECT wait_us FROM comm_ops WHERE transport IS NULL") == Approx(900));
   CHECK(s.real("SELECT bandwidth_gbps FROM comm_ops WHERE transport='HCCS'") == Approx(4.19));
-  CHECK(s.real("SELECT bytes FROM comm_ops WHERE transport='HCCS'") == 2.0 * 1024 * 1024);
+  CHECK(s.real("SELECT bytes FROM comm_ops WHERE transport='HCCS'") == 2.0e6);  // MB of 10^6 B
+  CHECK(s.text("SELECT packets FROM comm_ops WHERE transport='HCCS'") == "[[2,1,0.5]]");
+  CHECK(s.real("SELECT large_packet_ratio FROM comm_ops WHERE transport='HCCS'") == 0.0);
   CHECK(s.text("SELECT type FROM comm_ops WHERE transport='HCCS'") == "collective");
 }
 

@@ -34,7 +34,8 @@ TEST_CASE("FLOP and byte estimates follow the operator's shapes") {
   REQUIRE(mm.ok);
   CHECK(mm.flops == Approx(2.0 * 4096 * 4608 * 12288));
   CHECK(mm.bytes == Approx(2.0 * (4096 * 12288 + 4608 * 12288 + 4096 * 4608)));
-  auto bmm = estimate("BatchMatMul", parse_shapes("12,1024,512;12,512,1024"), {"FLOAT16"}, {}, {});
+  auto bmm = estimate("BatchMatMul", parse_shapes("12,1024,512;12,512,1024"), {"FLOAT16"},
+                      parse_shapes("12,1024,1024"), {"FLOAT16"});
   CHECK(bmm.flops == Approx(2.0 * 12 * 1024 * 1024 * 512));
   // aten::addmm(bias, mat1, mat2), Kineto spelling, FP32: output inferred as M x N.
   auto addmm =
@@ -57,6 +58,12 @@ TEST_CASE("FLOP and byte estimates follow the operator's shapes") {
                         parse_shapes("8,64,55,55"), {"FLOAT16"});
   CHECK(conv2.flops == Approx(2.0 * 8 * 64 * 55 * 55 * 3 * 11 * 11));
   CHECK_FALSE(estimate("MatMul", parse_shapes("4,5;6,7"), {"FLOAT16"}, {}, {}).ok);
+  // Without the output shape both "no transpose" (M = N = 1024, K = 512) and "both
+  // transposed" (M = N = 512, K = 1024) fit: no model is sure, so no point.
+  auto unsure =
+      estimate("BatchMatMul", parse_shapes("12,1024,512;12,512,1024"), {"FLOAT16"}, {}, {});
+  CHECK_FALSE(unsure.ok);
+  CHECK_THAT(unsure.why, Catch::StartsWith("no FLOP model"));
   CHECK_FALSE(estimate("Unique", parse_shapes("4,5"), {"INT32"}, {}, {}).ok);
   CHECK_FALSE(estimate("Add", parse_shapes("4,5"), {"STRANGE"}, {}, {}).ok);
 }
@@ -125,9 +132,18 @@ TEST_CASE("Ascend ops with FLOP and byte counters get a bound and a cause") {
     mul.mte2_ratio = 0.2;
     w.add(mul);
     w.add(op("hcom_allReduce_1", "hcom_allReduce_", "HCCL", 6000, 5000));
+    // 2.85 PFLOP/s on a 353.9 TFLOP/s chip: 805 % of the roof, a data problem, not a point.
+    auto fa = op("FlashAttentionScore_1", "FlashAttentionScore", "MIX_AIC", 12000, 100);
+    fa.cube_fops = 285e9;
+    fa.read_bytes = 100e6;
+    fa.write_bytes = 10e6;
+    w.add(fa);
     w.commit();
   }
   analyze_roofline(db, run, test::shipped_hardware());
+  CHECK(one(db, "SELECT bound FROM roofline_ops WHERE name='FlashAttentionScore_1'") == "invalid");
+  CHECK_THAT(one(db, "SELECT reason FROM roofline_ops WHERE name='FlashAttentionScore_1'"),
+             Catch::StartsWith("above its roof: 805 %"));
   CHECK(one(db, "SELECT bound FROM roofline_ops WHERE name='MatMul1'") == "compute");
   CHECK(one(db, "SELECT precision FROM roofline_ops WHERE name='MatMul1'") == "fp16");
   CHECK(one(db,
@@ -141,7 +157,7 @@ TEST_CASE("Ascend ops with FLOP and byte counters get a bound and a cause") {
         Approx(300e9 / 353.9e12 * 1e6));
   // Idempotent.
   analyze_roofline(db, run, test::shipped_hardware());
-  CHECK(one(db, "SELECT count(*) FROM roofline_ops") == "3");
+  CHECK(one(db, "SELECT count(*) FROM roofline_ops") == "4");
 }
 
 TEST_CASE("FLOP counters without byte counters give insufficient_data, not a guess") {
@@ -245,4 +261,146 @@ TEST_CASE("activation chains are found in op sequences and normalised types") {
   CHECK(std::stod(one(db, "SELECT total_us FROM activation_patterns")) == Approx(180));
   CHECK(std::stod(one(db, "SELECT share FROM activation_patterns")) == Approx(180.0 / 330));
   CHECK(one(db, "SELECT example FROM activation_patterns") == "Softplus0 -> Tanh0 -> Mul0");
+}
+
+// Hand-computed FLOP counts of the ops that dominate LLM training (docs/packs/roofline.md).
+TEST_CASE("LLM operator FLOP models match hand-computed values") {
+  const std::vector<std::string> bf16 = {"BF16", "BF16", "BF16"};
+  SECTION("FlashAttention forward in SBH, told apart from BSH by the softmax statistics") {
+    // query [S=4096, B=2, H=512], 4 heads of 128; softmax_max/sum [B, N, S, 8] are outputs.
+    auto fa = estimate("FlashAttentionScore", parse_shapes("4096,2,512;4096,2,512;4096,2,512"),
+                       bf16, parse_shapes("2,4,4096,8;2,4,4096,8;0;4096,2,512"), bf16);
+    REQUIRE(fa.ok);
+    // 4 * B * N * Sq * Sk * D = 4 * 2 * 4 * 4096 * 4096 * 128 = 68.7 GFLOP (not S = 2).
+    CHECK(fa.flops == Approx(4.0 * 2 * 4 * 4096 * 4096 * 128));
+    CHECK(fa.flops == Approx(68.72e9).epsilon(0.001));
+    // The same tensors in BSH ([B=4096?]) would need stats [4096, 4, 2, 8]: a BSH query
+    // [2, 4096, 512] with the same statistics is B = 2, S = 4096 and counts the same.
+    auto bsh = estimate("FlashAttentionScore", parse_shapes("2,4096,512;2,4096,512;2,4096,512"),
+                        bf16, parse_shapes("2,4,4096,8;2,4,4096,8;0;2,4096,512"), bf16);
+    REQUIRE(bsh.ok);
+    CHECK(bsh.flops == Approx(fa.flops));
+  }
+  SECTION("FlashAttention with a compressed causal mask counts the lower triangle") {
+    // BNSD [1, 32, 8192, 128], atten_mask [2048, 2048] (sparse_mode 2/3), stats [1, 32, 8192, 8].
+    auto fa = estimate(
+        "FlashAttentionScore", parse_shapes("1,32,8192,128;1,32,8192,128;1,32,8192,128;2048,2048"),
+        {"BF16", "BF16", "BF16", "BOOL"}, parse_shapes("1,32,8192,8;1,32,8192,8"), bf16);
+    REQUIRE(fa.ok);
+    double full = 4.0 * 1 * 32 * 8192 * 8192 * 128;
+    CHECK(fa.flops == Approx(full * (8192.0 + 1) / (2 * 8192)));
+  }
+  SECTION("FlashAttention backward in BSND is 2.5 times the forward") {
+    // BSND [2, 1024, 16, 64]; the grad op takes softmax_max/sum [2, 16, 1024, 8] as inputs.
+    auto grad = estimate("FlashAttentionScoreGrad",
+                         parse_shapes("2,1024,16,64;2,1024,16,64;2,1024,16,64;2,1024,16,64;"
+                                      "2,16,1024,8;2,16,1024,8"),
+                         bf16, {}, {});
+    REQUIRE(grad.ok);
+    CHECK(grad.flops == Approx(2.5 * 4 * 2 * 16 * 1024 * 1024 * 64));
+  }
+  SECTION("FlashAttention without statistics or mask, or in TND, is not guessed") {
+    auto bare = estimate("FlashAttentionScore", parse_shapes("4096,2,512;4096,2,512;4096,2,512"),
+                         bf16, {}, {});
+    CHECK_FALSE(bare.ok);
+    CHECK_THAT(bare.why, Catch::StartsWith("no FLOP model"));
+    auto tnd = estimate("FlashAttentionScore", parse_shapes("8192,8,128;8192,8,128;8192,8,128"),
+                        bf16, parse_shapes("8192,8,8;8192,8,8;0;8192,8,128"), bf16);
+    CHECK_FALSE(tnd.ok);
+    CHECK_THAT(tnd.why, Catch::Contains("TND"));
+  }
+  SECTION("torch SDPA [B, N, S, D] and _flash_attention_forward [B, S, N, D]") {
+    auto sdpa = estimate("aten::scaled_dot_product_attention",
+                         parse_shapes("[[4,8,512,64],[4,8,512,64],[4,8,512,64]]"),
+                         {"c10::BFloat16"}, {}, {});
+    CHECK(sdpa.flops == Approx(4.0 * 4 * 8 * 512 * 512 * 64));
+    auto fa = estimate("aten::_flash_attention_forward",
+                       parse_shapes("[[4,512,8,64],[4,1024,8,64],[4,1024,8,64]]"),
+                       {"c10::BFloat16"}, {}, {});
+    CHECK(fa.flops == Approx(4.0 * 4 * 8 * 512 * 1024 * 64));
+  }
+  SECTION("MatMul transposes are read from the output shape; batch dims broadcast") {
+    // x1 transposed: [K=1024, M=256] x [K=1024, N=512] -> [256, 512].
+    auto ta = estimate("MatMulV2", parse_shapes("1024,256;1024,512"), bf16, parse_shapes("256,512"),
+                       bf16);
+    REQUIRE(ta.ok);
+    CHECK(ta.flops == Approx(2.0 * 256 * 512 * 1024));
+    // BatchMatMul [8, 1, 64, 32] x [1, 4, 32, 16] broadcasts to a batch of 8 x 4.
+    auto bc = estimate("BatchMatMulV2", parse_shapes("8,1,64,32;1,4,32,16"), bf16,
+                       parse_shapes("8,4,64,16"), bf16);
+    REQUIRE(bc.ok);
+    CHECK(bc.flops == Approx(2.0 * 32 * 64 * 16 * 32));
+    // aten::matmul broadcasts too: [2, 3, 64, 32] @ [32, 16].
+    auto am = estimate("aten::matmul", parse_shapes("[[2,3,64,32],[32,16]]"), {"float"}, {}, {});
+    CHECK(am.flops == Approx(2.0 * 6 * 64 * 16 * 32));
+    // FRACTAL_NZ storage [N1=32, M1=16, 16, 16] is the matrix [256, 512].
+    auto nz =
+        estimate("MatMul", logical_shapes(parse_shapes("256,1024;64,32,16,16"), "ND;FRACTAL_NZ"),
+                 bf16, logical_shapes(parse_shapes("32,16,16,16"), "FRACTAL_NZ"), bf16);
+    REQUIRE(nz.ok);
+    CHECK(nz.flops == Approx(2.0 * 256 * 512 * 1024));
+  }
+  SECTION("GroupedMatmul: every row of x through one expert") {
+    auto gmm = estimate("GroupedMatmul", parse_shapes("8192,4096;8,4096,1024;8"), bf16,
+                        parse_shapes("8192,1024"), bf16);
+    REQUIRE(gmm.ok);
+    CHECK(gmm.flops == Approx(2.0 * 8192 * 4096 * 1024));
+    auto lists = estimate("GroupedMatmul", parse_shapes("100,64;200,64;64,32;64,32"), bf16, {}, {});
+    CHECK_FALSE(lists.ok);
+  }
+  SECTION("fused norms, RoPE and SwiGLU count per element") {
+    auto rms = estimate("RmsNorm", parse_shapes("4096,4096;4096"), bf16, {}, {});
+    CHECK(rms.flops == Approx(4.0 * 4096 * 4096));
+    auto addrms = estimate("AddRmsNorm", parse_shapes("4096,4096;4096,4096;4096"), bf16, {}, {});
+    CHECK(addrms.flops == Approx(5.0 * 4096 * 4096));
+    auto ln = estimate("LayerNorm", parse_shapes("512,1024;1024;1024"), {"FLOAT"}, {}, {});
+    CHECK(ln.flops == Approx(7.0 * 512 * 1024));
+    auto rope = estimate("RotaryPositionEmbedding",
+                         parse_shapes("8,2048,32,128;1,2048,1,128;1,2048,1,128"), bf16, {}, {});
+    CHECK(rope.flops == Approx(3.0 * 8 * 2048 * 32 * 128));
+    auto qk = estimate("ApplyRotaryPosEmb",
+                       parse_shapes("8,2048,32,128;8,2048,8,128;1,2048,1,128;1,2048,1,128"), bf16,
+                       {}, {});
+    CHECK(qk.flops == Approx(3.0 * 8 * 2048 * (32 + 8) * 128));
+    auto glu =
+        estimate("SwiGlu", parse_shapes("4096,22016"), bf16, parse_shapes("4096,11008"), bf16);
+    CHECK(glu.flops == Approx(6.0 * 4096 * 11008));
+    CHECK(glu.bytes == Approx(2.0 * (4096 * 22016 + 4096 * 11008)));
+  }
+}
+
+TEST_CASE("shape alignment: unaligned MatMul inner axes and attention head dims are found") {
+  store::Database db(":memory:");
+  int64_t run;
+  {
+    store::RunWriter w(db, {"j", {}, "fp", "now"});
+    run = w.run_id();
+    auto mm = op("MatMul_7", "MatMulV2", "AI_CORE", 0, 1000);
+    mm.input_shapes = "4096,15365;15365,4096";
+    mm.input_dtypes = "BF16;BF16";
+    mm.input_formats = "ND;ND";
+    mm.output_shapes = "4096,4096";
+    w.add(mm);
+    // FP32 rows align at 128 elements; an NZ weight is stored in fractals: not checked.
+    auto ok = op("MatMul_8", "MatMul", "AI_CORE", 2000, 100);
+    ok.input_shapes = "128,384;24,8,16,16";
+    ok.input_dtypes = "FLOAT;FLOAT";
+    ok.input_formats = "ND;FRACTAL_NZ";
+    w.add(ok);
+    // BNSD attention with D = 511 (the statistics name B, N and S).
+    auto fa = op("FlashAttentionScore_3", "FlashAttentionScore", "MIX_AIC", 3000, 500);
+    fa.input_shapes = "1,8,4096,511;1,8,4096,511;1,8,4096,511";
+    fa.input_dtypes = "BF16;BF16;BF16";
+    fa.output_shapes = "1,8,4096,8;1,8,4096,8;0;1,8,4096,511";
+    w.add(fa);
+    w.commit();
+  }
+  analyze_roofline(db, run, test::shipped_hardware());
+  CHECK(one(db, "SELECT count(*) FROM shape_alignment") == "2");
+  CHECK(one(db,
+            "SELECT dim || ' ' || value || ' ' || padded FROM shape_alignment WHERE "
+            "name='MatMul_7'") == "x1 inner axis 15365 15616");
+  CHECK(one(db,
+            "SELECT kind || ' ' || value || ' ' || padded FROM shape_alignment WHERE "
+            "name='FlashAttentionScore_3'") == "attention_head_dim 511 512");
 }

@@ -210,8 +210,12 @@ TEST_CASE("a store written before event blocks existed is converted on open") {
 DROP TABLE event_blocks; DROP TABLE kernel_groups; DROP TABLE op_block_dims;
 DROP TABLE kernel_launch_ops; DROP TABLE api_totals; DROP TABLE IF EXISTS jobs;
 DROP TABLE action_plans; DROP TABLE action_applies; DROP TABLE action_files;
-DROP TABLE action_audit; DROP TABLE action_verdicts; DROP TABLE gpu_time_breakdown;
-DROP TABLE findings; DROP TABLE pack_results;
+DROP TABLE action_audit; DROP TABLE action_verdicts; DROP TABLE gpu_time_breakdown; DROP TABLE shape_alignment;
+DROP TABLE findings; DROP TABLE pack_results; DROP TABLE comm_ops;
+CREATE TABLE comm_ops(
+  run_id INTEGER NOT NULL, rank INTEGER NOT NULL DEFAULT 0, step INTEGER, name TEXT NOT NULL,
+  type TEXT, start_ns INTEGER, dur_ns INTEGER, transit_us REAL, wait_us REAL, sync_us REAL,
+  idle_us REAL, bytes REAL, bandwidth_gbps REAL, transport TEXT, dtype TEXT);
 CREATE TABLE pack_results(
   run_id INTEGER NOT NULL, pack TEXT NOT NULL, version TEXT, status TEXT NOT NULL,
   fired INTEGER NOT NULL, error TEXT, elapsed_ms REAL);
