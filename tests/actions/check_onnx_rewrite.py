@@ -228,15 +228,16 @@ def torch_models(cache):
     os.makedirs(folder, exist_ok=True)
     torch.manual_seed(0)
 
-    def export(make, name, shape):
+    def export(make, name, shape, fresh=False):
         path = os.path.join(folder, name + ".onnx")
         if os.path.exists(path):
             return path
         model = make()
         # Real statistics, not the fresh-init identity (mean 0, var 1, scale 1, shift 0): the
-        # fold must move every number.
+        # fold must move every number. A fresh model instead shares its equal BatchNorm
+        # parameters through Identity nodes (the exporter deduplicates initializers).
         for m in model.modules():
-            if isinstance(m, torch.nn.BatchNorm2d):
+            if isinstance(m, torch.nn.BatchNorm2d) and not fresh:
                 with torch.no_grad():
                     m.weight.uniform_(0.5, 1.5)
                     m.bias.normal_(0, 0.2)
@@ -272,6 +273,8 @@ def torch_models(cache):
         "mobilenet_v2": export(
             lambda: torchvision.models.mobilenet_v2(width_mult=0.5, num_classes=10),
             "mobilenet_v2", (1, 3, 32, 32)),
+        "resnet18_fresh": export(lambda: torchvision.models.resnet18(num_classes=10),
+                                 "resnet18_fresh", (1, 3, 32, 32), fresh=True),
         "resnet18_mish": export(resnet_mish, "resnet18_mish", (1, 3, 32, 32)),
         "squeezenet_half": export(HalfInput, "squeezenet_half", (1, 3, 48, 48)),
     }
@@ -287,6 +290,17 @@ def check_torch(tool, tmp, paths):
         left = op_counts(after)
         if left.get("BatchNormalization") or left.get("Identity"):
             fail(f"{name}: BatchNormalization or Identity left: {left}")
+    # Folding alone sees through the Identity nodes that share BatchNorm parameters, and drops
+    # the ones only the folded BatchNorms read.
+    before = onnx.load(paths["resnet18_fresh"])
+    shared = sum(1 for n in before.graph.node if n.op_type == "Identity")
+    _, after = check(tool, "resnet18_fresh", paths["resnet18_fresh"], ["fold_batchnorm"], tmp,
+                     expect={"fold_batchnorm": op_counts(before)["BatchNormalization"]})
+    read = {i for n in after.graph.node for i in n.input} | {o.name for o in after.graph.output}
+    dangling = [n.name for n in after.graph.node if not set(n.output) & read]
+    if shared == 0 or dangling or op_counts(after).get("Identity"):
+        fail(f"resnet18_fresh: {shared} Identity nodes before; after: "
+             f"{op_counts(after).get('Identity', 0)} left, dangling {dangling[:5]}")
     # Mish: proposed only, unless allowed; then replaced, and the outputs differ as stated.
     notes, after = check(tool, "resnet18_mish_proposed", paths["resnet18_mish"],
                          ["replace_activation:LeakyRelu"], tmp)
