@@ -3,6 +3,7 @@
 #include <boost/program_options.hpp>
 
 #include "app/report.h"
+#include "app/report_html.h"
 #include "cli/command_line.h"
 #include "cli/commands.h"
 #include "cli/context.h"
@@ -35,7 +36,7 @@ int run_analyze(const Args& args, std::ostream& out, std::ostream& err) {
       "config", po::value(&config), "YAML config: pack paths and selection, params, limits")(
       "store", po::value(&store_path), "keep the fact store in this SQLite file")(
       "job", po::value(&job), "job name (default: the first input's name)")(
-      "format", po::value(&format), "report format: text | json")(
+      "format", po::value(&format), "report format: text | json | html (one self-contained file)")(
       "output,o", po::value(&output), "write the report to this file instead of stdout")(
       "fail-on", po::value(&fail_on), fail_help.c_str())(
       "lenient", "skip malformed records and report counts instead of failing")(
@@ -49,7 +50,8 @@ int run_analyze(const Args& args, std::ostream& out, std::ostream& err) {
   if (auto stop = parse_command_line("analyze", args, opts, pos, vm, out, err, [&] {
         if (vm.count("verbose")) spdlog::set_level(spdlog::level::debug);
         if (inputs.empty()) throw po::error("no input given");
-        if (format != "text" && format != "json") throw po::error("--format must be text or json");
+        if (format != "text" && format != "json" && format != "html")
+          throw po::error("--format must be text, json or html");
         if (!fail_on.empty()) {
           threshold = engine::parse_severity(fail_on);
           if (threshold == perfsage::v1::SEVERITY_UNSPECIFIED)
@@ -70,20 +72,29 @@ int run_analyze(const Args& args, std::ostream& out, std::ostream& err) {
   req.job = job;
   req.mode = vm.count("lenient") ? collectors::Mode::lenient : collectors::Mode::strict;
   app::Result<app::AnalysisOutcome> outcome = app::Error{};
+  std::string html;
   try {
     ProgressLine progress(!vm.count("quiet") && !vm.count("verbose") &&
                           ProgressLine::stderr_is_terminal());
     req.progress = progress.callback();
     app::StoreHandle store(store_path);
     outcome = app::analyze(store.db(), req, **knowledge, ctx->config.limits);
+    if (outcome && format == "html") {  // charts are read from the store while it is open
+      auto page = app::render_run_html(store.db(), outcome->run_id);
+      if (!page) return report_error(page.error(), err);
+      html = std::move(*page);
+    }
   } catch (const std::exception& e) {  // the store could not be opened
     return report_error({app::ErrorKind::store, e.what()}, err);
   }
   if (!outcome) return report_error(outcome.error(), err);
   for (const auto& n : outcome->notices) err << "perfsage: " << n << "\n";
   const auto& report = outcome->report;
-  if (!write_output(output, format == "json" ? app::to_json(report) : render_text(report), out,
-                    err))
+  if (!write_output(output,
+                    format == "json"   ? app::to_json(report)
+                    : format == "html" ? html
+                                       : render_text(report),
+                    out, err))
     return kExitInput;
   return fail_on.empty() ? kExitOk : apply_fail_on(report, threshold, err);
 }

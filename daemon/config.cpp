@@ -183,10 +183,11 @@ void read_watch(Reader& r, const YAML::Node& list, std::vector<WatchRoot>& out) 
 
 void read_section(Reader& r, const YAML::Node& d, DaemonConfig& c) {
   r.keys(d, "daemon",
-         {"store", "instance", "listen", "token", "token_file", "workers", "watch", "debounce",
-          "quiet", "pack_reload_debounce", "shutdown_grace", "job_limits", "lenient",
+         {"store", "queue_store", "instance", "listen", "token", "token_file", "workers", "watch",
+          "debounce", "quiet", "pack_reload_debounce", "shutdown_grace", "job_limits", "lenient",
           "auto_apply_actions", "max_crashes", "max_attempts", "log"});
   r.path(d["store"], "daemon.store", c.store);
+  r.path(d["queue_store"], "daemon.queue_store", c.queue_store);
   r.text(d["instance"], "daemon.instance", c.instance);
   r.text(d["listen"], "daemon.listen", c.listen);
   if (d["listen"]) {
@@ -287,6 +288,10 @@ void validate(DaemonConfigLoad& load) {
     load.problems.push_back({where(key), text, true});
   };
   if (c.store.empty()) error("daemon.store", "no store: set daemon.store or pass --store FILE");
+  if (c.queue_store.empty() && !c.store.empty()) c.queue_store = c.store.string() + ".queue";
+  if (!c.store.empty() && c.queue_store == c.store) {
+    error("daemon.queue_store", "the queue needs a file of its own, not the store");
+  }
   std::string err;
   auto addr = parse_listen_address(c.listen, err);
   if (!addr) error("daemon.listen", err);

@@ -52,6 +52,10 @@ struct LogConfig {
 struct DaemonConfig {
   std::filesystem::path config_file;  // empty: defaults and flags only
   std::filesystem::path store;
+  // The job queue's own SQLite file (default: the store's path + ".queue"). It has the store's
+  // schema, but only its jobs table is used: an ingest holds the store's write lock for the
+  // whole run, and claiming or finishing jobs must not wait behind it.
+  std::filesystem::path queue_store;
   std::string instance;  // this daemon's name as a queue owner (default: the host name)
   std::string listen = "127.0.0.1:7737";
   std::string token;

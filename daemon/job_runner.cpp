@@ -1,5 +1,6 @@
 #include "daemon/job_runner.h"
 
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include <csignal>
@@ -63,14 +64,19 @@ void JobRunner::on_message(const ipc::FromForkserver& msg, SteadyTime now) {
   } else if (msg.has_result()) {
     r.result = msg.result();
     // A worker that could not even start (no pipe, no fork) has no exit to wait for.
-    if (r.pid == 0) {
-      finish(r, ipc::WorkerExited(), now);
-      running_.erase(it);
-    }
+    if (r.pid == 0) end(it, ipc::WorkerExited(), now);
   } else if (msg.has_exited()) {
-    finish(r, msg.exited(), now);
-    running_.erase(it);
+    end(it, msg.exited(), now);
   }
+}
+
+void JobRunner::end(std::map<int64_t, Running>::iterator it, const ipc::WorkerExited& exited,
+                    SteadyTime now) {
+  // Out of the running set first: if recording the end fails, the job's lease runs out and
+  // the queue hands it out again, instead of it being stuck here.
+  Running r = std::move(it->second);
+  running_.erase(it);
+  finish(r, exited, now);
 }
 
 void JobRunner::fail(Running& r, store::FailureKind kind, const std::string& reason) {
@@ -104,8 +110,8 @@ void JobRunner::finish(Running& r, const ipc::WorkerExited& exited, SteadyTime n
   if (r.timed_out) {
     metrics_.add("perfsage_worker_restarts_total", 1, {{"reason", "timeout"}});
     return fail(r, store::FailureKind::crash,
-                "timed out after " + std::to_string(config_.job_limits.time.count() / 1000) +
-                    " s; the worker was killed");
+                fmt::format("timed out after {:g} s; the worker was killed",
+                            static_cast<double>(config_.job_limits.time.count()) / 1000.0));
   }
   if (r.result) {
     const auto& res = *r.result;

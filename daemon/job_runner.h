@@ -70,6 +70,8 @@ class JobRunner {
     std::optional<ipc::JobResult> result;
     bool timed_out = false, interrupted = false;
   };
+  void end(std::map<int64_t, Running>::iterator it, const ipc::WorkerExited& exited,
+           SteadyTime now);
   void finish(Running& r, const ipc::WorkerExited& exited, SteadyTime now);
   void fail(Running& r, store::FailureKind kind, const std::string& reason);
 

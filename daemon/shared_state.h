@@ -25,7 +25,7 @@ struct ReloadInfo {
 struct StateSnapshot {
   bool knowledge_loaded = false;
   uint64_t generation = 0;
-  std::vector<ipc::PackState> packs;  // of the knowledge serving
+  std::vector<perfsage::v1::PackStatus> packs;  // of the knowledge serving
   ReloadInfo last_reload;
   std::vector<PendingRun> pending;
   std::vector<RunningJobView> running;

@@ -186,6 +186,13 @@ std::optional<QueuedJob> SqliteJobQueue::get(int64_t id) {
   return read_job(st);
 }
 
+std::optional<int64_t> SqliteJobQueue::job_of_run(int64_t run_id) {
+  auto st = db_.prepare("SELECT max(id) FROM jobs WHERE run_id=?1");
+  st.bind(1, run_id);
+  if (st.step() && !st.is_null(0)) return st.int64(0);
+  return std::nullopt;
+}
+
 std::vector<QueuedJob> SqliteJobQueue::list(const JobFilter& filter) {
   auto st = db_.prepare(std::string(kJobColumns) +
                         "WHERE (?1='' OR state=?1) AND (?2='' OR job=?2) AND (?3=0 OR id<?3) "

@@ -94,6 +94,8 @@ class JobQueue {
   // Running jobs of any owner whose lease ended before `now_ms` are queued again.
   virtual int reclaim_expired(int64_t now_ms, const std::string& now) = 0;
   virtual std::optional<QueuedJob> get(int64_t id) = 0;
+  // The newest job that produced the run.
+  virtual std::optional<int64_t> job_of_run(int64_t run_id) = 0;
   virtual std::vector<QueuedJob> list(const JobFilter& filter) = 0;
   virtual std::map<JobState, int64_t> counts() = 0;
 };
@@ -114,6 +116,7 @@ class SqliteJobQueue final : public JobQueue {
   int recover(const std::string& owner, const std::string& now) override;
   int reclaim_expired(int64_t now_ms, const std::string& now) override;
   std::optional<QueuedJob> get(int64_t id) override;
+  std::optional<int64_t> job_of_run(int64_t run_id) override;
   std::vector<QueuedJob> list(const JobFilter& filter) override;
   std::map<JobState, int64_t> counts() override;
 

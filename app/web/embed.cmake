@@ -6,7 +6,7 @@ if(CMAKE_SCRIPT_MODE_FILE)
   set(body "// Generated from ${FILES} by app/web/embed.cmake; do not edit.\n#include <string_view>\n\nnamespace ${NAMESPACE} {\nnamespace {\n")
   set(lookup "")
   set(i 0)
-  string(REPLACE "|" ";" file_list "${FILES}")
+  string(REPLACE "," ";" file_list "${FILES}")
   foreach(f ${file_list})
     file(READ ${f} hex HEX)
     string(REGEX REPLACE "([0-9a-f][0-9a-f])" "0x\\1," bytes "${hex}")
@@ -20,13 +20,13 @@ if(CMAKE_SCRIPT_MODE_FILE)
   return()
 endif()
 
-set(PERFSAGE_EMBED_SCRIPT ${CMAKE_CURRENT_LIST_FILE})
 function(perfsage_embed)
+  set(script ${CMAKE_CURRENT_FUNCTION_LIST_FILE})
   cmake_parse_arguments(E "" "OUTPUT;NAMESPACE;FUNCTION" "FILES" ${ARGN})
-  string(REPLACE ";" "|" joined "${E_FILES}")
+  string(REPLACE ";" "," joined "${E_FILES}")
   add_custom_command(OUTPUT ${E_OUTPUT}
     COMMAND ${CMAKE_COMMAND} -DOUTPUT=${E_OUTPUT} -DNAMESPACE=${E_NAMESPACE}
-      -DFUNCTION=${E_FUNCTION} "-DFILES=${joined}" -P ${PERFSAGE_EMBED_SCRIPT}
-    DEPENDS ${E_FILES} ${PERFSAGE_EMBED_SCRIPT}
-    COMMENT "Embedding ${E_FUNCTION} files")
+      -DFUNCTION=${E_FUNCTION} "-DFILES=${joined}" -P ${script}
+    DEPENDS ${E_FILES} ${script}
+    COMMENT "Embedding ${E_FUNCTION} files" VERBATIM)
 endfunction()

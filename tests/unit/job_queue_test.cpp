@@ -36,6 +36,8 @@ TEST_CASE("jobs are claimed oldest first and complete with their run") {
   CHECK(done->state == JobState::done);
   CHECK(done->run_id == w.run_id());
   CHECK(done->owner.empty());
+  CHECK(q.job_of_run(w.run_id()) == a.id);
+  CHECK_FALSE(q.job_of_run(w.run_id() + 1));
   auto counts = q.counts();
   CHECK(counts[JobState::done] == 1);
   CHECK(counts[JobState::queued] == 1);

@@ -1,0 +1,22 @@
+// A run as one self-contained HTML file (`perfsage analyze --format html`, and the daemon's
+// "download as HTML"): the same run view as perfsaged's page — the script, the stylesheet and
+// the run's data embedded, nothing fetched — so it opens offline.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "app/result.h"
+#include "perfsage/v1/api.pb.h"
+#include "store/database.h"
+
+namespace perfsage::app {
+
+std::string render_html(const perfsage::v1::RunDetail& detail);
+Result<std::string> render_run_html(store::Database& db, int64_t run_id);
+
+// The page assets embedded at build time (app/web/): run_view.js, report.css.
+std::string_view report_asset(std::string_view name);
+
+}  // namespace perfsage::app

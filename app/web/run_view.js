@@ -1,0 +1,287 @@
+// perfsage run view: one analysed run as HTML — header, ranked findings with evidence and
+// actions, the step breakdown (stacked SVG bars per step) and the Roofline (log-log SVG).
+// Used by perfsaged's page and by `perfsage analyze --format html`, which embeds the data.
+// Text from reports (finding messages come from packs, some of them community packs) is only
+// ever set as text, never parsed as HTML.
+"use strict";
+
+var PerfsageRunView = (function () {
+  var SVG = "http://www.w3.org/2000/svg";
+
+  function el(tag, attrs, children) {
+    var e = document.createElement(tag);
+    setAll(e, attrs);
+    append(e, children);
+    return e;
+  }
+  function svg(tag, attrs, children) {
+    var e = document.createElementNS(SVG, tag);
+    setAll(e, attrs);
+    append(e, children);
+    return e;
+  }
+  function setAll(e, attrs) {
+    if (!attrs) return;
+    Object.keys(attrs).forEach(function (k) {
+      if (attrs[k] === undefined || attrs[k] === null) return;
+      if (k === "text") e.textContent = String(attrs[k]);
+      else e.setAttribute(k, String(attrs[k]));
+    });
+  }
+  function append(e, children) {
+    if (children === undefined || children === null) return;
+    if (!Array.isArray(children)) children = [children];
+    children.forEach(function (c) {
+      if (c === null || c === undefined || c === false) return;
+      e.appendChild(typeof c === "string" || typeof c === "number" ? document.createTextNode(String(c)) : c);
+    });
+  }
+
+  function fmtUs(us) {
+    us = Number(us) || 0;
+    if (us >= 1e6) return (us / 1e6).toFixed(2) + " s";
+    if (us >= 1e3) return (us / 1e3).toFixed(2) + " ms";
+    return us.toFixed(1) + " µs";
+  }
+  function fmtPct(x) {
+    return ((Number(x) || 0) * 100).toFixed(1) + " %";
+  }
+  function fmtSi(v) {
+    v = Number(v) || 0;
+    var units = [[1e15, "P"], [1e12, "T"], [1e9, "G"], [1e6, "M"], [1e3, "k"]];
+    for (var i = 0; i < units.length; i++) {
+      if (Math.abs(v) >= units[i][0]) return (v / units[i][0]).toPrecision(3) + " " + units[i][1];
+    }
+    return v.toPrecision(3) + " ";
+  }
+  function severityName(s) {
+    return String(s || "SEVERITY_UNSPECIFIED").replace("SEVERITY_", "").toLowerCase();
+  }
+
+  // ---- header and tables
+
+  function header(data) {
+    var report = data.report || {};
+    var run = report.run || {};
+    var base = report.base || {};
+    var facts = [
+      ["job", run.job],
+      ["created", (data.summary || {}).created],
+      ["framework", run.framework],
+      ["device", [run.device, run.chip].filter(Boolean).join(" ")],
+      ["ranks", run.ranks],
+      ["steps", run.steps],
+      ["step time", run.step_time_us ? fmtUs(run.step_time_us) : ""],
+      ["device time", run.device_time_us ? fmtUs(run.device_time_us) : ""],
+      ["gains measured against", base.text]
+    ].filter(function (f) { return f[1] !== undefined && f[1] !== "" && f[1] !== "0" && f[1] !== 0; });
+    return el("section", { class: "run-header" }, [
+      el("h2", { text: "Run " + (run.id || "") + (run.job ? " — " + run.job : "") }),
+      el("dl", { class: "facts" }, facts.map(function (f) {
+        return el("div", null, [el("dt", { text: f[0] }), el("dd", { text: f[1] })]);
+      }))
+    ]);
+  }
+
+  function evidenceTable(f) {
+    var rows = (f.evidence || []).map(function (e) {
+      var v = e.number !== undefined ? Number(e.number).toPrecision(6).replace(/\.?0+$/, "") : e.text;
+      return el("tr", null, [el("th", { text: e.name }), el("td", { text: v + (e.unit ? " " + e.unit : "") })]);
+    });
+    return rows.length ? el("table", { class: "evidence" }, el("tbody", null, rows)) : null;
+  }
+
+  function actionBlock(a) {
+    if (!a || !a.kind) return null;
+    var detail = a[a.kind] || {};
+    var lines = [];
+    Object.keys(detail).forEach(function (k) {
+      var v = detail[k];
+      if (v === "" || v === false || (Array.isArray(v) && !v.length)) return;
+      lines.push(k + ": " + (Array.isArray(v) ? v.join(", ") : v));
+    });
+    return el("div", { class: "action" }, [
+      el("div", { class: "action-kind", text: "action: " + a.kind }),
+      lines.length ? el("pre", { text: lines.join("\n") }) : null
+    ]);
+  }
+
+  function findingsSection(report) {
+    var findings = report.recommendations || [];
+    var items = findings.map(function (f, i) {
+      var sev = severityName(f.severity);
+      return el("li", { class: "finding sev-" + sev, "data-finding-id": f.id }, [
+        el("div", { class: "finding-head" }, [
+          el("span", { class: "rank", text: String(i + 1) + "." }),
+          el("span", { class: "badge sev-" + sev, text: sev.toUpperCase() }),
+          el("span", { class: "title", text: f.title }),
+          f.estimated_gain_share ? el("span", { class: "gain", text: "gain " + fmtPct(f.estimated_gain_share) + " (" + fmtUs(f.estimated_gain_us) + ")" }) : null
+        ]),
+        el("p", { class: "message", text: f.message }),
+        el("div", { class: "meta", text: f.pack + "/" + f.rule + (f.subjects && f.subjects.length ? " · " + f.subjects.join(", ") : "") + " · id " + f.id }),
+        evidenceTable(f),
+        actionBlock(f.action)
+      ]);
+    });
+    return el("section", { class: "findings" }, [
+      el("h3", { text: "Findings (" + findings.length + ")" }),
+      items.length ? el("ol", { class: "finding-list" }, items) : el("p", { class: "empty", text: "No findings." })
+    ]);
+  }
+
+  function ingestSection(report) {
+    var rows = (report.ingest || []).map(function (f) {
+      return el("tr", null, [
+        el("td", { text: f.path }), el("td", { text: f.collector }),
+        el("td", { class: "num", text: f.records }), el("td", { class: "num", text: f.skipped })
+      ]);
+    });
+    var packs = (report.packs || []).map(function (p) {
+      return el("tr", null, [
+        el("td", { text: p.name + " " + (p.version || "") }), el("td", { text: p.status }),
+        el("td", { class: "num", text: p.fired }), el("td", { text: p.error || "" })
+      ]);
+    });
+    return el("section", { class: "ingest" }, [
+      el("h3", { text: "Inputs" }),
+      el("table", { class: "grid" }, [
+        el("thead", null, el("tr", null, ["file", "collector", "records", "skipped"].map(function (h) { return el("th", { text: h }); }))),
+        el("tbody", null, rows)
+      ]),
+      el("h3", { text: "Packs" }),
+      el("table", { class: "grid" }, [
+        el("thead", null, el("tr", null, ["pack", "status", "fired", "error"].map(function (h) { return el("th", { text: h }); }))),
+        el("tbody", null, packs)
+      ])
+    ]);
+  }
+
+  // ---- step breakdown: one stacked bar per step (and rank)
+
+  var SEGMENT_COLORS = {
+    "computing": "#4e79a7",
+    "communication (not overlapped)": "#e15759",
+    "free": "#bab0ac",
+    "other": "#f28e2b"
+  };
+
+  function stepChart(steps) {
+    var W = 760, H = 280, L = 70, R = 10, T = 10, B = 50;
+    var chart = svg("svg", { class: "chart step-chart", viewBox: "0 0 " + W + " " + H, width: W, height: H, role: "img", "aria-label": "step breakdown" });
+    var max = 0;
+    steps.forEach(function (s) { max = Math.max(max, Number(s.total_us) || 0); });
+    if (!steps.length || max <= 0) return null;
+    var plotW = W - L - R, plotH = H - T - B;
+    var slot = plotW / steps.length, barW = Math.max(2, Math.min(40, slot * 0.7));
+    var multiRank = steps.some(function (s) { return Number(s.rank) !== Number(steps[0].rank); });
+    for (var t = 0; t <= 4; t++) {
+      var v = max * t / 4, y = T + plotH - plotH * t / 4;
+      chart.appendChild(svg("line", { x1: L, x2: W - R, y1: y, y2: y, class: "grid-line" }));
+      chart.appendChild(svg("text", { x: L - 6, y: y + 4, "text-anchor": "end", class: "tick", text: fmtUs(v) }));
+    }
+    steps.forEach(function (s, i) {
+      var x = L + i * slot + (slot - barW) / 2, y = T + plotH;
+      var g = svg("g", { class: "bar", "data-step": s.step, "data-rank": s.rank });
+      (s.segments || []).forEach(function (seg) {
+        var h = plotH * (Number(seg.us) || 0) / max;
+        y -= h;
+        g.appendChild(svg("rect", {
+          class: "seg", x: x.toFixed(1), y: y.toFixed(1), width: barW.toFixed(1), height: Math.max(0, h).toFixed(1),
+          fill: SEGMENT_COLORS[seg.name] || "#76b7b2", "data-segment": seg.name
+        }, svg("title", { text: (multiRank ? "rank " + s.rank + " " : "") + "step " + s.step + ": " + seg.name + " " + fmtUs(seg.us) })));
+      });
+      chart.appendChild(g);
+      if (steps.length <= 40) {
+        chart.appendChild(svg("text", { x: (x + barW / 2).toFixed(1), y: H - B + 16, "text-anchor": "middle", class: "tick", text: (multiRank ? "r" + s.rank + " " : "") + "s" + s.step }));
+      }
+    });
+    var names = [];
+    steps.forEach(function (s) { (s.segments || []).forEach(function (g) { if (names.indexOf(g.name) < 0) names.push(g.name); }); });
+    var lx = L;
+    names.forEach(function (n) {
+      chart.appendChild(svg("rect", { x: lx, y: H - 18, width: 10, height: 10, fill: SEGMENT_COLORS[n] || "#76b7b2" }));
+      chart.appendChild(svg("text", { x: lx + 14, y: H - 9, class: "legend", text: n }));
+      lx += 24 + n.length * 6.5;
+    });
+    return chart;
+  }
+
+  // ---- Roofline: log-log, roofs min(peak, bandwidth × intensity), one point per op
+
+  var BOUND_COLORS = { compute: "#e15759", memory: "#4e79a7", latency: "#f28e2b" };
+
+  function log10(x) { return Math.log(x) / Math.LN10; }
+
+  function rooflineChart(roofline) {
+    var points = (roofline && roofline.points) || [];
+    var roofs = (roofline && roofline.roofs) || [];
+    if (!points.length && !roofs.length) return null;
+    var W = 760, H = 380, L = 80, R = 20, T = 20, B = 50;
+    var xs = [], ys = [];
+    points.forEach(function (p) { xs.push(Number(p.intensity)); ys.push(Number(p.achieved)); });
+    roofs.forEach(function (r) {
+      if (r.bandwidth > 0) xs.push(r.peak_flops / r.bandwidth);
+      ys.push(Number(r.peak_flops));
+    });
+    xs = xs.filter(function (v) { return v > 0 && isFinite(v); });
+    ys = ys.filter(function (v) { return v > 0 && isFinite(v); });
+    if (!xs.length || !ys.length) return null;
+    var x0 = Math.floor(log10(Math.min.apply(null, xs))) - 1, x1 = Math.ceil(log10(Math.max.apply(null, xs))) + 1;
+    var y0 = Math.floor(log10(Math.min.apply(null, ys))) - 1, y1 = Math.ceil(log10(Math.max.apply(null, ys))) + 0.3;
+    var plotW = W - L - R, plotH = H - T - B;
+    function X(v) { return L + plotW * (log10(v) - x0) / (x1 - x0); }
+    function Y(v) { return T + plotH - plotH * (log10(v) - y0) / (y1 - y0); }
+    var chart = svg("svg", { class: "chart roofline-chart", viewBox: "0 0 " + W + " " + H, width: W, height: H, role: "img", "aria-label": "roofline" });
+    for (var d = x0; d <= x1; d++) {
+      chart.appendChild(svg("line", { x1: X(Math.pow(10, d)), x2: X(Math.pow(10, d)), y1: T, y2: T + plotH, class: "grid-line" }));
+      chart.appendChild(svg("text", { x: X(Math.pow(10, d)), y: H - B + 16, "text-anchor": "middle", class: "tick", text: "1e" + d }));
+    }
+    for (var e = y0; e <= Math.floor(y1); e++) {
+      chart.appendChild(svg("line", { x1: L, x2: W - R, y1: Y(Math.pow(10, e)), y2: Y(Math.pow(10, e)), class: "grid-line" }));
+      chart.appendChild(svg("text", { x: L - 6, y: Y(Math.pow(10, e)) + 4, "text-anchor": "end", class: "tick", text: fmtSi(Math.pow(10, e)) + "FLOP/s" }));
+    }
+    chart.appendChild(svg("text", { x: L + plotW / 2, y: H - 12, "text-anchor": "middle", class: "axis-label", text: "arithmetic intensity (FLOP/byte)" }));
+    var xmin = Math.pow(10, x0), xmax = Math.pow(10, x1);
+    roofs.forEach(function (r, i) {
+      var bw = Number(r.bandwidth), peak = Number(r.peak_flops);
+      var ridge = bw > 0 ? peak / bw : xmin;
+      var pts = bw > 0 ? [[xmin, Math.max(bw * xmin, Math.pow(10, y0))], [ridge, peak], [xmax, peak]] : [[xmin, peak], [xmax, peak]];
+      chart.appendChild(svg("polyline", {
+        class: "roof", "data-precision": r.precision, fill: "none", stroke: "#555", "stroke-dasharray": i ? "4 3" : "",
+        points: pts.map(function (p) { return X(p[0]).toFixed(1) + "," + Y(Math.max(p[1], Math.pow(10, y0))).toFixed(1); }).join(" ")
+      }, svg("title", { text: r.precision + " roof: " + fmtSi(peak) + "FLOP/s, " + fmtSi(bw) + "B/s" })));
+      chart.appendChild(svg("text", { x: W - R - 4, y: Y(peak) - 4, "text-anchor": "end", class: "roof-label", text: r.precision }));
+    });
+    var maxShare = 0;
+    points.forEach(function (p) { maxShare = Math.max(maxShare, Number(p.share) || 0); });
+    points.forEach(function (p) {
+      var rad = 3 + 9 * Math.sqrt((Number(p.share) || 0) / (maxShare || 1));
+      chart.appendChild(svg("circle", {
+        class: "point", cx: X(p.intensity).toFixed(1), cy: Y(p.achieved).toFixed(1), r: rad.toFixed(1),
+        fill: BOUND_COLORS[p.bound] || "#59a14f", "fill-opacity": 0.75, "data-name": p.name
+      }, svg("title", { text: p.name + " (" + p.type + "): " + Number(p.intensity).toPrecision(3) + " FLOP/B, " + fmtSi(p.achieved) + "FLOP/s, " + fmtUs(p.total_us) + " (" + fmtPct(p.share) + "), " + p.bound })));
+    });
+    return chart;
+  }
+
+  function chartsSection(charts) {
+    charts = charts || {};
+    var steps = stepChart(charts.steps || []);
+    var roof = rooflineChart(charts.roofline);
+    return el("section", { class: "charts" }, [
+      el("h3", { text: "Step breakdown" }),
+      steps || el("p", { class: "empty", text: "The run recorded no steps." }),
+      el("h3", { text: "Roofline" + (charts.roofline && charts.roofline.hardware ? " — " + charts.roofline.hardware : "") }),
+      roof || el("p", { class: "empty", text: "No op has both FLOPs and bytes (collect the memory and arithmetic metrics, or record shapes)." })
+    ]);
+  }
+
+  // data: {summary, report, charts} — a perfsage.v1.RunDetail as JSON.
+  function render(container, data) {
+    container.textContent = "";
+    var report = data.report || {};
+    append(container, [header(data), findingsSection(report), chartsSection(data.charts), ingestSection(report)]);
+  }
+
+  return { render: render, el: el, svg: svg, fmtUs: fmtUs, fmtPct: fmtPct, severityName: severityName };
+})();

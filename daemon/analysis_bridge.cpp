@@ -1,0 +1,120 @@
+#include "daemon/analysis_bridge.h"
+
+#include <sqlite3.h>
+
+#include <map>
+
+#include "app/analysis.h"
+#include "app/config.h"
+#include "app/knowledge.h"
+#include "app/resources.h"
+#include "engine/finding.h"
+#include "store/database.h"
+
+namespace perfsage::daemon {
+namespace fs = std::filesystem;
+ipc::KnowledgeLoaded load_serving(const fs::path& config_file, uint64_t generation,
+                                  Serving& serving) {
+  ipc::KnowledgeLoaded out;
+  auto fail = [&](const std::string& why) {
+    out.set_ok(false);
+    out.set_error(why);
+    out.set_generation(serving.generation);
+    return out;
+  };
+  app::AppConfig config;
+  if (!config_file.empty()) {
+    auto read = app::read_config_file(config_file, {"daemon"});
+    if (!read) return fail(read.error().message);
+    for (const auto& m : read->messages) out.add_messages(m.str());
+    config = read->config;
+  }
+  auto kn =
+      app::load_knowledge(config, app::locate_resources(app::ResourceHints::from_environment()));
+  if (!kn) return fail(kn.error().message);
+  std::string errors;
+  for (const auto& m : (*kn)->messages) {
+    out.add_messages(m.str());
+    if (!m.error()) continue;
+    if (!errors.empty()) errors += '\n';
+    errors += m.str();
+  }
+  for (const auto& p : (*kn)->packs.packs) {
+    auto* s = out.add_packs();
+    s->set_name(p.pack.name);
+    s->set_version(p.pack.version);
+    s->set_status(p.valid ? "ok" : "error");
+    s->set_error(p.error);
+    s->set_source(p.pack.source);
+    s->set_path(p.pack.dir.string());
+    s->set_rules(static_cast<int64_t>(p.rules.size()));
+    if (!p.valid && errors.empty()) errors = "pack " + p.pack.name + ": " + p.error;
+  }
+  for (const auto& path : (*kn)->pack_paths) out.add_pack_paths(path.string());
+  // Validated fully: one broken pack fails the whole set, so the old one keeps serving.
+  if (!errors.empty()) return fail(errors);
+  serving.knowledge = *kn;
+  serving.limits = std::make_shared<const app::Limits>(config.limits);
+  serving.generation = generation;
+  out.set_ok(true);
+  out.set_generation(generation);
+  return out;
+}
+
+ipc::JobResult run_job(const ipc::RunJob& job, const Serving& serving, const ProgressFn& progress) {
+  ipc::JobResult out;
+  try {
+    if (!serving.knowledge) {
+      out.set_error_kind("pack");
+      out.set_error("no knowledge loaded");
+      return out;
+    }
+    store::Database db(job.store());
+    // Other workers may hold the write lock for a whole ingest: wait for them, bounded by the
+    // job's own time limit (the daemon kills the worker then).
+    sqlite3_busy_timeout(db.handle(), 24 * 3600 * 1000);
+    app::AnalysisRequest req;
+    for (const auto& in : job.inputs()) req.inputs.emplace_back(in);
+    req.job = job.job();
+    req.mode = job.lenient() ? collectors::Mode::lenient : collectors::Mode::strict;
+    req.progress = progress;
+    auto result = app::analyze(db, req, *serving.knowledge, *serving.limits);
+    if (!result) {
+      out.set_error_kind(app::to_string(result.error().kind));
+      out.set_error(result.error().message);
+      return out;
+    }
+    out.set_ok(true);
+    out.set_run_id(result->run_id);
+    out.set_reused(result->reused);
+    for (const auto& n : result->notices) out.add_notices(n);
+    std::map<std::pair<std::string, std::string>, int64_t> counts;
+    for (const auto& f : result->report.recommendations()) {
+      ++counts[{f.pack(), engine::severity_name(f.severity())}];
+    }
+    for (const auto& [key, n] : counts) {
+      auto* c = out.add_findings();
+      c->set_pack(key.first);
+      c->set_severity(key.second);
+      c->set_count(n);
+    }
+    if (!result->reused) {
+      int64_t bytes = 0, records = 0;
+      for (const auto& f : result->report.ingest()) {
+        std::error_code ec;
+        auto size = fs::file_size(f.path(), ec);
+        if (!ec) bytes += static_cast<int64_t>(size);
+        records += f.records();
+      }
+      out.set_ingest_bytes(bytes);
+      out.set_ingest_records(records);
+    }
+  } catch (const std::exception& e) {
+    out.set_ok(false);
+    out.set_error_kind("internal");
+    out.set_error(e.what());
+  }
+  return out;
+}
+
+}  // namespace perfsage::daemon

@@ -1,0 +1,182 @@
+#include "daemon/http_server.h"
+
+#include <httplib.h>
+#include <spdlog/spdlog.h>
+
+#include <fstream>
+
+#include "daemon/api_routes.h"
+#include "daemon/http_util.h"
+#include "daemon/web_assets.h"
+
+namespace perfsage::daemon {
+namespace {
+
+// Compares without an early exit, so the time taken says nothing about the token.
+bool same_secret(const std::string& a, const std::string& b) {
+  if (b.empty()) return false;
+  unsigned char diff = a.size() == b.size() ? 0 : 1;
+  for (size_t i = 0; i < a.size(); ++i) diff |= static_cast<unsigned char>(a[i] ^ b[i % b.size()]);
+  return diff == 0;
+}
+
+// The page's own files carry no data (the data comes from the API, which needs the token);
+// health and readiness are for probes, which seldom carry tokens.
+bool public_path(const std::string& path) {
+  return path == "/" || path == "/healthz" || path == "/readyz" || path.rfind("/ui/", 0) == 0;
+}
+
+std::string status_class(int status) {
+  return std::to_string(status / 100) + "xx";
+}
+
+}  // namespace
+
+HttpServer::HttpServer(ApiContext ctx, std::string token)
+    : ctx_(std::move(ctx)), token_(std::move(token)), svr_(std::make_unique<httplib::Server>()) {
+  routes();
+}
+
+HttpServer::~HttpServer() {
+  stop();
+}
+
+void HttpServer::routes() {
+  auto& svr = *svr_;
+  // Bounded: a burst of clients queues instead of starting a thread each.
+  svr.new_task_queue = [] { return new httplib::ThreadPool(4); };
+  svr.set_payload_max_length(1 << 20);
+  svr.set_read_timeout(10, 0);
+  svr.set_write_timeout(10, 0);
+  svr.set_keep_alive_max_count(100);
+
+  svr.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
+    if (token_.empty() || public_path(req.path)) return httplib::Server::HandlerResponse::Unhandled;
+    std::string auth = req.get_header_value("Authorization");
+    const std::string prefix = "Bearer ";
+    if (auth.rfind(prefix, 0) == 0 && same_secret(auth.substr(prefix.size()), token_)) {
+      return httplib::Server::HandlerResponse::Unhandled;
+    }
+    res.set_header("WWW-Authenticate", "Bearer");
+    send_error(res, 401, "unauthorized",
+               auth.empty() ? "this daemon needs a bearer token (Authorization: Bearer TOKEN)"
+                            : "the bearer token is wrong");
+    return httplib::Server::HandlerResponse::Handled;
+  });
+  svr.set_exception_handler(
+      [](const httplib::Request& req, httplib::Response& res, std::exception_ptr ep) {
+        std::string what = "unknown error";
+        try {
+          std::rethrow_exception(ep);
+        } catch (const std::exception& e) {
+          what = e.what();
+        } catch (...) {
+        }
+        spdlog::error("HTTP {} {}: {}", req.method, req.path, what);
+        send_error(res, 500, "internal", what);
+      });
+  svr.set_error_handler([](const httplib::Request& req, httplib::Response& res) {
+    if (!res.body.empty()) return;
+    if (res.status == 404) {
+      send_error(res, 404, "not_found", "no such endpoint: " + req.method + " " + req.path);
+    } else if (res.status == 413) {
+      send_error(res, 413, "payload_too_large", "the request body is larger than 1 MiB");
+    } else if (res.status == 405) {
+      send_error(res, 405, "bad_request", req.method + " is not allowed on " + req.path);
+    } else {
+      send_error(res, res.status, "bad_request", "the request could not be served");
+    }
+  });
+  svr.set_logger([this](const httplib::Request& req, const httplib::Response& res) {
+    ctx_.metrics->add("perfsage_http_requests_total", 1, {{"code", status_class(res.status)}});
+    spdlog::debug("HTTP {} {} -> {}", req.method, req.path, res.status);
+  });
+
+  svr.Get("/healthz", [](const httplib::Request&, httplib::Response& res) {
+    res.set_content("{\"status\":\"ok\"}", "application/json");
+  });
+  svr.Get("/readyz", [this](const httplib::Request&, httplib::Response& res) {
+    auto s = ctx_.state->get();
+    bool writable = ctx_.store_writable();
+    bool ready = s.knowledge_loaded && writable && !s.stopping;
+    std::string reasons;
+    if (!s.knowledge_loaded) reasons += "no knowledge loaded; ";
+    if (!writable) reasons += "the store is not writable; ";
+    if (s.stopping) reasons += "stopping; ";
+    std::string body = "{\"ready\":" + std::string(ready ? "true" : "false");
+    body += ",\"knowledge_generation\":" + std::to_string(s.generation);
+    body += ",\"packs\":" + std::to_string(s.packs.size());
+    body += ",\"store_writable\":" + std::string(writable ? "true" : "false");
+    body += ",\"last_reload_ok\":" + std::string(s.last_reload.ok ? "true" : "false");
+    body += ",\"last_reload_error\":" + json_quote(s.last_reload.error);
+    if (s.knowledge_loaded && !s.last_reload.ok) {
+      reasons +=
+          "the last reload failed, generation " + std::to_string(s.generation) + " keeps serving; ";
+    }
+    body += ",\"notes\":" + json_quote(reasons) + "}";
+    res.status = ready ? 200 : 503;
+    res.set_content(body, "application/json");
+  });
+  svr.Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
+    std::map<std::string, std::map<Labels, double>> extra;
+    auto lease = ctx_.queue_readers->acquire();
+    store::SqliteJobQueue queue(lease.db());
+    for (const auto& [state, n] : queue.counts()) {
+      extra["perfsage_jobs"][{{"state", store::to_string(state)}}] = static_cast<double>(n);
+      if (state == store::JobState::queued) {
+        extra["perfsage_queue_length"][{}] = static_cast<double>(n);
+      }
+    }
+    auto s = ctx_.state->get();
+    extra["perfsage_workers_busy"][{}] = static_cast<double>(s.running.size());
+    extra["perfsage_runs_pending"][{}] = static_cast<double>(s.pending.size());
+    extra["perfsage_watched_folders"][{}] = static_cast<double>(s.watched_folders);
+    extra["perfsage_packs_loaded"][{}] = static_cast<double>(s.packs.size());
+    extra["perfsage_knowledge_generation"][{}] = static_cast<double>(s.generation);
+    extra["perfsage_last_reload_success"][{}] = s.last_reload.ok ? 1 : 0;
+    res.set_content(ctx_.metrics->render(extra), "text/plain; version=0.0.4; charset=utf-8");
+  });
+
+  auto asset = [](const std::string& name, const char* type) {
+    return [name, type](const httplib::Request&, httplib::Response& res) {
+      auto body = web_asset(name);
+      if (body.empty()) {
+        send_error(res, 404, "not_found", "no asset " + name);
+        return;
+      }
+      res.set_header("Cache-Control", "no-cache");
+      res.set_header("Content-Security-Policy",
+                     "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:");
+      res.set_content(std::string(body), type);
+    };
+  };
+  svr.Get("/", asset("index.html", "text/html; charset=utf-8"));
+  svr.Get("/ui/app.js", asset("app.js", "text/javascript; charset=utf-8"));
+  svr.Get("/ui/run_view.js", asset("run_view.js", "text/javascript; charset=utf-8"));
+  svr.Get("/ui/report.css", asset("report.css", "text/css; charset=utf-8"));
+
+  register_api_routes(svr, ctx_);
+}
+
+int HttpServer::bind(const ListenAddress& address) {
+  int port = address.port;
+  if (port == 0) {
+    port = svr_->bind_to_any_port(address.host);
+    if (port < 0) throw std::runtime_error("cannot listen on " + address.host + ":0");
+  } else if (!svr_->bind_to_port(address.host, port)) {
+    throw std::runtime_error("cannot listen on " + address.host + ":" + std::to_string(port) +
+                             " (in use, or not an address of this host)");
+  }
+  return port;
+}
+
+void HttpServer::start() {
+  thread_ = std::thread([this] { svr_->listen_after_bind(); });
+}
+
+void HttpServer::stop() {
+  if (svr_) svr_->stop();
+  if (thread_.joinable()) thread_.join();
+}
+
+}  // namespace perfsage::daemon

@@ -1,0 +1,4 @@
+# perfsaged end to end: real daemons on temporary folders and ephemeral loopback ports
+set(PERFSAGE_TEST_LIBS perfsage_daemon)
+perfsage_test(daemon_test integration/daemon_test.cpp)
+add_dependencies(daemon_test perfsaged perfsage)

@@ -1,0 +1,395 @@
+// perfsaged end to end: a real daemon on a temporary folder and an ephemeral loopback port.
+#include <sqlite3.h>
+
+#include <fstream>
+
+#include "daemon_support.h"
+
+using namespace perfsage::test;
+namespace fs = std::filesystem;
+namespace v1 = perfsage::v1;
+
+namespace {
+
+std::string base_config(const fs::path& watch, const std::string& extra = "") {
+  return "daemon:\n  store: perf.db\n  listen: 127.0.0.1:0\n  workers: 2\n  debounce: 200ms\n"
+         "  quiet: 1500ms\n  shutdown_grace: 5s\n  watch:\n    - path: " +
+         watch.string() + "\n      runs: \"*\"\n      job: \"{1}\"\n" + extra;
+}
+
+// Copies `from` to `to` in chunks, keeping the file open across the pauses; one pause is
+// longer than the daemon's quiet time, so only the open file keeps the run from looking done.
+void copy_slowly(const fs::path& from, const fs::path& to, std::chrono::milliseconds pause,
+                 std::chrono::milliseconds long_pause) {
+  std::ifstream in(from, std::ios::binary);
+  std::string data((std::istreambuf_iterator<char>(in)), {});
+  std::ofstream out(to, std::ios::binary);
+  size_t chunk = std::max<size_t>(data.size() / 4, 1);
+  for (size_t off = 0, n = 0; off < data.size(); off += chunk, ++n) {
+    out.write(data.data() + off, static_cast<std::streamsize>(std::min(chunk, data.size() - off)));
+    out.flush();
+    std::this_thread::sleep_for(n == 1 ? long_pause : pause);
+  }
+}
+
+int64_t count_rows(const fs::path& db, const std::string& sql) {
+  sqlite3* h = nullptr;
+  REQUIRE(sqlite3_open_v2(db.c_str(), &h, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK);
+  sqlite3_stmt* st = nullptr;
+  REQUIRE(sqlite3_prepare_v2(h, sql.c_str(), -1, &st, nullptr) == SQLITE_OK);
+  int64_t n = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
+  sqlite3_finalize(st);
+  sqlite3_close(h);
+  return n;
+}
+
+std::string integrity(const fs::path& db) {
+  sqlite3* h = nullptr;
+  REQUIRE(sqlite3_open_v2(db.c_str(), &h, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK);
+  sqlite3_stmt* st = nullptr;
+  REQUIRE(sqlite3_prepare_v2(h, "PRAGMA integrity_check", -1, &st, nullptr) == SQLITE_OK);
+  std::string out = sqlite3_step(st) == SQLITE_ROW
+                        ? reinterpret_cast<const char*>(sqlite3_column_text(st, 0))
+                        : "no answer";
+  sqlite3_finalize(st);
+  sqlite3_close(h);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("a sample dump copied slowly into a watched folder is analysed once, when complete") {
+  PERFSAGE_REQUIRE_SAMPLES();
+  TempDir dir;
+  fs::create_directories(dir.path() / "runs");
+  DaemonProcess d(dir.path(), base_config(dir.path() / "runs"));
+  REQUIRE(d.start());
+
+  auto sample = samples_dir() / "ascend/mstt";
+  auto run = dir.path() / "runs" / "bert-pretrain";
+  fs::create_directories(run);
+  std::vector<fs::path> files;
+  for (const auto& e : fs::directory_iterator(sample)) files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+  auto no_job_yet = [&] {
+    auto q = d.get_json<v1::QueueState>("/api/v1/queue");
+    INFO(q.DebugString());
+    CHECK(q.jobs_size() == 0);
+  };
+  for (const auto& f : files) {
+    // The first file waits longer than the quiet time while open.
+    copy_slowly(f, run / f.filename(), std::chrono::milliseconds(100),
+                std::chrono::milliseconds(f == files.front() ? 1800 : 100));
+    no_job_yet();
+    std::this_thread::sleep_for(std::chrono::milliseconds(400));  // closed, less than quiet
+  }
+  no_job_yet();
+  auto pending = d.get_json<v1::QueueState>("/api/v1/queue");
+  REQUIRE(pending.pending_size() == 1);
+  CHECK(pending.pending(0).path() == run.string());
+  CHECK(pending.pending(0).job() == "bert-pretrain");
+
+  v1::QueueState q;
+  REQUIRE(eventually(30, [&] {
+    q = d.get_json<v1::QueueState>("/api/v1/queue");
+    return q.jobs_size() == 1 && q.jobs(0).state() == "done";
+  }));
+  auto job = q.jobs(0);
+  CHECK(job.source() == "watch");
+  CHECK(job.job() == "bert-pretrain");
+
+  // Every file whole: the records match what the CLI ingests from the originals.
+  auto detail = d.get_json<v1::RunDetail>("/api/v1/runs/" + std::to_string(job.run_id()));
+  CHECK(detail.summary().job() == "bert-pretrain");
+  CHECK(detail.summary().queue_job() == job.id());
+  REQUIRE(detail.report().ingest_size() == static_cast<int>(files.size()));
+  auto cli = perfsage_binary().string() + " ingest --format json --store " +
+             (dir.path() / "cli.db").string() + " " + sample.string() + " > " +
+             (dir.path() / "cli.json").string();
+  REQUIRE(std::system(cli.c_str()) == 0);
+  std::ifstream cli_json(dir.path() / "cli.json");
+  v1::AnalysisReport direct;
+  REQUIRE(google::protobuf::util::JsonStringToMessage(
+              std::string(std::istreambuf_iterator<char>(cli_json), {}), &direct)
+              .ok());
+  REQUIRE(direct.ingest_size() == detail.report().ingest_size());
+  for (int i = 0; i < direct.ingest_size(); ++i) {
+    CHECK(detail.report().ingest(i).records() == direct.ingest(i).records());
+    CHECK(detail.report().ingest(i).skipped() == 0);
+  }
+  CHECK(detail.report().recommendations_size() > 0);
+  CHECK(detail.summary().findings() == detail.report().recommendations_size());
+
+  // The run is unchanged: no second job. Rewritten: analysed again as a new run of the job.
+  std::this_thread::sleep_for(std::chrono::milliseconds(2000));
+  CHECK(d.get_json<v1::QueueState>("/api/v1/queue").jobs_size() == 1);
+  fs::copy_file(sample / "cluster_step_trace_time.csv", run / "cluster_step_trace_time.csv",
+                fs::copy_options::overwrite_existing);
+  REQUIRE(eventually(30, [&] {
+    q = d.get_json<v1::QueueState>("/api/v1/queue");
+    return q.jobs_size() == 2 && q.jobs(0).state() == "done";
+  }));
+  CHECK(q.jobs(0).job() == "bert-pretrain");
+  CHECK(q.jobs(0).run_id() != job.run_id());
+  auto history = d.get_json<v1::JobHistory>("/api/v1/jobs/bert-pretrain/history");
+  CHECK(history.runs_size() == 2);
+  REQUIRE(history.findings_size() > 0);
+  for (const auto& f : history.findings()) {
+    CHECK(f.runs_seen() == 2);
+    CHECK(f.open());
+    CHECK(f.trend() == "steady");
+  }
+  CHECK(d.kill(SIGTERM) == 0);
+}
+
+TEST_CASE("SIGKILL during an ingest: after a restart the job completes and nothing is lost") {
+  TempDir dir;
+  fs::create_directories(dir.path() / "runs");
+  auto small = source_dir() / "tests/fixtures/daemon/ascend_run";
+  auto big = write_big_run(dir.path() / "inputs" / "big", 6000);
+  int64_t small_run = 0, big_job = 0;
+  {
+    DaemonProcess d(dir.path(), base_config(dir.path() / "runs"));
+    REQUIRE(d.start());
+    auto first = d.wait_job(d.submit(small).id());
+    REQUIRE(first.state() == "done");
+    small_run = first.run_id();
+    big_job = d.submit(big).id();
+    REQUIRE(eventually(30, [&] { return d.job(big_job).stage() == "ingest"; }));
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    d.kill(SIGKILL);
+  }
+  // The worker died with the daemon: nothing is left writing to the store.
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  DaemonProcess d(dir.path(), base_config(dir.path() / "runs"));
+  REQUIRE(d.start());
+  auto done = d.wait_job(big_job, 120);
+  INFO(d.log());
+  REQUIRE(done.state() == "done");
+  CHECK(done.attempts() == 2);
+  CHECK(done.crashes() == 0);
+  CHECK(d.kill(SIGTERM) == 0);
+  auto db = dir.path() / "perf.db";
+  CHECK(integrity(db) == "ok");
+  CHECK(count_rows(db, "SELECT count(*) FROM runs") == 2);
+  CHECK(count_rows(db, "SELECT count(*) FROM runs WHERE id=" + std::to_string(small_run)) == 1);
+  CHECK(count_rows(db, "SELECT count(*) FROM findings WHERE run_id=" + std::to_string(small_run)) >
+        0);
+  auto queue = dir.path() / "perf.db.queue";
+  CHECK(integrity(queue) == "ok");
+  CHECK(count_rows(queue, "SELECT count(*) FROM jobs WHERE state!='done'") == 0);
+}
+
+TEST_CASE("a worker killed mid-job: the job is retried, then quarantined with its reason") {
+  TempDir dir;
+  fs::create_directories(dir.path() / "runs");
+  auto big = write_big_run(dir.path() / "inputs" / "big", 6000);
+  DaemonProcess d(dir.path(), base_config(dir.path() / "runs"));
+  REQUIRE(d.start());
+  auto id = d.submit(big).id();
+  int last_pid = 0;
+  for (int crash = 1; crash <= 2; ++crash) {
+    v1::QueueJob j;
+    REQUIRE(eventually(30, [&] {
+      j = d.job(id);
+      return j.state() == "running" && j.pid() > 0 && j.pid() != last_pid;
+    }));
+    last_pid = j.pid();
+    ::kill(j.pid(), SIGSEGV);
+    REQUIRE(eventually(30, [&] {
+      j = d.job(id);
+      return j.crashes() == crash;
+    }));
+    INFO(j.DebugString());
+    CHECK(j.state() != "done");
+    CHECK_THAT(j.reason(),
+               Catch::EndsWith("the worker died without a result (SIGSEGV (signal 11))"));
+  }
+  auto j = d.job(id);
+  CHECK(j.state() == "quarantined");
+  CHECK(j.reason() ==
+        "quarantined after 2 crashes; last: the worker died without a result (SIGSEGV (signal "
+        "11))");
+  // The daemon is fine and goes on with other work.
+  auto ok = d.wait_job(d.submit(source_dir() / "tests/fixtures/daemon/ascend_run").id());
+  CHECK(ok.state() == "done");
+  auto metrics = d.get("/metrics").body;
+  CHECK_THAT(metrics, Catch::Contains("perfsage_worker_restarts_total{reason=\"signal\"} 2"));
+  CHECK_THAT(metrics, Catch::Contains("perfsage_jobs{state=\"quarantined\"} 1"));
+  CHECK(d.kill(SIGTERM) == 0);
+}
+
+TEST_CASE("a job over its time limit is killed and counted as a crash") {
+  TempDir dir;
+  fs::create_directories(dir.path() / "runs");
+  auto big = write_big_run(dir.path() / "inputs" / "big", 6000);
+  DaemonProcess d(dir.path(), base_config(dir.path() / "runs", "  job_limits: {time: 300ms}\n"));
+  REQUIRE(d.start());
+  auto j = d.wait_job(d.submit(big).id(), 60);
+  CHECK(j.state() == "quarantined");
+  CHECK(j.crashes() == 2);
+  CHECK_THAT(j.reason(), Catch::Contains("timed out after 0.3 s; the worker was killed"));
+  CHECK(d.kill(SIGTERM) == 0);
+}
+
+TEST_CASE("a broken pack set on reload keeps the old one serving") {
+  TempDir dir;
+  fs::create_directories(dir.path() / "runs");
+  auto packs = dir.path() / "packs";
+  fs::create_directories(packs);
+  fs::copy(source_dir() / "knowledge_bases/builtin/aicpu", packs / "aicpu_local",
+           fs::copy_options::recursive);
+  {
+    std::ifstream in(packs / "aicpu_local/pack.yaml");
+    std::string text((std::istreambuf_iterator<char>(in)), {});
+    auto at = text.find("name: aicpu");
+    REQUIRE(at != std::string::npos);
+    text.replace(at, std::string("name: aicpu").size(), "name: aicpu_local");
+    std::ofstream(packs / "aicpu_local/pack.yaml") << text;
+  }
+  DaemonProcess d(dir.path(), base_config(dir.path() / "runs",
+                                          "  pack_reload_debounce: 200ms\nkb:\n  paths: [" +
+                                              packs.string() + "]\n"));
+  REQUIRE(d.start());
+  auto before = d.get_json<v1::PackStatusList>("/api/v1/packs");
+  CHECK(before.generation() == 1);
+  bool has_local = false;
+  for (const auto& p : before.packs()) has_local |= p.name() == "aicpu_local";
+  REQUIRE(has_local);
+
+  // Break it: the pack folder changes, the daemon reloads, the load fails.
+  std::ofstream(packs / "aicpu_local/pack.yaml", std::ios::app) << "\nrules: [this is: not: yaml\n";
+  v1::PackStatusList after;
+  REQUIRE(eventually(20, [&] {
+    after = d.get_json<v1::PackStatusList>("/api/v1/packs");
+    return after.last_reload().trigger() == "pack folder change";
+  }));
+  CHECK_FALSE(after.last_reload().ok());
+  CHECK_THAT(after.last_reload().error(), Catch::Contains("pack.yaml"));
+  CHECK(after.generation() == 1);
+  CHECK(after.packs_size() == before.packs_size());
+  auto ready = d.get("/readyz");
+  CHECK(ready.status == 200);
+  CHECK_THAT(ready.body, Catch::Contains("the last reload failed, generation 1 keeps serving"));
+  CHECK_THAT(d.get("/metrics").body, Catch::Contains("perfsage_pack_load_failures_total 1"));
+  CHECK_THAT(d.log(), Catch::Contains("failed; generation 1 keeps serving"));
+
+  // SIGHUP tries again (still broken); new jobs are analysed with the old packs.
+  d.kill(SIGHUP);
+  REQUIRE(eventually(20, [&] {
+    return d.get_json<v1::PackStatusList>("/api/v1/packs").last_reload().trigger() == "SIGHUP";
+  }));
+  auto j = d.wait_job(d.submit(source_dir() / "tests/fixtures/daemon/ascend_run").id());
+  REQUIRE(j.state() == "done");
+  auto detail = d.get_json<v1::RunDetail>("/api/v1/runs/" + std::to_string(j.run_id()));
+  bool evaluated = false;
+  for (const auto& p : detail.report().packs()) evaluated |= p.name() == "aicpu_local";
+  CHECK(evaluated);
+
+  // Repaired: the next load serves generation 2.
+  fs::remove_all(packs / "aicpu_local");
+  REQUIRE(eventually(
+      20, [&] { return d.get_json<v1::PackStatusList>("/api/v1/packs").generation() == 2; }));
+  CHECK(d.get_json<v1::PackStatusList>("/api/v1/packs").last_reload().ok());
+  CHECK(d.kill(SIGTERM) == 0);
+}
+
+TEST_CASE("a non-loopback address needs a token; a wrong token gets 401") {
+  TempDir dir;
+  fs::create_directories(dir.path() / "runs");
+  std::string open_config = base_config(dir.path() / "runs");
+  open_config.replace(open_config.find("127.0.0.1:0"), 11, "0.0.0.0:0");
+  {
+    DaemonProcess d(dir.path(), open_config);
+    CHECK_FALSE(d.start());
+    CHECK(WEXITSTATUS(d.kill(SIGTERM)) == 2);
+    CHECK_THAT(d.log(), Catch::Contains("refusing to listen on 0.0.0.0:0"));
+  }
+  auto token = dir.write("token", "s3cret-token\n");
+  ::chmod(token.c_str(), 0600);
+  DaemonProcess d(dir.path(), open_config + "  token_file: " + token.string() + "\n");
+  REQUIRE(d.start());
+  CHECK(d.get("/api/v1/runs").status == 401);
+  CHECK(d.get("/api/v1/runs", "wrong").status == 401);
+  CHECK_THAT(d.get("/api/v1/runs", "wrong").body, Catch::Contains("\"code\":\"unauthorized\""));
+  CHECK(d.get("/metrics").status == 401);
+  CHECK(d.get("/api/v1/runs", "s3cret-token").status == 200);
+  CHECK(d.post("/api/v1/submit", "{}", "nope").status == 401);
+  CHECK(d.get("/healthz").status == 200);
+  CHECK(d.get("/").status == 200);  // the page itself carries no data
+  CHECK(d.kill(SIGTERM) == 0);
+}
+
+TEST_CASE("bad requests get JSON errors and never hurt the daemon") {
+  TempDir dir;
+  fs::create_directories(dir.path() / "runs");
+  DaemonProcess d(dir.path(), base_config(dir.path() / "runs"));
+  REQUIRE(d.start());
+  auto check = [&](const HttpReply& r, int status, const std::string& code) {
+    INFO(r.body);
+    CHECK(r.status == status);
+    CHECK_THAT(r.body, Catch::Contains("\"code\":\"" + code + "\""));
+  };
+  check(d.get("/api/v1/runs/123"), 404, "not_found");
+  check(d.get("/api/v1/runs?limit=0"), 400, "bad_request");
+  check(d.get("/api/v1/runs?since=yesterday"), 400, "bad_request");
+  check(d.get("/api/v1/queue?state=sleeping"), 400, "bad_request");
+  check(d.get("/api/v1/compare?a=1"), 400, "bad_request");
+  check(d.get("/api/v1/jobs/nobody/history"), 404, "not_found");
+  check(d.get("/api/v1/nothing"), 404, "not_found");
+  check(d.post("/api/v1/submit", "{not json"), 400, "bad_request");
+  check(d.post("/api/v1/submit", "{\"path\":\"relative/x\"}"), 400, "bad_request");
+  check(d.post("/api/v1/submit", "{\"path\":\"/no/such/place\"}"), 400, "bad_request");
+  check(d.post("/api/v1/submit", std::string(2 << 20, 'x')), 413, "payload_too_large");
+  CHECK(d.get("/healthz").status == 200);
+  CHECK(d.alive());
+  CHECK(d.kill(SIGTERM) == 0);
+}
+
+TEST_CASE("SIGTERM lets a running job finish within the grace period, else queues it again") {
+  TempDir dir;
+  fs::create_directories(dir.path() / "runs");
+  auto big = write_big_run(dir.path() / "inputs" / "big", 6000);
+  std::string config = base_config(dir.path() / "runs");
+  config.replace(config.find("shutdown_grace: 5s"), 18, "shutdown_grace: 100ms");
+  int64_t id = 0;
+  {
+    DaemonProcess d(dir.path(), config);
+    REQUIRE(d.start());
+    id = d.submit(big).id();
+    REQUIRE(eventually(30, [&] { return d.job(id).stage() == "ingest"; }));
+    CHECK(d.kill(SIGTERM) == 0);
+    CHECK_THAT(d.log(), Catch::Contains("grace period over: 1 job(s) go back to the queue"));
+  }
+  CHECK(count_rows(dir.path() / "perf.db.queue",
+                   "SELECT attempts FROM jobs WHERE id=" + std::to_string(id)) == 0);
+  DaemonProcess d(dir.path(), base_config(dir.path() / "runs"));
+  REQUIRE(d.start());
+  auto j = d.wait_job(id, 120);
+  CHECK(j.state() == "done");
+  CHECK(j.attempts() == 1);
+  CHECK(d.kill(SIGTERM) == 0);
+}
+
+TEST_CASE("--check-config validates the config and the packs and exits") {
+  TempDir dir;
+  fs::create_directories(dir.path() / "runs");
+  std::ofstream(dir.path() / "good.yaml") << base_config(dir.path() / "runs");
+  std::ofstream(dir.path() / "bad.yaml") << "daemon:\n  store: x.db\n  workers: many\n";
+  auto run = [&](const std::string& file) {
+    std::string cmd = perfsaged_binary().string() + " --check-config --config " +
+                      (dir.path() / file).string() + " > " + (dir.path() / "out").string() +
+                      " 2>&1";
+    int rc = std::system(cmd.c_str());
+    std::ifstream in(dir.path() / "out");
+    return std::make_pair(WEXITSTATUS(rc), std::string(std::istreambuf_iterator<char>(in), {}));
+  };
+  auto [good_rc, good_out] = run("good.yaml");
+  INFO(good_out);
+  CHECK(good_rc == 0);
+  CHECK_THAT(good_out, Catch::Contains("config OK"));
+  auto [bad_rc, bad_out] = run("bad.yaml");
+  CHECK(bad_rc == 2);
+  CHECK_THAT(bad_out,
+             Catch::Contains("bad.yaml:3:12: error: daemon.workers must be a whole number"));
+}
