@@ -214,7 +214,13 @@ var PerfsageRunView = (function () {
 
   function rooflineChart(roofline) {
     var points = (roofline && roofline.points) || [];
-    var roofs = (roofline && roofline.roofs) || [];
+    // Precisions with the same peak share one roof line ("fp16/bf16").
+    var roofs = [];
+    ((roofline && roofline.roofs) || []).forEach(function (r) {
+      var same = roofs.filter(function (o) { return o.peak_flops === r.peak_flops && o.bandwidth === r.bandwidth; })[0];
+      if (same) same.precision += "/" + r.precision;
+      else roofs.push({ precision: r.precision, peak_flops: r.peak_flops, bandwidth: r.bandwidth });
+    });
     if (!points.length && !roofs.length) return null;
     var W = 760, H = 380, L = 80, R = 20, T = 20, B = 50;
     var xs = [], ys = [];

@@ -2,3 +2,5 @@
 set(PERFSAGE_TEST_LIBS perfsage_daemon)
 perfsage_test(daemon_test integration/daemon_test.cpp)
 add_dependencies(daemon_test perfsaged perfsage)
+perfsage_test(daemon_page_test integration/daemon_page_test.cpp)
+add_dependencies(daemon_page_test perfsaged perfsage)
