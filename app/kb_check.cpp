@@ -57,9 +57,9 @@ void lint(const engine::Pack& p, std::vector<engine::LoadMessage>& out) {
     if (!r.action)
       say(engine::LoadCode::lint_no_action, r.pos, item,
           "no action: propose a fix (at least a code_hint)");
-    if (r.severity == "auto" && !r.gain.present())
+    if (r.severity == "auto" && !r.gain.present() && !r.share.present())
       say(engine::LoadCode::lint_no_gain, r.pos, item,
-          "severity auto without a gain is always low: give a gain or a fixed severity");
+          "severity auto without a gain or a share is always low: give one or a fixed severity");
     if (r.references.empty())
       say(engine::LoadCode::lint_no_references, r.pos, item, "no references");
   }

@@ -131,8 +131,14 @@ perfsage::v1::Finding make_finding(const CompiledPack& pack, const clips::Fact& 
     gain_share = gain / base_us;
   if (rule->gain.present()) out.set_estimated_gain_us(gain);
   out.set_estimated_gain_share(gain_share);
-  out.set_severity(rule->severity != "auto" ? parse_severity(rule->severity)
-                                            : severity_from_share(gain_share));
+  auto severity =
+      rule->severity != "auto" ? parse_severity(rule->severity) : severity_from_share(gain_share);
+  // A share without a time gain on a run without timing (a graph alone) is a structural
+  // estimate: it never proves a large loss, so an automatic severity stops at medium.
+  if (rule->severity == "auto" && !rule->gain.present() && base_us <= 0 &&
+      severity > perfsage::v1::SEVERITY_MEDIUM)
+    severity = perfsage::v1::SEVERITY_MEDIUM;
+  out.set_severity(severity);
   if (compiled->action) *out.mutable_action() = build_action(*compiled->action, vars);
   for (const auto& r : rule->references) out.add_references(r);
   for (const auto& t : rule->tags) out.add_tags(t);

@@ -340,6 +340,23 @@ CREATE TABLE shape_alignment(
   total_us REAL, shapes TEXT);
 CREATE INDEX shape_alignment_run ON shape_alignment(run_id);
 )sql",
+    // 20: structural estimates for graphs without a profile (analyzers/patterns/structure.h):
+    // the graph's format, the output bytes a candidate stops writing and its share of the
+    // graph's work; inference-graph clean-ups.
+    R"sql(
+ALTER TABLE fusion_candidates ADD COLUMN graph_format TEXT;
+ALTER TABLE fusion_candidates ADD COLUMN saved_bytes INTEGER;
+ALTER TABLE fusion_candidates ADD COLUMN structural_share REAL;
+ALTER TABLE transdata_chains ADD COLUMN graph_format TEXT;
+ALTER TABLE transdata_chains ADD COLUMN bytes INTEGER;
+ALTER TABLE transdata_chains ADD COLUMN structural_share REAL;
+CREATE TABLE graph_cleanups(
+  run_id INTEGER NOT NULL, graph TEXT NOT NULL, graph_format TEXT NOT NULL, kind TEXT NOT NULL,
+  pass TEXT NOT NULL, nodes TEXT NOT NULL, removed INTEGER NOT NULL, detail TEXT,
+  exact INTEGER NOT NULL, bytes INTEGER, structural_share REAL NOT NULL,
+  compute_nodes INTEGER NOT NULL);
+CREATE INDEX graph_cleanups_run ON graph_cleanups(run_id);
+)sql",
 };
 
 // Rows of tables that became blocks are moved into blocks; the tables are dropped, so the names

@@ -1,11 +1,13 @@
 #include "analyzers/patterns/analyze_patterns.h"
 
 #include <algorithm>
+#include <optional>
 #include <set>
 
 #include "analyzers/graph/match_ops.h"
 #include "analyzers/patterns/matcher.h"
 #include "analyzers/patterns/op_graph.h"
+#include "analyzers/patterns/structure.h"
 #include "analyzers/patterns/transdata.h"
 #include "store/bind.h"
 
@@ -69,15 +71,27 @@ PatternSummary analyze_patterns(store::Database& db, int64_t run_id,
   for (const auto& [name, t] : times) device_us += t.total_us;
 
   store::Transaction txn(db);
-  for (const char* table : {"fusion_candidates", "transdata_chains"})
+  for (const char* table : {"fusion_candidates", "transdata_chains", "graph_cleanups"})
     db.prepare(std::string("DELETE FROM ") + table + " WHERE run_id=?1").bind(1, run_id).run();
   auto add_candidate = db.prepare(
-      "INSERT INTO fusion_candidates VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14)");
-  auto add_chain =
-      db.prepare("INSERT INTO transdata_chains VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11)");
+      "INSERT INTO fusion_candidates(run_id, pattern, kind, pass, fix, source, graph, nodes, "
+      "types, ops, fused, count, total_us, share, graph_format, saved_bytes, structural_share) "
+      "VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17)");
+  auto add_chain = db.prepare(
+      "INSERT INTO transdata_chains(run_id, kind, source, graph, nodes, transdata, formats, "
+      "culprit, count, total_us, share, graph_format, bytes, structural_share) "
+      "VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14)");
+  auto add_cleanup =
+      db.prepare("INSERT INTO graph_cleanups VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12)");
   auto share = [&](double us) { return device_us > 0 ? us / device_us : 0.0; };
+  auto opt_bytes = [](int64_t b) { return b < 0 ? std::optional<int64_t>() : b; };
 
   for (const auto& g : views) {
+    // Structural estimates (graphs only): fusing keeps every member's output but the last on
+    // chip; removing a TransData or a clean-up node removes its output.
+    const bool graph = g.source == "graph";
+    const auto size = patterns::graph_size(g);
+    auto format = graph ? std::optional<std::string>(g.format) : std::nullopt;
     for (const auto& m : patterns::find_matches(g, pats)) {
       std::vector<std::string> names, types;
       for (size_t n : m.nodes) {
@@ -85,9 +99,13 @@ PatternSummary analyze_patterns(store::Database& db, int64_t run_id,
         types.push_back(g.nodes[n].type);
       }
       Cost c = cost_of(g, m.nodes, times);
+      std::vector<size_t> inner(m.nodes.begin(), m.nodes.end() - 1);
+      auto est = patterns::estimate(g, size, inner);
       store::insert(add_candidate, run_id, m.pattern->name, m.pattern->kind, m.pattern->pass,
                     m.pattern->fix, g.source, g.graph, join(names), join(types), join(c.ops),
-                    int64_t{m.fused}, c.count, c.total_us, share(c.total_us));
+                    int64_t{m.fused}, c.count, c.total_us, share(c.total_us), format,
+                    graph ? opt_bytes(est.bytes) : std::nullopt,
+                    graph ? std::optional<double>(est.share) : std::nullopt);
       ++summary.candidates;
     }
     for (const auto& chain : patterns::find_transdata_chains(g)) {
@@ -95,9 +113,22 @@ PatternSummary analyze_patterns(store::Database& db, int64_t run_id,
       for (size_t n : chain.nodes) names.push_back(g.nodes[n].name);
       for (size_t n : chain.transdata) tds.push_back(g.nodes[n].name);
       Cost c = cost_of(g, chain.transdata, times);
+      auto est = patterns::estimate(g, size, chain.transdata);
       store::insert(add_chain, run_id, chain.kind, g.source, g.graph, join(names), join(tds),
-                    chain.formats, chain.culprit, c.count, c.total_us, share(c.total_us));
+                    chain.formats, chain.culprit, c.count, c.total_us, share(c.total_us), format,
+                    graph ? opt_bytes(est.bytes) : std::nullopt,
+                    graph ? std::optional<double>(est.share) : std::nullopt);
       ++summary.chains;
+    }
+    if (!graph) continue;
+    for (const auto& cl : patterns::find_cleanups(g)) {
+      std::vector<std::string> names;
+      for (size_t n : cl.nodes) names.push_back(g.nodes[n].name);
+      auto est = patterns::estimate(g, size, cl.removed);
+      store::insert(add_cleanup, run_id, g.graph, g.format, cl.kind, cl.pass, join(names),
+                    static_cast<int64_t>(cl.removed.size()), cl.detail, int64_t{cl.exact},
+                    opt_bytes(est.bytes), est.share, size.compute_nodes);
+      ++summary.cleanups;
     }
   }
   txn.commit();

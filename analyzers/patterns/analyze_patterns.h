@@ -1,6 +1,7 @@
 // Pattern analyzer: matches the data-declared fusion patterns and finds TransData chains in
 // the run's model graphs (or, without a graph, its device task sequence), joins the matched
-// nodes to profiled time and writes fusion_candidates and transdata_chains.
+// nodes to profiled time and writes fusion_candidates and transdata_chains; for graphs also
+// the structural estimates and the inference-graph clean-ups (graph_cleanups).
 #pragma once
 
 #include <cstdint>
@@ -12,7 +13,7 @@
 namespace perfsage::analyzers {
 
 struct PatternSummary {
-  size_t candidates = 0, chains = 0;
+  size_t candidates = 0, chains = 0, cleanups = 0;
   std::string source;  // graph | sequence | "" (nothing to match)
 };
 

@@ -81,6 +81,21 @@ class Search {
 
 }  // namespace
 
+bool merged_members(const OpGraph& g, const Pattern& p, const std::vector<size_t>& nodes) {
+  for (size_t a : nodes) {
+    const OpNode& na = g.nodes[a];
+    if (!p.pass.empty() && na.pass == p.pass) return true;
+    for (size_t b : nodes) {
+      if (a == b) continue;
+      const OpNode& nb = g.nodes[b];
+      if (na.fusion_scope >= 0 && na.fusion_scope == nb.fusion_scope) return true;
+      if (std::find(na.originals.begin(), na.originals.end(), nb.name) != na.originals.end())
+        return true;
+    }
+  }
+  return false;
+}
+
 std::vector<Match> find_matches(const OpGraph& g, const std::vector<Pattern>& patterns,
                                 size_t limit) {
   std::vector<Match> all;
@@ -93,7 +108,7 @@ std::vector<Match> find_matches(const OpGraph& g, const std::vector<Pattern>& pa
           continue;
         if (mine++ >= limit) break;
         Match m{&declared, std::move(nodes), false};
-        for (size_t n : m.nodes) m.fused = m.fused || g.nodes[n].fused;
+        m.fused = merged_members(g, declared, m.nodes);
         all.push_back(std::move(m));
       }
     }

@@ -115,14 +115,14 @@ std::vector<OpGraph> graphs_from_store(store::Database& db, int64_t run_id) {
   // Dumps of several stages repeat nodes: the first (graph, name) wins, fusion marks merge.
   auto nodes = db.prepare(
       "SELECT graph, name, type, max(coalesce(pass_name, '')), group_concat(original_ops, "
-      "char(31)), max(coalesce(fusion_scope, -1)) FROM graph_nodes WHERE run_id=?1 "
+      "char(31)), max(coalesce(fusion_scope, -1)), max(coalesce(attrs, '')), "
+      "max(coalesce(source, '')) FROM graph_nodes WHERE run_id=?1 "
       "GROUP BY graph, name ORDER BY min(rowid)");
   nodes.bind(1, run_id);
   while (nodes.step()) {
     OpNode n;
     n.name = nodes.text(1);
     n.type = nodes.text(2);
-    size_t originals = 0;
     if (!nodes.is_null(4)) {
       std::string all = nodes.text(4);
       std::set<std::string> names;
@@ -134,13 +134,16 @@ std::vector<OpGraph> graphs_from_store(store::Database& db, int64_t run_id) {
           names.insert(std::move(o));
         pos = end + 1;
       }
-      originals = names.size();
+      n.originals.assign(names.begin(), names.end());
     }
-    n.fused = !nodes.text(3).empty() || originals > 1 || nodes.int64(5) >= 0;
+    n.pass = nodes.text(3);
+    n.fusion_scope = nodes.int64(5);
+    n.attrs = nodes.text(6);
     std::string graph = nodes.text(0);
     auto& g = graphs[graph];
     g.source = "graph";
     g.graph = graph;
+    g.format = nodes.text(7).rfind("ge", 0) == 0 ? "ge" : "onnx";
     std::string name = n.name;  // add_node moves n; the assignment evaluates it first
     index[{graph, name}] = g.add_node(std::move(n));
   }
@@ -153,20 +156,43 @@ std::vector<OpGraph> graphs_from_store(store::Database& db, int64_t run_id) {
     std::string graph = edges.text(0);
     auto a = index.find({graph, edges.text(1)});
     auto b = index.find({graph, edges.text(2)});
-    if (a == index.end() || b == index.end()) continue;
+    if (b == index.end() || !graphs.count(graph)) continue;
+    if (a == index.end()) {  // a graph input or a constant (ONNX initializer) read by name
+      graphs[graph].nodes[b->second].value_inputs.push_back(edges.text(1));
+      continue;
+    }
     graphs[graph].add_edge(a->second, b->second);
   }
 
-  // Formats: the node's first input and first output tensors.
+  // Tensors: formats and element types of the first input and output, output bytes, and the
+  // types of graph inputs and initializers (by name).
   auto tensors = db.prepare(
-      "SELECT graph, node, direction, format FROM tensors WHERE run_id=?1 AND format IS NOT NULL "
+      "SELECT graph, node, direction, format, dtype, bytes, name FROM tensors WHERE run_id=?1 "
       "ORDER BY idx DESC");
   tensors.bind(1, run_id);
   while (tensors.step()) {
+    auto git = graphs.find(tensors.text(0));
+    if (git == graphs.end()) continue;
+    std::string dir = tensors.text(2);
+    if (dir == "graph_input" || dir == "initializer") {
+      if (!tensors.is_null(4)) git->second.value_dtypes[tensors.text(6)] = tensors.text(4);
+      continue;
+    }
     auto it = index.find({tensors.text(0), tensors.text(1)});
     if (it == index.end()) continue;
-    auto& n = graphs[tensors.text(0)].nodes[it->second];
-    (tensors.text(2) == "input" ? n.in_format : n.out_format) = first_item(tensors.text(3));
+    auto& n = git->second.nodes[it->second];
+    bool in = dir == "input";
+    if (!tensors.is_null(3)) (in ? n.in_format : n.out_format) = first_item(tensors.text(3));
+    if (!tensors.is_null(4)) (in ? n.in_dtype : n.out_dtype) = first_item(tensors.text(4));
+    if (in) {
+      ++n.inputs;
+    } else {
+      n.out_bytes = n.outputs++ == 0 ? 0 : n.out_bytes;
+      if (tensors.is_null(5) || n.out_bytes < 0)
+        n.out_bytes = -1;
+      else
+        n.out_bytes += tensors.int64(5);
+    }
   }
 
   // Profiled ops: through graph_op_matches when the graph analyzer filled it, else by name.

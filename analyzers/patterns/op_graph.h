@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -15,15 +16,26 @@ namespace perfsage::analyzers::patterns {
 
 struct OpNode {
   std::string name, type;
-  bool fused = false;                 // produced by a fusion pass (pass name / original op names)
-  std::vector<std::string> ops;       // profiled op names of this node
-  std::string in_format, out_format;  // first input / output format, when recorded
-  size_t order = 0;                   // topological (graph) or first-start (sequence) position
+  std::string pass;                    // the fusion pass that produced it, when recorded
+  int64_t fusion_scope = -1;           // UB fusion scope shared by the nodes of one kernel
+  std::vector<std::string> originals;  // original op names merged into it
+  // Graph views only (structural estimates without a profile):
+  std::string attrs;                      // the node's attributes as JSON
+  std::string in_dtype, out_dtype;        // first input / output element type when recorded
+  std::vector<std::string> value_inputs;  // inputs that are graph inputs or constants, by name
+  int64_t inputs = 0;                     // input tensors recorded
+  int64_t outputs = 0;                    // output tensors recorded
+  int64_t out_bytes = -1;                 // summed output tensor bytes; -1 when one is unknown
+  std::vector<std::string> ops;           // profiled op names of this node
+  std::string in_format, out_format;      // first input / output format, when recorded
+  size_t order = 0;                       // topological (graph) or first-start (sequence) position
 };
 
 struct OpGraph {
   std::string source;  // "graph" or "sequence"
   std::string graph;   // graph name ("" for sequences)
+  std::string format;  // ge or onnx for graphs, "" for sequences
+  std::unordered_map<std::string, std::string> value_dtypes;  // graph inputs and initializers
   std::vector<OpNode> nodes;
   std::vector<std::vector<size_t>> succ, pred;
   std::unordered_map<std::string, std::vector<size_t>> by_type;

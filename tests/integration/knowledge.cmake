@@ -1,3 +1,4 @@
 set(PERFSAGE_TEST_LIBS perfsage_cli)
 perfsage_test(many_ranks_test integration/many_ranks_test.cpp)
 perfsage_test(ascend_knowledge_test integration/ascend_knowledge_test.cpp)
+perfsage_test(graph_only_test integration/graph_only_test.cpp)

@@ -289,7 +289,8 @@ TEST_CASE("transdata chains of one cause are one fact, named by the costliest ch
   w.commit();
   auto chain = [&](const char* kind, const char* tds, const char* formats, double us) {
     db.prepare(
-          "INSERT INTO transdata_chains VALUES(?1, ?2, 'sequence', '', ?3, ?3, ?4, NULL, 3, "
+          "INSERT INTO transdata_chains(run_id, kind, source, graph, nodes, transdata, formats, "
+          "culprit, count, total_us, share) VALUES(?1, ?2, 'sequence', '', ?3, ?3, ?4, NULL, 3, "
           "?5, ?5 / 1000.0)")
         .bind(1, run)
         .bind(2, kind)

@@ -12,12 +12,14 @@ namespace {
 
 struct GraphBuilder {
   store::RunWriter& w;
-  void node(const std::string& name, const std::string& type, const char* pass = nullptr) {
+  void node(const std::string& name, const std::string& type, const char* pass = nullptr,
+            int64_t scope = -1) {
     store::GraphNode n;
     n.graph = "g";
     n.name = name;
     n.type = type;
     if (pass) n.pass_name = pass;
+    if (scope >= 0) n.fusion_scope = scope;
     w.add(n);
   }
   void edge(const std::string& a, const std::string& b) {
@@ -140,6 +142,45 @@ TEST_CASE("graph patterns: DAGs, fused nodes, first layer and TransData chains")
       "4d_5hd");
 }
 
+TEST_CASE("an occurrence is fused only when its own members were merged") {
+  store::Database db(":memory:");
+  int64_t run;
+  {
+    store::RunWriter w(db, {"j", {}, "fp", "now"});
+    run = w.run_id();
+    GraphBuilder b{w};
+    // The first convolution was fused with its BN and ReLU (one UB scope, 7), the Cast and
+    // TransData in front of it were not: that is still the AIPP candidate. Further on, Conv_8
+    // and Relu_9 share scope 9 (merged), Conv_10 came out of some other pass and Relu_11
+    // stands alone (not merged with it), Conv_12 + Relu_13 were produced by the pattern's pass.
+    b.node("input", "Data");
+    b.node("Cast_1", "Cast");
+    b.node("TransData_2", "TransData");
+    b.node("Conv_3", "Conv2D", "TbeConvBnReluFusionPass", 7);
+    b.node("BN_4", "BNInference", nullptr, 7);
+    b.node("Relu_5", "Relu", nullptr, 7);
+    b.node("Conv_8", "Conv2D", nullptr, 9);
+    b.node("Relu_9", "Relu", nullptr, 9);
+    b.node("Conv_10", "Conv2D", "ConvBiasAddFusionPass");
+    b.node("Relu_11", "Relu");
+    b.node("Conv_12", "Conv2D");
+    b.node("Relu_13", "Relu", "TbeConvElemwiseFusionPass");
+    const char* chain[] = {"input",  "Cast_1", "TransData_2", "Conv_3",  "BN_4",    "Relu_5",
+                           "Conv_8", "Relu_9", "Conv_10",     "Relu_11", "Conv_12", "Relu_13"};
+    for (size_t i = 0; i + 1 < std::size(chain); ++i) b.edge(chain[i], chain[i + 1]);
+    w.commit();
+  }
+  analyzers::analyze_patterns(db, run, builtin());
+  auto fused = [&](const std::string& nodes) {
+    return test::text(db, "SELECT fused FROM fusion_candidates WHERE nodes='" + nodes + "'");
+  };
+  CHECK(fused("Cast_1;TransData_2;Conv_3") == "0");  // the AIPP candidate
+  CHECK(fused("Conv_3;BN_4;Relu_5") == "1");
+  CHECK(fused("Conv_8;Relu_9") == "1");
+  CHECK(fused("Conv_10;Relu_11") == "0");
+  CHECK(fused("Conv_12;Relu_13") == "1");
+}
+
 TEST_CASE("GE dump samples: graphs are matched without inventing candidates") {
   PERFSAGE_REQUIRE_SAMPLES();
   for (const char* file : {"ascend/oam-tools/ge_proto_00000001_Build.txt",
@@ -152,4 +193,71 @@ TEST_CASE("GE dump samples: graphs are matched without inventing candidates") {
     CHECK(s.candidates == 0);  // Data/Unique/GatherV2/NetOutput hold no fusion pattern
     CHECK(s.chains == 0);      // and no TransData
   }
+}
+
+TEST_CASE("clean-ups from the structure: transposes, Cast round trips, only where provable") {
+  store::Database db(":memory:");
+  int64_t run;
+  {
+    store::RunWriter w(db, {"j", {}, "fp", "now"});
+    run = w.run_id();
+    auto node = [&](const std::string& name, const std::string& type, const std::string& attrs) {
+      store::GraphNode n;
+      n.graph = "g";
+      n.name = name;
+      n.type = type;
+      n.attrs = attrs;
+      n.source = "ge:Build";
+      w.add(n);
+    };
+    auto edge = [&](const std::string& a, const std::string& b) {
+      store::GraphEdge e;
+      e.graph = "g";
+      e.src = a;
+      e.dst = b;
+      w.add(e);
+    };
+    auto dtype = [&](const std::string& n, const char* dir, const char* t) {
+      store::TensorDesc d;
+      d.graph = "g";
+      d.node = n;
+      d.direction = dir;
+      d.dtype = t;
+      w.add(d);
+    };
+    // t1 -> t2 cancel ([0,2,1,3] is its own inverse); t3 -> t4 do not ([1,2,0] twice).
+    node("t1", "Transpose", R"({"perm":[0,2,1,3]})");
+    node("t2", "Transpose", R"({"perm":[0,2,1,3]})");
+    node("t0", "TransposeD", R"({"perm":[0,1,2]})");
+    node("t3", "Transpose", R"({"perm":[1,2,0]})");
+    node("t4", "Transpose", R"({"perm":[1,2,0]})");
+    edge("t1", "t2");
+    edge("t3", "t4");
+    // INT32 -> INT64 -> INT32: exact; FLOAT -> INT32 -> FLOAT truncates: not a round trip to
+    // remove; a pair whose input type is unknown is not reported.
+    for (auto [a, b, from, mid] :
+         std::vector<std::tuple<const char*, const char*, const char*, const char*>>{
+             {"c1", "c2", "INT32", "INT64"},
+             {"c3", "c4", "FLOAT", "INT32"},
+             {"c5", "c6", nullptr, "FLOAT16"}}) {
+      node(a, "Cast", "{}");
+      node(b, "Cast", "{}");
+      edge(a, b);
+      if (from) dtype(a, "input", from);
+      dtype(a, "output", mid);
+      dtype(b, "output", from ? from : "FLOAT");
+    }
+    w.commit();
+  }
+  analyzers::analyze_patterns(db, run, builtin());
+  CHECK(test::text(db,
+                   "SELECT group_concat(kind || ':' || nodes || ':' || exact || ':' || "
+                   "coalesce(detail, ''), ' | ') FROM (SELECT * FROM graph_cleanups "
+                   "ORDER BY nodes)") ==
+        "cast_round_trip:c1;c2:1:INT32>INT64>INT32 | transpose_identity:t0:1:perm [0,1,2] | "
+        "transpose_inverse:t1;t2:1:perm [0,2,1,3] then [0,2,1,3]");
+  // No tensor bytes recorded: shares are by node count (2 of 11 compute nodes for a pair).
+  CHECK(
+      test::text(db, "SELECT round(structural_share, 4) FROM graph_cleanups WHERE nodes='c1;c2'") ==
+      "0.1818");
 }

@@ -211,7 +211,16 @@ DROP TABLE event_blocks; DROP TABLE kernel_groups; DROP TABLE op_block_dims;
 DROP TABLE kernel_launch_ops; DROP TABLE api_totals; DROP TABLE IF EXISTS jobs;
 DROP TABLE action_plans; DROP TABLE action_applies; DROP TABLE action_files;
 DROP TABLE action_audit; DROP TABLE action_verdicts; DROP TABLE gpu_time_breakdown; DROP TABLE shape_alignment;
-DROP TABLE findings; DROP TABLE pack_results; DROP TABLE comm_ops;
+DROP TABLE findings; DROP TABLE pack_results; DROP TABLE comm_ops; DROP TABLE graph_cleanups;
+DROP TABLE fusion_candidates; DROP TABLE transdata_chains;
+CREATE TABLE fusion_candidates(
+  run_id INTEGER NOT NULL, pattern TEXT NOT NULL, kind TEXT NOT NULL, pass TEXT, fix TEXT,
+  source TEXT NOT NULL, graph TEXT, nodes TEXT NOT NULL, types TEXT NOT NULL, ops TEXT,
+  fused INTEGER NOT NULL, count INTEGER, total_us REAL, share REAL);
+CREATE TABLE transdata_chains(
+  run_id INTEGER NOT NULL, kind TEXT NOT NULL, source TEXT NOT NULL, graph TEXT,
+  nodes TEXT NOT NULL, transdata TEXT NOT NULL, formats TEXT, culprit TEXT, count INTEGER,
+  total_us REAL, share REAL);
 CREATE TABLE comm_ops(
   run_id INTEGER NOT NULL, rank INTEGER NOT NULL DEFAULT 0, step INTEGER, name TEXT NOT NULL,
   type TEXT, start_ns INTEGER, dur_ns INTEGER, transit_us REAL, wait_us REAL, sync_us REAL,
