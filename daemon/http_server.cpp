@@ -43,12 +43,19 @@ HttpServer::~HttpServer() {
 
 void HttpServer::routes() {
   auto& svr = *svr_;
-  // Bounded: a burst of clients queues instead of starting a thread each.
-  svr.new_task_queue = [] { return new httplib::ThreadPool(4); };
+  // Bounded: a burst of clients queues instead of starting a thread each. A kept-alive
+  // connection holds its thread between requests, so the pool is larger than the cores, and a
+  // connection gives its thread back after 20 requests or 2 s idle: with 4 threads and 100,
+  // the fifth of eight busy clients waited up to 8 s (bench/daemon_load_bench).
+  svr.new_task_queue = [] { return new httplib::ThreadPool(16); };
   svr.set_payload_max_length(1 << 20);
   svr.set_read_timeout(10, 0);
   svr.set_write_timeout(10, 0);
-  svr.set_keep_alive_max_count(100);
+  svr.set_keep_alive_max_count(20);
+  svr.set_keep_alive_timeout(2);
+  // Headers and body go out in separate writes; with Nagle's algorithm the body waited for the
+  // client's delayed ACK, 40 ms on every response.
+  svr.set_tcp_nodelay(true);
 
   svr.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
     if (token_.empty() || public_path(req.path)) return httplib::Server::HandlerResponse::Unhandled;

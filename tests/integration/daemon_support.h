@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "perfsage/v1/api.pb.h"
+#include "spawn_process.h"
 #include "test_support.h"
 
 namespace perfsage::test {
@@ -61,17 +62,7 @@ class DaemonProcess {
                                      (dir_ / "perfsaged.yaml").string(), "--port-file",
                                      (dir_ / "port").string()};
     argv.insert(argv.end(), args_.begin(), args_.end());
-    pid_ = ::fork();
-    if (pid_ == 0) {
-      std::string log = (dir_ / "perfsaged.log").string();
-      FILE* f = std::freopen(log.c_str(), "a", stderr);
-      (void)f;
-      std::vector<char*> c;
-      for (auto& a : argv) c.push_back(a.data());
-      c.push_back(nullptr);
-      ::execv(c[0], c.data());
-      _exit(127);
-    }
+    pid_ = spawn_logged(argv, dir_ / "perfsaged.log");
     bool up = eventually(30, [&] { return std::filesystem::exists(dir_ / "port") || !alive(); });
     if (!up || !alive()) return false;
     std::ifstream(dir_ / "port") >> port_;
