@@ -58,6 +58,10 @@ std::optional<double> ops_time(store::Database& db, int64_t run,
   return st.real(0);
 }
 
+// Fewer recorded steps than this on either run leave the noise band unknown: two steps give a
+// spread from a single difference.
+constexpr int64_t kMinSteps = 3;
+
 struct Steps {
   int64_t count = 0;
   double cv = 0;  // coefficient of variation of the step durations
@@ -161,7 +165,8 @@ Measure measure(store::Database& db, const v1::PlannedStep& step, int64_t before
       m.unit = "us per step";
     } else {
       m.unit = "us";
-      m.note = "totals over each run (a run has no recorded steps)";
+      if (!m.note.empty()) m.note += "; ";
+      m.note += "totals over each run (a run has no recorded steps)";
     }
     return m;
   }
@@ -228,37 +233,47 @@ std::vector<v1::ActionVerdict> verify_actions(store::Database& db, const Finding
       row.after = m.after;
       row.finding_present = after_f != nullptr;
       row.judged = actor.clock();
-      double rel = 0;
+      // The band comes from the runs' own step-to-step spread; without enough steps to measure
+      // it the noise is unknown, and so is the verdict (the change is still stated).
+      std::optional<double> rel;
       std::string band_note;
-      if (!m.count) {
-        if (sb.count >= 2 && sa.count >= 2) {
-          rel = 2 * std::max(sb.cv, sa.cv);
-          band_note = "noise band twice the larger step-to-step variation";
-        } else {
-          rel = 0.05;
-          band_note = "noise band 5 % assumed (fewer than two recorded steps)";
-        }
+      if (m.count) {
+        rel = 0;
+      } else if (sb.count >= kMinSteps && sa.count >= kMinSteps && std::max(sb.cv, sa.cv) > 0) {
+        rel = 2 * std::max(sb.cv, sa.cv);
+        band_note = "noise band twice the larger step-to-step variation (" +
+                    std::to_string(sb.count) + " and " + std::to_string(sa.count) + " steps)";
+      } else if (sb.count >= kMinSteps && sa.count >= kMinSteps) {
+        // Steps of identical length are quantised or synthetic, not a spread of zero.
+        band_note = "noise band unknown: every recorded step of both runs lasts the same time";
+      } else {
+        band_note = "noise band unknown: a run has fewer than " + std::to_string(kMinSteps) +
+                    " recorded steps to measure its step-to-step spread";
       }
       if (!m.before || !m.after) {
         row.verdict = row.finding_present ? "not_measurable" : "finding_gone";
         row.detail = m.metric + " could not be measured on both runs";
       } else {
-        double band = rel * *m.before;
         double change = *m.after - *m.before;
-        row.noise = band;
-        if (*m.before <= 0 && *m.after <= 0) {
+        if (rel) row.noise = *rel * *m.before;
+        if (!rel) {
+          row.verdict = "unknown";
+        } else if (*m.before <= 0 && *m.after <= 0) {
           row.verdict = "no_effect";
-        } else if (change < -band && change < 0) {
+        } else if (change < -*row.noise && change < 0) {
           row.verdict = "helped";
-        } else if (change > band && change > 0) {
+        } else if (change > *row.noise && change > 0) {
           row.verdict = "regressed";
         } else {
           row.verdict = "no_effect";
         }
         row.detail = m.metric + ": " + format_number(*m.before) + " -> " + format_number(*m.after) +
                      " " + m.unit +
-                     (*m.before > 0 ? " (" + format_number(100 * change / *m.before) + " %)" : "") +
-                     (m.count ? "" : "; " + band_note + " (+/-" + format_number(band) + ")");
+                     (*m.before > 0 ? " (" + format_number(100 * change / *m.before) + " %)" : "");
+        if (!m.count) {
+          row.detail += "; " + band_note;
+          if (row.noise) row.detail += " (+/-" + format_number(*row.noise) + " " + m.unit + ")";
+        }
         if (!m.note.empty()) row.detail += "; " + m.note;
       }
       row.detail += row.finding_present ? "; the finding fired again" : "; the finding is gone";

@@ -6,9 +6,10 @@
 //                      the time of the ops it names (subjects, the AOE op list; op statistics,
 //                      per recorded step when both runs have steps); else the step time
 // with a noise band of twice the larger step-to-step coefficient of variation of the two runs
-// (5 % when a run has fewer than two steps; 0 for counts). Verdicts: helped, no_effect,
-// regressed, finding_gone (the finding no longer fires and nothing could be measured),
-// not_measurable.
+// (0 for counts). Verdicts: helped, no_effect, regressed (the change left the band), unknown
+// (measured on both runs, but a run has fewer than 3 recorded steps or all steps last exactly
+// the same time, so the noise is unknown: the change is stated, not judged), finding_gone (the
+// finding no longer fires and nothing could be measured), not_measurable.
 #pragma once
 
 #include <cstdint>

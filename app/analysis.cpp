@@ -7,6 +7,7 @@
 #include <ctime>
 
 #include "analyzers/core/analyze_run.h"
+#include "app/actions_service.h"
 #include "app/report.h"
 #include "collectors/ingest.h"
 #include "engine/evaluator.h"
@@ -176,6 +177,10 @@ Result<AnalysisOutcome> analyze(store::Database& db, const AnalysisRequest& requ
       auto ev = engine::evaluate(db, out.run_id, knowledge.packs, opts);
       store::save_results(db, out.run_id, ev.packs, to_stored(ev.findings));
       progress(request, "packs", 1);
+      // Closing the loop: applied actions of this job whose next run this is are judged now.
+      auto judged = verify_applied_actions(db, default_actor(request.clock), out.run_id);
+      if (!judged)
+        out.notices.push_back("applied actions could not be judged: " + judged.error().message);
     }
     out.report = build_report(db, out.run_id);
     return out;

@@ -5,9 +5,11 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "actions/lifecycle.h"
 #include "analyzers/core/run_summary.h"
 #include "engine/facts/registry.h"
 #include "engine/kb/format.h"
+#include "store/action_store.h"
 #include "store/results.h"
 #include "store/run_registry.h"
 
@@ -91,6 +93,9 @@ perfsage::v1::AnalysisReport build_report(store::Database& db, int64_t run_id) {
                               " is damaged in the store");
   }
   *report.mutable_base() = build_base(db, run_id);
+  for (const auto& v : store::load_action_verdicts(db)) {
+    if (v.after_run == run_id) *report.add_action_verdicts() = actions::verdict_message(v);
+  }
   return report;
 }
 

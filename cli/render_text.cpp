@@ -98,6 +98,16 @@ void render_finding(std::ostringstream& os, int n, const perfsage::v1::Finding& 
   }
 }
 
+// Applied actions of the job judged on this run: the verdict, then what was compared.
+void render_verdicts(std::ostringstream& os, const perfsage::v1::AnalysisReport& report) {
+  if (report.action_verdicts().empty()) return;
+  os << "\nApplied actions judged on this run (" << report.action_verdicts_size() << ")\n";
+  for (const auto& v : report.action_verdicts()) {
+    os << "  apply " << v.apply_id() << ", finding " << v.finding() << " (run " << v.before_run()
+       << " -> " << v.after_run() << "): " << v.verdict() << "\n    " << v.detail() << "\n";
+  }
+}
+
 }  // namespace
 
 std::string render_text(const perfsage::v1::AnalysisReport& report) {
@@ -129,6 +139,7 @@ std::string render_text(const perfsage::v1::AnalysisReport& report) {
       os << "   … and " << total[key] - kShownPerRule << " more like it (" << key
          << "; all of them are in --format json)\n";
   }
+  render_verdicts(os, report);
   return os.str();
 }
 

@@ -360,23 +360,54 @@ TEST_CASE(
   auto findings_of = [&](int64_t r) {
     return r == run ? std::vector<v1::Finding>{aoe} : std::vector<v1::Finding>{};
   };
+  // One recorded step per run: the noise is unknown, so is the verdict; the change is stated.
   auto verdicts = verify_actions(db, findings_of, actor);
   REQUIRE(verdicts.size() == 1);
   CHECK(verdicts[0].metric() == "time of the finding's ops");
   CHECK(verdicts[0].before() > 0);
   CHECK(verdicts[0].after() == Approx(verdicts[0].before()));
-  CHECK(verdicts[0].verdict() == "no_effect");
+  CHECK(verdicts[0].verdict() == "unknown");
+  CHECK_FALSE(verdicts[0].has_noise());
+  CHECK_THAT(verdicts[0].detail(), Catch::Contains("noise band unknown"));
   CHECK_FALSE(verdicts[0].finding_present());
-  // Halving the BatchMatMul time in the later run reads as helped.
-  db.prepare(
-        "UPDATE op_stats SET total_us = total_us / 2 WHERE run_id = ?1 AND type = 'BatchMatMul'")
-      .bind(1, same)
-      .run();
+
+  // Four steps per run, 100/102/98/100 ms and 100/101/99/100 ms: the band is twice the larger
+  // coefficient of variation (sd 1.633 / mean 100 = 1.633 %), 3.266 % of the before value.
+  auto steps = [&](int64_t r, std::vector<int64_t> ms) {
+    db.prepare("DELETE FROM steps WHERE run_id = ?1").bind(1, r).run();
+    for (size_t i = 0; i < ms.size(); ++i)
+      db.prepare("INSERT INTO steps(run_id, step, source, dur_ns) VALUES (?1, ?2, 'test', ?3)")
+          .bind(1, r)
+          .bind(2, static_cast<int64_t>(i + 1))
+          .bind(3, ms[i] * 1000000)
+          .run();
+  };
+  steps(run, {100, 102, 98, 100});
+  steps(same, {100, 101, 99, 100});
+  verdicts = verify_actions(db, findings_of, actor);
+  REQUIRE(verdicts.size() == 1);
+  CHECK(verdicts[0].unit() == "us per step");
+  CHECK(verdicts[0].verdict() == "no_effect");
+  CHECK(verdicts[0].noise() == Approx(0.03266 * verdicts[0].before()).epsilon(1e-3));
+  // A 3 % slower BatchMatMul stays inside the band; halving it reads as helped.
+  auto scale = [&](double f) {
+    db.prepare(
+          "UPDATE op_stats SET total_us = total_us * ?2 WHERE run_id = ?1 AND "
+          "type = 'BatchMatMul'")
+        .bind(1, same)
+        .bind(2, f)
+        .run();
+  };
+  scale(1.03);
+  CHECK(verify_actions(db, findings_of, actor)[0].verdict() == "no_effect");
+  scale(0.5 / 1.03);
   verdicts = verify_actions(db, findings_of, actor);
   REQUIRE(verdicts.size() == 1);
   CHECK(verdicts[0].after() == Approx(verdicts[0].before() / 2));
   CHECK(verdicts[0].verdict() == "helped");
   CHECK(list_actions(db).verdicts(0).verdict() == "helped");  // the stored verdict was replaced
+  scale(2 * 1.1);                                             // 10 % slower than before the apply
+  CHECK(verify_actions(db, findings_of, actor)[0].verdict() == "regressed");
 }
 
 TEST_CASE("actions: an apply the store cannot record leaves no files behind") {
