@@ -1,7 +1,8 @@
 // The shipped hardware specs and fusion patterns for tests that run analyzers, loaded from the
-// source tree by path (what app/ gives the analyzers in a real run).
+// source tree by path (what app/ gives the analyzers in a real run), and the analysis itself.
 #pragma once
 
+#include "analyzers/core/analyze_run.h"
 #include "analyzers/patterns/pattern_spec.h"
 #include "analyzers/roofline/hardware_db.h"
 #include "test_support.h"
@@ -18,6 +19,12 @@ inline const std::vector<analyzers::patterns::Pattern>& shipped_patterns() {
   static const auto p =
       analyzers::patterns::load_patterns(source_dir() / "knowledge_bases" / "patterns");
   return p;
+}
+
+// Runs the real analyzers over a run written by a test, as an ingest does: facts read what
+// they derive.
+inline void analyze(store::Database& db, int64_t run_id, analyzers::RunIdentity identity = {}) {
+  analyzers::analyze_run(db, run_id, identity, {shipped_hardware(), shipped_patterns()});
 }
 
 }  // namespace perfsage::test

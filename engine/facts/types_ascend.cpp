@@ -1,5 +1,5 @@
-// Ascend fact types: op (per op name) and op_type, from the analyzers' op_stats and
-// op_type_stats, or aggregated from op_tasks when those tables are empty for the run.
+// Ascend fact types: op (per op name) and op_type, from the op_stats analyzer's op_stats and
+// op_type_stats.
 #include "engine/facts/registry.h"
 
 namespace perfsage::engine::facts {
@@ -49,19 +49,8 @@ stats AS (
     max(input_shapes) AS input_shapes, max(op_state) AS op_state, sum(cube_fops) AS cube_fops,
     sum(vector_fops) AS vector_fops, avg(mac_ratio) AS mac_ratio, avg(vec_ratio) AS vec_ratio,
     avg(mte2_ratio) AS mte2_ratio
-  FROM op_stats WHERE run_id = ?1 AND (SELECT n FROM nranks) > 1 GROUP BY name, type, core_type),
-raw AS (
-  SELECT name, type, core_type, count(*) AS count, sum(dur_ns) / 1000.0 AS total_us,
-    avg(dur_ns) / 1000.0 AS avg_us, min(dur_ns) / 1000.0 AS min_us, max(dur_ns) / 1000.0 AS max_us,
-    CAST(sum(dur_ns) AS REAL) / (SELECT sum(dur_ns) FROM op_tasks WHERE run_id = ?1) AS share,
-    max(block_dim) AS block_dim, max(input_dtypes) AS input_dtypes,
-    max(output_dtypes) AS output_dtypes, max(input_formats) AS input_formats,
-    max(output_formats) AS output_formats, max(input_shapes) AS input_shapes,
-    max(op_state) AS op_state, sum(cube_fops) AS cube_fops, sum(vector_fops) AS vector_fops,
-    avg(mac_ratio) AS mac_ratio, avg(vec_ratio) AS vec_ratio, avg(mte2_ratio) AS mte2_ratio
-  FROM op_tasks WHERE run_id = ?1 AND NOT EXISTS (SELECT 1 FROM op_stats WHERE run_id = ?1)
-  GROUP BY name, type, core_type)
-SELECT * FROM single UNION ALL SELECT * FROM stats UNION ALL SELECT * FROM raw
+  FROM op_stats WHERE run_id = ?1 AND (SELECT n FROM nranks) > 1 GROUP BY name, type, core_type)
+SELECT * FROM single UNION ALL SELECT * FROM stats
 ORDER BY total_us DESC LIMIT 100000)sql"});
 
   out.push_back(FactType{
@@ -80,12 +69,7 @@ ORDER BY total_us DESC LIMIT 100000)sql"});
       },
       R"sql(SELECT type, core_type, sum(count) AS count, sum(ops) AS ops, sum(total_us) AS total_us,
   sum(total_us) / max(sum(count), 1) AS avg_us, max(max_us) AS max_us, sum(share) AS share
-FROM op_type_stats WHERE run_id = ?1 GROUP BY type, core_type
-UNION ALL
-SELECT type, core_type, count(*), count(DISTINCT name), sum(dur_ns) / 1000.0, avg(dur_ns) / 1000.0,
-  max(dur_ns) / 1000.0, CAST(sum(dur_ns) AS REAL) / (SELECT sum(dur_ns) FROM op_tasks WHERE run_id = ?1)
-FROM op_tasks WHERE run_id = ?1 AND NOT EXISTS (SELECT 1 FROM op_type_stats WHERE run_id = ?1)
-GROUP BY type, core_type)sql"});
+FROM op_type_stats WHERE run_id = ?1 GROUP BY type, core_type)sql"});
 }
 
 }  // namespace perfsage::engine::facts

@@ -26,14 +26,9 @@ void declare_cuda_types(std::vector<FactType>& out) {
           {"share", T::Float, "ratio",
            "share of the run's base: total_us / run base_units / run base_us", ""},
       },
-      // Per-name totals from the GPU analyzer's api_totals, or from the calls themselves where
-      // no analyzer ran (pack test fixtures): SQL would sort every call.
+      // Per-name totals from the GPU analyzer's api_totals (SQL over the calls would sort them).
       R"sql(WITH {common},
-a AS (SELECT name, calls, dur_ns, max_ns FROM api_totals WHERE run_id = ?1
-      UNION ALL
-      SELECT name, 1, dur_ns, dur_ns FROM host_events
-      WHERE run_id = ?1 AND kind IN ('runtime','driver','api')
-        AND NOT EXISTS (SELECT 1 FROM api_totals WHERE run_id = ?1))
+a AS (SELECT name, calls, dur_ns, max_ns FROM api_totals WHERE run_id = ?1)
 SELECT name,
   CASE WHEN name LIKE '%StreamSynchronize%' OR name LIKE '%DeviceSynchronize%'
          OR name LIKE '%EventSynchronize%'

@@ -355,14 +355,9 @@ FactType block_dim_type() {
           {"top_ops", T::String, "", "up to 5 misaligned op names, longest first, ';'-separated",
            ""},
       },
-      // Tasks per (core type, name, block dim) from the op_stats analyzer's op_block_dims, or
-      // from op_tasks where no analyzer ran (pack test fixtures): SQL would sort every task.
+      // Tasks per (core type, name, block dim) from the op_stats analyzer's op_block_dims.
       R"sql(WITH hw AS (SELECT max(ai_core_num) AS aic, max(aiv_num) AS aiv FROM hardware WHERE run_id = ?1),
-bd AS (SELECT core_type, name, block_dim, tasks, dur_ns FROM op_block_dims WHERE run_id = ?1
-       UNION ALL
-       SELECT core_type, name, block_dim, 1, dur_ns FROM op_tasks
-       WHERE run_id = ?1 AND block_dim > 0
-         AND NOT EXISTS (SELECT 1 FROM op_block_dims WHERE run_id = ?1)),
+bd AS (SELECT core_type, name, block_dim, tasks, dur_ns FROM op_block_dims WHERE run_id = ?1),
 inf AS (SELECT max(block_dim) AS aic FROM bd WHERE core_type = 'AI_CORE'),
 c AS (SELECT 'AI_CORE' AS core_type,
         CASE WHEN (SELECT aic FROM hw) > 0 THEN (SELECT aic FROM hw) ELSE (SELECT aic FROM inf) END AS cores,

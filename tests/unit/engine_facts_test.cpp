@@ -1,8 +1,10 @@
 // Fact registry: declarations, deftemplates, docs and the queries over a populated store.
 #include <catch2/catch.hpp>
 #include <fstream>
+#include <map>
 #include <sstream>
 
+#include "analyzer_resources.h"
 #include "engine/clips/environment.h"
 #include "engine/facts/registry.h"
 #include "store/database.h"
@@ -24,25 +26,6 @@ const engine::clips::Value& slot(const SlotValues& f, const std::string& name) {
 
 std::vector<SlotValues> facts_of(store::Database& db, int64_t run, const char* type) {
   return engine::facts::query_facts(db, run, *engine::facts::find_fact_type(type));
-}
-
-// Every fact of `type` as text, slot by slot: two queries giving the same facts give the same
-// text.
-std::string facts_text(store::Database& db, int64_t run, const char* type) {
-  std::string out;
-  for (const auto& f : facts_of(db, run, type)) {
-    for (const auto& [k, v] : f) {
-      out += k;
-      out += '=';
-      out += v.text;
-      out += std::to_string(v.integer);
-      out += ',';
-      out += std::to_string(v.real);
-      out += ';';
-    }
-    out += "\n";
-  }
-  return out;
 }
 
 store::DeviceEvent dev(const char* kind, const char* name, int64_t start_us, int64_t dur_ns) {
@@ -81,7 +64,7 @@ TEST_CASE("every fact type compiles to a deftemplate CLIPS accepts and is docume
   CHECK_FALSE(engine::facts::find_fact_type("nope"));
 }
 
-TEST_CASE("op facts come from op_stats rows; op_type falls back to op_tasks") {
+TEST_CASE("op and op_type facts read what the op_stats analyzer derived from the tasks") {
   store::Database db(":memory:");
   store::RunWriter w(db, {"job", {"/x"}, "fp", "2026-01-01T00:00:00Z"});
   for (int i = 0; i < 5; ++i) {
@@ -96,12 +79,8 @@ TEST_CASE("op facts come from op_stats rows; op_type falls back to op_tasks") {
   }
   w.commit();
   int64_t run = w.run_id();
-  db.prepare(
-        "INSERT INTO op_stats(run_id, name, type, core_type, count, total_us, avg_us, min_us, "
-        "max_us, share, output_dtypes) VALUES(?1,'trans_Cast_5','Cast','AI_CPU',5,600,120,100,"
-        "140,0.25,'UINT64')")
-      .bind(1, run)
-      .run();
+  CHECK(facts_of(db, run, "op").empty());  // nothing derived before the analyzers ran
+  test::analyze(db, run);
   auto ops = facts_of(db, run, "op");
   REQUIRE(ops.size() == 1);
   CHECK(slot(ops[0], "name").text == "trans_Cast_5");
@@ -109,11 +88,12 @@ TEST_CASE("op facts come from op_stats rows; op_type falls back to op_tasks") {
   CHECK(slot(ops[0], "core_type").text == "AI_CPU");
   CHECK(slot(ops[0], "count").integer == 5);
   CHECK(slot(ops[0], "max_us").real == Approx(140));
-  CHECK(slot(ops[0], "share").real == Approx(0.25));
+  CHECK(slot(ops[0], "avg_us").real == Approx(120));
+  CHECK(slot(ops[0], "share").real == Approx(1.0));
   CHECK(slot(ops[0], "output_dtypes").text == "UINT64");
   CHECK(slot(ops[0], "block_dim").integer == 0);  // NULL -> default
 
-  auto types = facts_of(db, run, "op_type");  // no op_type_stats rows: aggregated from op_tasks
+  auto types = facts_of(db, run, "op_type");
   REQUIRE(types.size() == 1);
   CHECK(slot(types[0], "count").integer == 5);
   CHECK(slot(types[0], "total_us").real == Approx(600));
@@ -127,7 +107,7 @@ TEST_CASE("op facts come from op_stats rows; op_type falls back to op_tasks") {
   CHECK(slot(runs[0], "wall_us").real == Approx(2000 + 140));
 }
 
-TEST_CASE("the block_dim fact is the same from op_block_dims and from the tasks alone") {
+TEST_CASE("the block_dim fact counts tasks whose block dim is not a multiple of the cores") {
   store::Database db(":memory:");
   store::RunWriter w(db, {"job", {"/x"}, "fp", "2026-01-01T00:00:00Z"});
   const int dims[] = {24, 48, 20, 40, 7};
@@ -144,19 +124,23 @@ TEST_CASE("the block_dim fact is the same from op_block_dims and from the tasks 
   }
   w.commit();
   int64_t run = w.run_id();
-  auto text = [&] { return facts_text(db, run, "block_dim"); };
-  std::string from_tasks = text();  // no analyzer ran: the tasks are grouped by the query
-  CHECK(from_tasks.find("core_type=AI_CORE") != std::string::npos);
-  CHECK(from_tasks.find("cores_source=inferred") != std::string::npos);
-  db.prepare(
-        "INSERT INTO op_block_dims SELECT run_id, core_type, name, block_dim, count(*), "
-        "sum(dur_ns) FROM op_tasks WHERE run_id = ?1 AND block_dim > 0 GROUP BY 1, 2, 3, 4")
-      .bind(1, run)
-      .run();
-  CHECK(text() == from_tasks);
+  test::analyze(db, run);
+  auto facts = facts_of(db, run, "block_dim");
+  REQUIRE(facts.size() == 2);
+  // No core count recorded: the widest block dim (48) is taken as the AI core count, twice that
+  // for vector cores. Each dim has 20 of a core type's 100 tasks; 24, 20, 40 and 7 leave cores
+  // idle on AI cores, every dim on the 96 vector cores.
+  const auto& cube = slot(facts[0], "core_type").text == "AI_CORE" ? facts[0] : facts[1];
+  const auto& vec = &cube == &facts[0] ? facts[1] : facts[0];
+  CHECK(slot(cube, "cores").integer == 48);
+  CHECK(slot(cube, "cores_source").text == "inferred");
+  CHECK(slot(cube, "tasks").integer == 100);
+  CHECK(slot(cube, "misaligned_tasks").integer == 80);
+  CHECK(slot(vec, "cores").integer == 96);
+  CHECK(slot(vec, "misaligned_tasks").integer == 100);
 }
 
-TEST_CASE("the api fact is the same from api_totals and from the calls alone") {
+TEST_CASE("the api fact sums the calls per name") {
   store::Database db(":memory:");
   store::RunWriter w(db, {"job", {"/x"}, "fp", "2026-01-01T00:00:00Z"});
   static const char* const kNames[] = {"cudaLaunchKernel", "cudaStreamSynchronize",
@@ -165,15 +149,16 @@ TEST_CASE("the api fact is the same from api_totals and from the calls alone") {
     w.add(host(i % 3 == 2 ? "driver" : "runtime", kNames[i % 3], i, 1000 + 37 * i));
   w.commit();
   int64_t run = w.run_id();
-  auto text = [&] { return facts_text(db, run, "api"); };
-  std::string from_calls = text();  // no analyzer ran: the query groups the calls
-  CHECK(from_calls.find("name=cudaStreamSynchronize") != std::string::npos);
-  db.prepare(
-        "INSERT INTO api_totals SELECT run_id, rank, name, count(*), sum(dur_ns), max(dur_ns) "
-        "FROM host_events WHERE run_id = ?1 GROUP BY rank, name")
-      .bind(1, run)
-      .run();
-  CHECK(text() == from_calls);
+  test::analyze(db, run);
+  std::map<std::string, SlotValues> by_name;
+  for (auto& a : facts_of(db, run, "api")) by_name[slot(a, "name").text] = a;
+  REQUIRE(by_name.size() == 3);
+  // cudaLaunchKernel: i = 0, 3, ..., 48, each 1000 + 37 i ns: 17 000 + 37 * 3 * 136 = 32 096 ns.
+  CHECK(slot(by_name["cudaLaunchKernel"], "count").integer == 17);
+  CHECK(slot(by_name["cudaLaunchKernel"], "total_us").real == Approx(32.096));
+  CHECK(slot(by_name["cudaLaunchKernel"], "max_us").real == Approx(2.776));
+  CHECK(slot(by_name["cudaMemcpyAsync"], "count").integer == 16);  // driver calls count too
+  CHECK(slot(by_name["cudaStreamSynchronize"], "category").text == "sync");
 }
 
 TEST_CASE("GPU facts: kernels, API categories, copies with direction and issuing API, launch") {
@@ -200,6 +185,7 @@ TEST_CASE("GPU facts: kernels, API categories, copies with direction and issuing
   w.add(s);
   w.commit();
   int64_t run = w.run_id();
+  test::analyze(db, run, {"pytorch", "cuda", ""});
 
   auto kernels = facts_of(db, run, "kernel");
   REQUIRE(kernels.size() == 2);
