@@ -31,6 +31,8 @@ std::string system_clock_iso8601() {
 StoreHandle::StoreHandle(const std::string& path) {
   if (!path.empty()) {
     db_ = std::make_unique<store::Database>(path);
+    // A store written by an older perfsage gets the derived tables this one's facts read.
+    store::ensure_derived_tables(*db_, analyzers::derived_tables());
     return;
   }
   // A temporary file rather than :memory: keeps a multi-GB trace's records out of RAM.

@@ -11,6 +11,10 @@ namespace perfsage::store {
 namespace {
 
 // Migration N brings the schema from version N-1 to N. Append only; never edit a shipped step.
+// Migrations hold what cannot be computed again: raw records, results, jobs and actions. Derived
+// tables are declared by the analyzer that writes them (analyzers/*/analyzer.cpp) and shaped by
+// ensure_derived_tables(); the steps below that create some are history, matched by those
+// declarations (tests/unit/analyzer_declarations_test.cpp), and a new derived table needs none.
 constexpr std::array kMigrations = {
     // 1: runs, raw record tables, derived tables, results.
     R"sql(

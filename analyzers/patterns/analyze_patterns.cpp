@@ -4,7 +4,6 @@
 #include <optional>
 #include <set>
 
-#include "analyzers/graph/match_ops.h"
 #include "analyzers/patterns/matcher.h"
 #include "analyzers/patterns/op_graph.h"
 #include "analyzers/patterns/structure.h"
@@ -49,16 +48,6 @@ Cost cost_of(const OpGraph& g, const std::vector<size_t>& nodes, const patterns:
 
 PatternSummary analyze_patterns(store::Database& db, int64_t run_id,
                                 const std::vector<patterns::Pattern>& pats) {
-  // Graph nodes are tied to profiled ops by the graph analyzer; fill its table if needed.
-  auto has = [&](const char* sql) {
-    auto st = db.prepare(sql);
-    st.bind(1, run_id);
-    return st.step();
-  };
-  if (has("SELECT 1 FROM graph_nodes WHERE run_id=?1 LIMIT 1") &&
-      !has("SELECT 1 FROM graph_op_matches WHERE run_id=?1 LIMIT 1"))
-    match_graph_to_ops(db, run_id);
-
   PatternSummary summary;
   std::vector<OpGraph> views = patterns::graphs_from_store(db, run_id);
   if (views.empty()) {

@@ -2,6 +2,7 @@
 // position, TransData chains from tensor formats, and the GE dump samples.
 #include <catch2/catch.hpp>
 
+#include "analyzers/graph/match_ops.h"
 #include "analyzers/patterns/analyze_patterns.h"
 #include "graph_test_util.h"
 #include "store/run_writer.h"
@@ -112,6 +113,7 @@ TEST_CASE("graph patterns: DAGs, fused nodes, first layer and TransData chains")
     b.op("Mul_11", "Mul", 2);
     w.commit();
   }
+  analyzers::match_graph_to_ops(db, run);
   auto s = analyzers::analyze_patterns(db, run, builtin());
   CHECK(s.source == "graph");
   CHECK(test::count(db, "SELECT count(*) FROM graph_op_matches") >= 12);
@@ -187,6 +189,7 @@ TEST_CASE("GE dump samples: graphs are matched without inventing candidates") {
                            "ascend/oam-tools/ge_proto_00056_Build.txt"}) {
     test::Ingested in;
     test::ingest_into(in, {test::samples_dir() / file});
+    analyzers::match_graph_to_ops(in.db, in.run_id);
     auto s = analyzers::analyze_patterns(in.db, in.run_id, builtin());
     INFO(file);
     CHECK(s.source == "graph");

@@ -2,6 +2,7 @@
 // derived tables the knowledge-base facts read.
 #include <catch2/catch.hpp>
 
+#include "analyzers/graph/match_ops.h"
 #include "analyzers/patterns/analyze_patterns.h"
 #include "analyzers/patterns/matcher.h"
 #include "analyzers/patterns/op_graph.h"
@@ -78,6 +79,7 @@ TEST_CASE("minimal_names sample: first-layer Cast/TransData/Cast before Conv2D17
   PERFSAGE_REQUIRE_SAMPLES();
   test::Ingested in;
   test::ingest_into(in, {test::samples_dir() / "ascend/mstt/kernel_details_minimal_names.csv"});
+  analyzers::match_graph_to_ops(in.db, in.run_id);
   auto s = analyzers::analyze_patterns(in.db, in.run_id, builtin_patterns());
   CHECK(s.source == "sequence");
   auto st = in.db.prepare(
@@ -119,6 +121,7 @@ TEST_CASE("sequence chains follow one stream in start order and skip runtime tas
     w.add(task("Relu_9", "Relu", 80, 5, 3));
     w.commit();
   }
+  analyzers::match_graph_to_ops(db, run);
   analyzers::analyze_patterns(db, run, builtin_patterns());
   auto st =
       db.prepare("SELECT pattern, nodes, count, total_us FROM fusion_candidates WHERE run_id=?1");
@@ -130,6 +133,7 @@ TEST_CASE("sequence chains follow one stream in start order and skip runtime tas
   CHECK(st.real(3) == Approx(160));
   CHECK_FALSE(st.step());
   // Re-running replaces the rows.
+  analyzers::match_graph_to_ops(db, run);
   analyzers::analyze_patterns(db, run, builtin_patterns());
   CHECK(test::count(db, "SELECT count(*) FROM fusion_candidates") == 1);
 }
@@ -154,6 +158,7 @@ TEST_CASE("sequence TransData with formats: round trips and ND<->NZ singles") {
     td("TransData_6", 200, "ND", "FRACTAL_NZ");
     w.commit();
   }
+  analyzers::match_graph_to_ops(db, run);
   analyzers::analyze_patterns(db, run, builtin_patterns());
   CHECK(test::text(
             db, "SELECT nodes || ' ' || formats FROM transdata_chains WHERE kind='round_trip'") ==
@@ -172,6 +177,7 @@ TEST_CASE("a run without ops or graphs gets no candidates and no error") {
     run = w.run_id();
     w.commit();
   }
+  analyzers::match_graph_to_ops(db, run);
   auto s = analyzers::analyze_patterns(db, run, builtin_patterns());
   CHECK(s.source.empty());
   CHECK(s.candidates == 0);

@@ -1,0 +1,57 @@
+// An analyzer derives tables from one run's records. Each is declared in its own folder
+// (<family>/analyzer.cpp): the tables it reads, the tables it owns with their DDL, and the
+// function that writes them. analyze_run() orders the analyzers by what they read and write,
+// makes sure their tables exist with the declared shape and runs them; the fact types that read
+// a table live in the same folder. Adding an analyzer touches its folder and the list in
+// analyzers/core/analyzers.cpp.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "analyzers/patterns/pattern_spec.h"
+#include "analyzers/roofline/hardware_db.h"
+#include "store/database.h"
+#include "store/derived_tables.h"
+
+namespace perfsage::analyzers {
+
+// The data analyzers read besides the run: loaded by the application, never found by them.
+struct AnalyzerResources {
+  const roofline::HardwareDb& hardware;
+  const std::vector<patterns::Pattern>& patterns;
+};
+
+struct Analyzer {
+  std::string name;
+  // Tables it reads: raw records (from the collectors) or tables another analyzer writes.
+  std::vector<std::string> reads;
+  // Tables it owns: declared here, each run's rows replaced whenever the run is analysed.
+  std::vector<store::DerivedTable> writes;
+  // Raw record tables it adds derived rows to (the GPU analyzer's step windows): readers of
+  // those tables run after it.
+  std::vector<std::string> adds_to;
+  std::function<void(store::Database&, int64_t run_id, const AnalyzerResources&)> run;
+};
+
+// The analyzers in run order: each after every analyzer writing a table it reads, otherwise in
+// declaration order. Throws std::logic_error on a table owned twice or a cycle.
+std::vector<Analyzer> order_analyzers(std::vector<Analyzer> declared);
+
+// Every analyzer, ordered (the list in analyzers.cpp, checked once).
+const std::vector<Analyzer>& analyzers();
+
+// The tables every analyzer owns, for store::ensure_derived_tables.
+std::vector<store::DerivedTable> derived_tables();
+
+// Each family's declaration, in its own folder.
+Analyzer op_stats_analyzer();
+Analyzer graph_match_analyzer();
+Analyzer gpu_analyzer();
+Analyzer iteration_analyzer();
+Analyzer patterns_analyzer();
+Analyzer roofline_analyzer();
+
+}  // namespace perfsage::analyzers
