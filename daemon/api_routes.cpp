@@ -58,15 +58,6 @@ v1::QueueJob to_proto(const store::QueuedJob& j, const StateSnapshot& s) {
   return out;
 }
 
-std::optional<int64_t> path_id(const Request& req, Response& res, const char* what) {
-  try {
-    return std::stoll(req.matches[1].str());
-  } catch (const std::exception&) {
-    send_error(res, 400, "bad_request", std::string(what) + " id must be a number");
-    return std::nullopt;
-  }
-}
-
 // Loads a run's summary row or answers 404.
 std::optional<store::RunRow> run_row(store::Database& db, int64_t id, Response& res) {
   auto rows = store::run_rows(db, {id});

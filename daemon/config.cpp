@@ -183,9 +183,26 @@ void read_watch(Reader& r, const YAML::Node& list, std::vector<WatchRoot>& out) 
 
 void read_section(Reader& r, const YAML::Node& d, DaemonConfig& c) {
   r.keys(d, "daemon",
-         {"store", "queue_store", "instance", "listen", "token", "token_file", "workers", "watch",
-          "debounce", "quiet", "pack_reload_debounce", "shutdown_grace", "job_limits", "lenient",
-          "auto_apply_actions", "max_crashes", "max_attempts", "log"});
+         {"store",
+          "queue_store",
+          "instance",
+          "listen",
+          "token",
+          "token_file",
+          "workers",
+          "watch",
+          "debounce",
+          "quiet",
+          "pack_reload_debounce",
+          "shutdown_grace",
+          "job_limits",
+          "lenient",
+          "auto_apply_actions",
+          "api_apply_actions",
+          "actions_dir",
+          "max_crashes",
+          "max_attempts",
+          "log"});
   r.path(d["store"], "daemon.store", c.store);
   r.path(d["queue_store"], "daemon.queue_store", c.queue_store);
   r.text(d["instance"], "daemon.instance", c.instance);
@@ -210,6 +227,8 @@ void read_section(Reader& r, const YAML::Node& d, DaemonConfig& c) {
   }
   r.boolean(d["lenient"], "daemon.lenient", c.lenient);
   r.boolean(d["auto_apply_actions"], "daemon.auto_apply_actions", c.auto_apply_actions);
+  r.boolean(d["api_apply_actions"], "daemon.api_apply_actions", c.api_apply_actions);
+  r.path(d["actions_dir"], "daemon.actions_dir", c.actions_dir);
   r.integer(d["max_crashes"], "daemon.max_crashes", c.max_crashes, 1, 100);
   r.integer(d["max_attempts"], "daemon.max_attempts", c.max_attempts, 1, 100);
   if (auto log = d["log"]; log && r.map(log, "daemon.log")) {
@@ -289,6 +308,9 @@ void validate(DaemonConfigLoad& load) {
   };
   if (c.store.empty()) error("daemon.store", "no store: set daemon.store or pass --store FILE");
   if (c.queue_store.empty() && !c.store.empty()) c.queue_store = c.store.string() + ".queue";
+  if (c.actions_dir.empty() && !c.store.empty()) {
+    c.actions_dir = fs::absolute(c.store).parent_path() / "perfsage-actions";
+  }
   if (!c.store.empty() && c.queue_store == c.store) {
     error("daemon.queue_store", "the queue needs a file of its own, not the store");
   }

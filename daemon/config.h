@@ -69,6 +69,11 @@ struct DaemonConfig {
   JobLimits job_limits;
   bool lenient = false;
   bool auto_apply_actions = false;  // safe actions applied without asking: off by default
+  // POST /api/v1/actions/{id}/apply and .../rollback write files with the daemon's rights: off
+  // unless set. They write under actions_dir (default: perfsage-actions beside the store), never
+  // into a watched folder.
+  bool api_apply_actions = false;
+  std::filesystem::path actions_dir;
   int max_crashes = 2;
   int max_attempts = 5;
   std::filesystem::path port_file;  // written with the bound port once listening (tests)

@@ -88,6 +88,10 @@ void HttpServer::routes() {
       send_error(res, 404, "not_found", "no such endpoint: " + req.method + " " + req.path);
     } else if (res.status == 413) {
       send_error(res, 413, "payload_too_large", "the request body is larger than 1 MiB");
+    } else if (res.status == 400 && req.method == "POST" && !req.has_header("Content-Length")) {
+      send_error(
+          res, 400, "bad_request",
+          "a POST needs a body with a Content-Length (send {} when there is nothing to say)");
     } else if (res.status == 405) {
       send_error(res, 405, "bad_request", req.method + " is not allowed on " + req.path);
     } else {
@@ -163,6 +167,7 @@ void HttpServer::routes() {
   svr.Get("/ui/report.css", asset("report.css", "text/css; charset=utf-8"));
 
   register_api_routes(svr, ctx_);
+  register_action_routes(svr, ctx_);
 }
 
 int HttpServer::bind(const ListenAddress& address) {

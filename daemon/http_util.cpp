@@ -76,4 +76,14 @@ std::string text_param(const httplib::Request& req, const std::string& name) {
   return req.has_param(name) ? req.get_param_value(name) : std::string();
 }
 
+std::optional<int64_t> path_id(const httplib::Request& req, httplib::Response& res,
+                               const char* what) {
+  try {
+    return std::stoll(req.matches[1].str());
+  } catch (const std::exception&) {
+    send_error(res, 400, "bad_request", std::string(what) + " id must be a number");
+    return std::nullopt;
+  }
+}
+
 }  // namespace perfsage::daemon

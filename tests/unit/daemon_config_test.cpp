@@ -50,6 +50,8 @@ daemon:
   CHECK(c.job_limits.memory_bytes == 512ull << 20);
   CHECK(c.job_limits.cpu == Millis(120000));
   CHECK(c.log.max_bytes == 1ull << 20);
+  CHECK_FALSE(c.api_apply_actions);  // off unless asked for
+  CHECK(c.actions_dir == dir.path() / "perfsage-actions");
 }
 
 TEST_CASE("config mistakes are errors naming file, line and column") {

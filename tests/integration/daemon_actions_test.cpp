@@ -1,0 +1,100 @@
+// A run's tuning actions through perfsaged's API: planned on request, applied only where the
+// config allows it, into the daemon's actions folder, never beside the inputs.
+#include "daemon_support.h"
+#include "perfsage/v1/action_plan.pb.h"
+
+using namespace perfsage::test;
+namespace fs = std::filesystem;
+namespace v1 = perfsage::v1;
+
+namespace {
+
+std::string config(bool apply) {
+  return std::string("daemon:\n  store: perf.db\n  listen: 127.0.0.1:0\n  workers: 1\n") +
+         (apply ? "  api_apply_actions: true\n" : "");
+}
+
+template <class M>
+M parse(const HttpReply& r) {
+  INFO(r.status << " " << r.body.substr(0, 500));
+  M m;
+  REQUIRE(google::protobuf::util::JsonStringToMessage(r.body, &m).ok());
+  return m;
+}
+
+std::vector<std::string> files_under(const fs::path& dir) {
+  std::vector<std::string> out;
+  for (const auto& e : fs::recursive_directory_iterator(dir)) out.push_back(e.path().string());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("a run's actions are planned over the API and applied only where the config allows") {
+  TempDir dir;
+  fs::path input = dir.path() / "inputs" / "run1";
+  fs::create_directories(input.parent_path());
+  fs::copy(source_dir() / "tests/fixtures/daemon/ascend_run", input, fs::copy_options::recursive);
+  auto before = files_under(input);
+  int64_t run = 0, plan = 0;
+  {
+    DaemonProcess d(dir.path(), config(false));
+    REQUIRE(d.start());
+    auto job = d.wait_job(d.submit(input).id());
+    REQUIRE(job.state() == "done");
+    run = job.run_id();
+    std::string actions = "/api/v1/runs/" + std::to_string(run) + "/actions";
+    CHECK(d.get_json<v1::ActionList>(actions).plans_size() == 0);
+
+    auto planned = d.post(actions + "/plan", "{}");
+    REQUIRE(planned.status == 200);
+    auto p = parse<v1::PlanActionsResponse>(planned);
+    CHECK(p.run_id() == run);
+    REQUIRE(p.plans_size() > 0);
+    // The fixture's MatMuls are far below their compute roof: AOE is proposed for them.
+    auto aoe = std::find_if(p.plans().begin(), p.plans().end(),
+                            [](const v1::PlannedAction& a) { return a.kind() == "aoe"; });
+    REQUIRE(aoe != p.plans().end());
+    CHECK(aoe->steps(0).action().aoe().ops(0).rfind("MatMul_", 0) == 0);
+    plan = aoe->id();
+    // Planning again gives the same stored plans; listing shows them.
+    auto again = parse<v1::PlanActionsResponse>(d.post(actions + "/plan", "{}"));
+    CHECK(again.plans(0).id() == p.plans(0).id());
+    CHECK(d.get_json<v1::ActionList>(actions).plans_size() == p.plans_size());
+
+    auto refused = d.post("/api/v1/actions/" + std::to_string(plan) + "/apply", "{}");
+    CHECK(refused.status == 403);
+    CHECK_THAT(refused.body, Catch::Contains("daemon.api_apply_actions"));
+    CHECK_FALSE(fs::exists(dir.path() / "perfsage-actions"));
+    CHECK(d.post("/api/v1/runs/999/actions/plan", "{}").status == 404);
+    CHECK(d.get("/api/v1/runs/999/actions").status == 404);
+    CHECK(d.post(actions + "/plan", "{\"findings\": 3}").status == 400);
+    CHECK(d.kill(SIGTERM) == 0);
+  }
+  DaemonProcess d(dir.path(), config(true));
+  REQUIRE(d.start());
+  std::string apply = "/api/v1/actions/" + std::to_string(plan) + "/apply";
+  auto applied = d.post(apply, "{}");
+  REQUIRE(applied.status == 201);
+  auto a = parse<v1::ActionApply>(applied);
+  fs::path out = dir.path() / "perfsage-actions" / ("plan-" + std::to_string(plan));
+  CHECK(fs::path(a.out_dir()) == out);
+  REQUIRE(a.files_size() > 0);
+  CHECK(fs::exists(a.files(0).path()));
+  CHECK_THAT(a.actor(), Catch::Contains("perfsaged API, 127.0.0.1"));
+  CHECK(files_under(input) == before);  // nothing written beside the inputs
+  auto twice = d.post(apply, "{}");
+  CHECK(twice.status == 200);
+  CHECK(parse<v1::ActionApply>(twice).already_applied());
+  CHECK(d.post("/api/v1/actions/99999/apply", "{}").status == 404);
+
+  auto rolled = d.post("/api/v1/applies/" + std::to_string(a.id()) + "/rollback", "{}");
+  REQUIRE(rolled.status == 200);
+  CHECK_FALSE(parse<v1::ActionApply>(rolled).rolled_back().empty());
+  CHECK_FALSE(fs::exists(a.files(0).path()));
+  CHECK(d.post("/api/v1/applies/" + std::to_string(a.id()) + "/rollback", "{}").status == 409);
+  auto list = d.get_json<v1::ActionList>("/api/v1/runs/" + std::to_string(run) + "/actions");
+  CHECK(list.applies_size() == 1);
+  CHECK(d.kill(SIGTERM) == 0);
+}
