@@ -212,6 +212,15 @@ PlanResult plan_actions(store::Database& db, const PlanSource& source,
     }
     for (const auto& n : r.notes) p.add_notes(n);
     for (const auto& u : r.usage) p.add_usage(u);
+    for (auto& step : *p.mutable_steps()) {
+      auto it = r.rewrites.find(step.finding());
+      if (it == r.rewrites.end()) continue;
+      step.set_rewrite(it->second.state);
+      std::set<std::string> seen;
+      for (const auto& n : it->second.nodes) {
+        if (seen.insert(n).second) step.add_rewrite_nodes(n);
+      }
+    }
     p.set_has_inexact(r.has_inexact);
     p.set_summary(summary_of(p, r));
     result.plans.push_back(std::move(p));

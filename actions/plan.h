@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -42,10 +43,17 @@ struct RenderedFile {
   std::filesystem::path link_to;  // non-empty: a second name of this existing file, not content
 };
 
+// What an onnx_rewrite does for one finding.
+struct RewriteOutcome {
+  std::string state;               // applied | inexact (left out: not allowed) | refused
+  std::vector<std::string> nodes;  // the nodes it edits
+};
+
 struct Rendered {
   std::vector<RenderedFile> files;
   std::vector<std::string> notes, usage;
   bool has_inexact = false;  // rewrites that change outputs were found (applied only if allowed)
+  std::map<std::string, RewriteOutcome> rewrites;  // onnx_rewrite, by finding id
 };
 
 // The files `plan` writes into `out_dir` (used in the usage lines), from its steps, its inputs

@@ -142,6 +142,29 @@ void render_onnx(const v1::PlannedAction& plan, bool allow_inexact, const fs::pa
     steps.push_back({a.pass(), nodes, a.pattern(), a.replacement(), s.finding()});
   }
   auto report = rewrite_onnx(model, steps, allow_inexact);
+  // Per finding: applied wins over inexact over refused; the edited nodes of every match. A
+  // match counts for each finding naming one of its nodes (a round trip's second Cast, a fold's
+  // Conv), not only the one it was reported under.
+  auto record_for = [&](const std::string& finding, const OnnxRewriteNote& n, const char* state) {
+    auto& o = r.rewrites[finding];
+    if (o.state.empty() || o.state == "refused" || (o.state == "inexact" && *state == 'a'))
+      o.state = state;
+    if (*state != 'r') o.nodes.insert(o.nodes.end(), n.nodes.begin(), n.nodes.end());
+  };
+  auto record = [&](const OnnxRewriteNote& n, const char* state) {
+    record_for(n.finding, n, state);
+    if (*state == 'r') return;
+    for (const auto& step : steps) {
+      if (step.finding == n.finding) continue;
+      bool named = std::any_of(step.nodes.begin(), step.nodes.end(), [&](const std::string& x) {
+        return std::find(n.nodes.begin(), n.nodes.end(), x) != n.nodes.end();
+      });
+      if (named) record_for(step.finding, n, state);
+    }
+  };
+  for (const auto& n : report.applied) record(n, "applied");
+  for (const auto& n : report.proposed) record(n, "inexact");
+  for (const auto& n : report.skipped) record(n, "refused");
   std::map<std::string, int> applied;
   for (const auto& n : report.applied) {
     ++applied[n.pass];

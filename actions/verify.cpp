@@ -124,11 +124,18 @@ Measure measure(store::Database& db, const v1::PlannedStep& step, int64_t before
   auto subjects = split_op_names({step.subjects().begin(), step.subjects().end()});
   Measure m;
   if (step.action().kind() == "onnx_rewrite" || step.action().has_onnx_rewrite()) {
-    if (!step.action().onnx_rewrite().nodes().empty()) {
-      subjects.assign(step.action().onnx_rewrite().nodes().begin(),
-                      step.action().onnx_rewrite().nodes().end());
+    // The nodes the rewrite edits (the plan's preview: a folded BatchNormalization and its Conv,
+    // of which the Conv stays), else those the finding named (plans made before it was kept).
+    if (!step.rewrite_nodes().empty()) {
+      subjects.assign(step.rewrite_nodes().begin(), step.rewrite_nodes().end());
+      m.metric = "nodes the rewrite edits, in the graph";
+    } else {
+      if (!step.action().onnx_rewrite().nodes().empty()) {
+        subjects.assign(step.action().onnx_rewrite().nodes().begin(),
+                        step.action().onnx_rewrite().nodes().end());
+      }
+      m.metric = "nodes of the finding in the graph";
     }
-    m.metric = "nodes of the finding in the graph";
     m.unit = "nodes";
     m.count = true;
     if (!subjects.empty()) {
@@ -222,6 +229,12 @@ std::vector<v1::ActionVerdict> verify_actions(store::Database& db, const Finding
       const auto* before_f = find(findings(plan.run_id()), step.finding());
       const auto* after_f = find(findings(*next), step.finding());
       Measure m = measure(db, step, plan.run_id(), *next, before_f, after_f, sb, sa);
+      // A rewrite the apply left out did nothing to judge.
+      std::string left_out;
+      if (step.rewrite() == "refused")
+        left_out = "the pass refused every match of this finding (the plan's notes say why)";
+      if (step.rewrite() == "inexact" && !apply.allow_inexact)
+        left_out = "the rewrite changes outputs and was only proposed (apply with --allow-inexact)";
       store::ActionVerdictRow row;
       row.apply_id = apply.id;
       row.finding = step.finding();
@@ -250,7 +263,10 @@ std::vector<v1::ActionVerdict> verify_actions(store::Database& db, const Finding
         band_note = "noise band unknown: a run has fewer than " + std::to_string(kMinSteps) +
                     " recorded steps to measure its step-to-step spread";
       }
-      if (!m.before || !m.after) {
+      if (!left_out.empty()) {
+        row.verdict = "not_applied";
+        row.detail = "not applied: " + left_out;
+      } else if (!m.before || !m.after) {
         row.verdict = row.finding_present ? "not_measurable" : "finding_gone";
         row.detail = m.metric + " could not be measured on both runs";
       } else {

@@ -1,7 +1,8 @@
 // Closing the loop: an applied action is judged on the next analysed run of its job (the first
 // run of the job, after the plan's run, created at or after the apply, with pack results), for
 // each finding it carried out, on the metric that finding targeted:
-//   onnx_rewrite       the finding's nodes still in the model graph (an exact count)
+//   onnx_rewrite       the nodes the rewrite edits (the plan's preview) still in the model graph
+//                      (an exact count); not_applied when the apply left the rewrite out
 //   other kinds        the finding's own time evidence (unit us) while it still fires; else
 //                      the time of the ops it names (subjects, the AOE op list; op statistics,
 //                      per recorded step when both runs have steps); else the step time
@@ -9,7 +10,7 @@
 // (0 for counts). Verdicts: helped, no_effect, regressed (the change left the band), unknown
 // (measured on both runs, but a run has fewer than 3 recorded steps or all steps last exactly
 // the same time, so the noise is unknown: the change is stated, not judged), finding_gone (the
-// finding no longer fires and nothing could be measured), not_measurable.
+// finding no longer fires and nothing could be measured), not_measurable, not_applied.
 #pragma once
 
 #include <cstdint>

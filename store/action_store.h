@@ -57,7 +57,8 @@ struct ActionVerdictRow {
   int64_t before_run = 0, after_run = 0;
   std::string metric, unit;
   std::optional<double> before, after, noise;
-  std::string verdict;  // helped | no_effect | regressed | unknown | finding_gone | not_measurable
+  std::string verdict;  // helped | no_effect | regressed | unknown | finding_gone |
+                        // not_measurable | not_applied
   bool finding_present = false;
   std::string detail, judged;
 };

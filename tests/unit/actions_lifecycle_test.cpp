@@ -163,8 +163,9 @@ TEST_CASE("actions: plan, apply, apply again, rollback, audit, verdict") {
   CHECK(by["fold1"].before() == 2);  // conv1 and bn1
   CHECK(by["fold1"].after() == 1);   // bn1 folded away
   CHECK_FALSE(by["fold1"].finding_present());
-  CHECK(by["gemm1"].verdict() == "helped");  // fc_add gone, the Gemm keeps fc_matmul's name
-  CHECK(by["cast1"].verdict() == "no_effect");
+  CHECK(by["gemm1"].verdict() == "helped");       // fc_add gone, the Gemm keeps fc_matmul's name
+  CHECK(by["cast1"].verdict() == "not_applied");  // inexact, and not allowed
+  CHECK_THAT(by["cast1"].detail(), Catch::Contains("--allow-inexact"));
   CHECK(by["cast1"].finding_present());
   CHECK(by["fold1"].after_run() == next);
   CHECK(list_actions(db).verdicts_size() == 3);
