@@ -361,6 +361,14 @@ CREATE TABLE graph_cleanups(
   compute_nodes INTEGER NOT NULL);
 CREATE INDEX graph_cleanups_run ON graph_cleanups(run_id);
 )sql",
+    // 21: self time of CPU ops per name (declared by analyzers/core/cpu_self_time_analyzer.cpp;
+    // made here too so that a fresh store has every table the fact queries read).
+    R"sql(
+CREATE TABLE host_op_self(
+  run_id INTEGER NOT NULL, name TEXT NOT NULL, count INTEGER NOT NULL, total_ns INTEGER NOT NULL,
+  self_ns INTEGER NOT NULL);
+CREATE INDEX host_op_self_run ON host_op_self(run_id, name);
+)sql",
 };
 
 // Rows of tables that became blocks are moved into blocks; the tables are dropped, so the names

@@ -52,9 +52,9 @@ std::vector<Analyzer> order_analyzers(std::vector<Analyzer> declared) {
 }
 
 const std::vector<Analyzer>& analyzers() {
-  static const std::vector<Analyzer> all =
-      order_analyzers({op_stats_analyzer(), gpu_analyzer(), iteration_analyzer(),
-                       graph_match_analyzer(), patterns_analyzer(), roofline_analyzer()});
+  static const std::vector<Analyzer> all = order_analyzers(
+      {op_stats_analyzer(), cpu_self_time_analyzer(), gpu_analyzer(), iteration_analyzer(),
+       graph_match_analyzer(), patterns_analyzer(), roofline_analyzer()});
   return all;
 }
 

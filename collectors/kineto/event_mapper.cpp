@@ -156,6 +156,10 @@ const char* EventMapper::map(const TraceEvent& ev, Batch& out) {
     return nullptr;
   }
   Category c = category(ev.cat);
+  // PyTorch builds without Kineto (Debian's python3-torch) export torch.autograd.profiler
+  // traces: complete events without "cat" on the "CPU functions" process, each an op on the
+  // CPU (nesting by time, ProfilerStep#N spans among them).
+  if (ev.cat.empty() && ev.pid_text == "CPU functions") c = Category::cpu_op;
   if (c == Category::other || c == Category::flow) {
     ++counters_.ignored;
     return nullptr;

@@ -322,13 +322,69 @@ FactType host_op_type() {
           {"max_us", T::Float, "us", "longest call", ""},
           {"share", T::Float, "ratio",
            "share of the run's base: total_us / run base_units / run base_us", ""},
+          {"self_us", T::Float, "us",
+           "cpu_op only: summed self time (the duration minus the ops nested in it on its "
+           "thread)",
+           ""},
+          {"self_share", T::Float, "ratio", "self_us / run base_units / run base_us", ""},
       },
-      R"sql(WITH {common}
-SELECT name, kind, count(*) AS count, sum(dur_ns) / 1000.0 AS total_us,
-  max(dur_ns) / 1000.0 AS max_us,
-  sum(dur_ns) / 1000.0 / (SELECT units FROM base) / nullif((SELECT us FROM base), 0) AS share
-FROM host_events WHERE run_id = ?1 AND kind IN ('cpu_op', 'user_annotation', 'gc', 'queue')
-GROUP BY name, kind ORDER BY total_us DESC LIMIT 20000)sql"};
+      R"sql(WITH {common},
+h AS MATERIALIZED (
+  SELECT name, kind, count(*) AS count, sum(dur_ns) / 1000.0 AS total_us,
+    max(dur_ns) / 1000.0 AS max_us
+  FROM host_events WHERE run_id = ?1 AND kind IN ('cpu_op', 'user_annotation', 'gc', 'queue')
+  GROUP BY name, kind)
+SELECT h.name, h.kind, h.count, h.total_us, h.max_us,
+  h.total_us / (SELECT units FROM base) / nullif((SELECT us FROM base), 0) AS share,
+  CASE WHEN h.kind = 'cpu_op' THEN s.self_ns / 1000.0 END AS self_us,
+  CASE WHEN h.kind = 'cpu_op' THEN
+    s.self_ns / 1000.0 / (SELECT units FROM base) / nullif((SELECT us FROM base), 0) END
+    AS self_share
+FROM h LEFT JOIN host_op_self s ON s.run_id = ?1 AND s.name = h.name
+ORDER BY h.total_us DESC LIMIT 20000)sql"};
+}
+
+// Host-side collectives (gloo on CPU-only runs; the annotations PyTorch's ProcessGroup writes
+// on its work threads) against the steps: how long a collective is in flight within a step.
+FactType host_comm_type() {
+  return FactType{
+      "host_comm",
+      "Collectives recorded as host annotations or CPU ops (gloo:all_reduce, ... on the "
+      "ProcessGroup's work threads), against the ProfilerStep steps of their rank: per step, "
+      "the busiest such thread's time in flight inside the step (clipped to it), averaged over "
+      "steps. Absent without such events or steps.",
+      "one per run",
+      {
+          {"calls", T::Integer, "count", "collective calls in the profile", ""},
+          {"threads", T::Integer, "count", "threads they ran on", ""},
+          {"total_us", T::Float, "us", "their summed duration over the whole profile", ""},
+          {"steps", T::Integer, "count", "steps compared (rank x step)", ""},
+          {"busy_us", T::Float, "us",
+           "per step: the busiest collective thread's time inside the step, mean over steps", ""},
+          {"busy_share", T::Float, "ratio", "busy_us over the step's duration, mean over steps",
+           ""},
+          {"worst_share", T::Float, "ratio", "the largest such share of one step", ""},
+          {"step_us", T::Float, "us", "mean duration of the steps compared", ""},
+          {"top", T::String, "", "the collective with the most time", ""},
+      },
+      R"sql(WITH rs AS MATERIALIZED (
+  SELECT rank, step, start_ns AS s, start_ns + dur_ns AS e FROM steps
+  WHERE run_id = ?1 AND source = 'ProfilerStep' AND dur_ns > 0),
+c AS MATERIALIZED (
+  SELECT rank, tid, name, start_ns AS s, start_ns + dur_ns AS e FROM host_events
+  WHERE run_id = ?1 AND kind IN ('user_annotation', 'cpu_op')
+    AND (name LIKE 'gloo:%' OR name LIKE 'nccl:%' OR name LIKE 'c10d::%' OR name LIKE 'mpi:%')),
+per AS (
+  SELECT rs.rank, rs.step, c.tid, rs.e - rs.s AS dur,
+    sum(max(0, min(c.e, rs.e) - max(c.s, rs.s))) AS busy
+  FROM c CROSS JOIN rs ON rs.rank = c.rank GROUP BY rs.rank, rs.step, c.tid),
+by_step AS (SELECT rank, step, max(busy) AS busy, dur FROM per GROUP BY rank, step)
+SELECT (SELECT count(*) FROM c) AS calls, (SELECT count(DISTINCT tid) FROM c) AS threads,
+  (SELECT sum(e - s) FROM c) / 1000.0 AS total_us, count(*) AS steps,
+  avg(busy) / 1000.0 AS busy_us, avg(CAST(busy AS REAL) / dur) AS busy_share,
+  max(CAST(busy AS REAL) / dur) AS worst_share, avg(dur) / 1000.0 AS step_us,
+  (SELECT name FROM c GROUP BY name ORDER BY sum(e - s) DESC LIMIT 1) AS top
+FROM by_step HAVING count(*) > 0)sql"};
 }
 
 FactType block_dim_type() {
@@ -397,6 +453,7 @@ void declare_iteration_types(std::vector<FactType>& out) {
   out.push_back(device_activity_type());
   out.push_back(schedule_type());
   out.push_back(host_op_type());
+  out.push_back(host_comm_type());
   out.push_back(block_dim_type());
 }
 

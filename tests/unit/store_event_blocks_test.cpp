@@ -212,6 +212,7 @@ DROP TABLE kernel_launch_ops; DROP TABLE api_totals; DROP TABLE IF EXISTS jobs;
 DROP TABLE action_plans; DROP TABLE action_applies; DROP TABLE action_files;
 DROP TABLE action_audit; DROP TABLE action_verdicts; DROP TABLE gpu_time_breakdown; DROP TABLE shape_alignment;
 DROP TABLE findings; DROP TABLE pack_results; DROP TABLE comm_ops; DROP TABLE graph_cleanups;
+DROP TABLE host_op_self;
 DROP TABLE fusion_candidates; DROP TABLE transdata_chains;
 CREATE TABLE fusion_candidates(
   run_id INTEGER NOT NULL, pattern TEXT NOT NULL, kind TEXT NOT NULL, pass TEXT, fix TEXT,

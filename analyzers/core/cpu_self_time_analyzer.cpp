@@ -1,0 +1,24 @@
+// The cpu_self_time analyzer: self time of CPU ops per name (host_op_self), read by the host_op
+// fact.
+#include "analyzers/core/analyzer.h"
+#include "analyzers/core/cpu_self_time.h"
+
+namespace perfsage::analyzers {
+
+Analyzer cpu_self_time_analyzer() {
+  Analyzer a;
+  a.name = "cpu_self_time";
+  a.reads = {"host_events"};
+  a.writes.push_back({"host_op_self", R"sql(
+CREATE TABLE host_op_self(
+  run_id INTEGER NOT NULL, name TEXT NOT NULL, count INTEGER NOT NULL, total_ns INTEGER NOT NULL,
+  self_ns INTEGER NOT NULL);
+CREATE INDEX host_op_self_run ON host_op_self(run_id, name);
+)sql"});
+  a.run = [](store::Database& db, int64_t run_id, const AnalyzerResources& /*resources*/) {
+    compute_cpu_self_time(db, run_id);
+  };
+  return a;
+}
+
+}  // namespace perfsage::analyzers

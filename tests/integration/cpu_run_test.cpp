@@ -1,0 +1,83 @@
+// CPU-only PyTorch runs: autograd-profiler traces (PyTorch without Kineto, Debian's
+// python3-torch) keep every event as a CPU op with its nesting, self times agree with the
+// profiler's own "Self CPU", and the run gets CPU-side advice instead of "skipped".
+#include "cli_support.h"
+
+using namespace perfsage::test;
+namespace fs = std::filesystem;
+
+namespace {
+fs::path fixture(const std::string& rel) {
+  return source_dir() / "tests" / "fixtures" / "torch113" / rel;
+}
+
+std::string query(const std::string& store, const std::string& sql) {
+  auto q = run_command("query", {"--store", store, "--header", "0", sql});
+  REQUIRE(q.code == 0);
+  return q.out;
+}
+}  // namespace
+
+TEST_CASE("autograd-profiler trace: every event a CPU op, steps, self time as torch counts it") {
+  TempDir dir;
+  auto store = (dir.path() / "s.db").string();
+  auto report = analyze_json({fixture("mish_cpu_trace.json.gz").string(), "--store", store});
+  // 78,600 complete events without "cat" on "CPU functions", four ProfilerStep#N among them.
+  CHECK(query(store, "SELECT count(*) FROM host_events WHERE kind = 'cpu_op'") == "78600\n");
+  CHECK(query(store, "SELECT count(*) FROM steps WHERE source = 'ProfilerStep'") == "4\n");
+  // Self CPU time per op from torch's key_averages() when the trace was recorded
+  // (mish_cpu_trace.expect.json): equal for the ops that take the time.
+  for (auto [name, self_us] :
+       std::vector<std::pair<const char*, int64_t>>{{"aten::mm", 226628},
+                                                    {"aten::addmm", 86074},
+                                                    {"aten::mish", 29192},
+                                                    {"aten::mish_backward", 41937},
+                                                    {"aten::_to_copy", 86257}}) {
+    INFO(name);
+    CHECK(query(store, std::string("SELECT self_ns / 1000 FROM host_op_self WHERE name = '") +
+                           name + "'") == std::to_string(self_us) + "\n");
+  }
+  // The DataLoader span: torch says 106,890 us; the trace's microsecond rounding gives 106,953.
+  CHECK(std::stod(query(store,
+                        "SELECT self_ns / 1000.0 FROM host_op_self WHERE name LIKE "
+                        "'enumerate(DataLoader)%'")) == Approx(106890).epsilon(0.001));
+
+  // CPU-side advice: data loading (449.69 ms of 4 x 221.62 ms steps), Mish forward and
+  // backward as one finding, the op where the CPU time goes.
+  auto loader = findings(report, "cpu_run", "cpu_dataloader");
+  REQUIRE(loader.size() == 1);
+  CHECK(loader[0]->estimated_gain_us() == Approx(449688.0 / 4).epsilon(1e-6));
+  auto mish = findings(report, "cpu_run", "cpu_mish");
+  REQUIRE(mish.size() == 1);
+  CHECK(mish[0]->estimated_gain_us() == Approx((29192.0 + 41937.0) * 0.9 / 4).epsilon(1e-6));
+  CHECK(findings(report, "cpu_run", "cpu_mish_inference").empty());
+  auto hot = findings(report, "cpu_run", "cpu_hot_op");
+  REQUIRE(hot.size() == 1);
+  CHECK(has_subject(*hot[0], "aten::mm"));
+  for (const auto& p : report.packs())
+    if (p.name() == "cpu_run") CHECK(p.status() == "ok");
+}
+
+TEST_CASE("the small MLP trace: matmul-bound, no data-loading or Mish advice") {
+  auto report = analyze_json({fixture("mlp_cpu_trace.json.gz").string()});
+  CHECK(report.run().steps() == 4);
+  auto hot = findings(report, "cpu_run", "cpu_hot_op");
+  REQUIRE(hot.size() == 1);
+  CHECK(has_subject(*hot[0], "aten::mm"));
+  // The DataLoader takes 3.9 ms of 281.5 ms (1.4 %): below tb_plugin's 5 %.
+  CHECK(findings(report, "cpu_run", "cpu_dataloader").empty());
+  CHECK(findings(report, "cpu_run", "cpu_mish").empty());
+}
+
+TEST_CASE("HTA's CPU-only gloo trace: communication-bound step, no device findings") {
+  PERFSAGE_REQUIRE_SAMPLES();
+  auto report = analyze_json(
+      {(samples_dir() / "kineto/hta__cpu_only__rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz")
+           .string()});
+  // Step 551 lasts 210,109 us; the busiest gloo thread (3553) is in flight 173,209 us of it.
+  auto comm = findings(report, "cpu_run", "cpu_collective_bound");
+  REQUIRE(comm.size() == 1);
+  CHECK(evidence_number(*comm[0], "busy_share") == Approx(173209.0 / 210109.0).epsilon(1e-4));
+  CHECK(sev(*comm[0]) == "medium");
+  for (const auto& r : report.recommendations()) CHECK(r.pack() == "cpu_run");
+}
