@@ -4,6 +4,7 @@
 
 #include <map>
 
+#include "app/actions_service.h"
 #include "app/analysis.h"
 #include "app/config.h"
 #include "app/knowledge.h"
@@ -61,6 +62,38 @@ ipc::KnowledgeLoaded load_serving(const fs::path& config_file, uint64_t generati
   return out;
 }
 
+namespace {
+
+// daemon.auto_apply_actions: plans the run's actions and applies the exact ones (a plan with a
+// rewrite that changes outputs waits for a person) into `dir`/plan-<id>. Applying only writes
+// new files there; a failure is a note, never the job's failure.
+void apply_exact_actions(store::Database& db, int64_t run_id, const fs::path& dir,
+                         ipc::JobResult& out) {
+  auto actor = app::default_actor();
+  actor.name += " (perfsaged, automatic)";
+  auto planned = app::plan_run_actions(db, run_id, {}, actor);
+  if (!planned) {
+    out.add_action_notes("planning failed: " + planned.error().message);
+    return;
+  }
+  for (const auto& plan : planned->plans) {
+    std::string which = "plan " + std::to_string(plan.id()) + " (" + plan.kind() + ")";
+    if (plan.has_inexact()) {
+      out.add_action_notes(which + ": changes outputs; apply it by hand with allow_inexact");
+      continue;
+    }
+    auto applied = app::apply_planned_action(
+        db, plan.id(), {dir / ("plan-" + std::to_string(plan.id())), false}, actor);
+    if (!applied) {
+      out.add_action_notes(which + ": " + applied.error().message);
+    } else if (!applied->already_applied()) {
+      out.set_actions_applied(out.actions_applied() + 1);
+    }
+  }
+}
+
+}  // namespace
+
 ipc::JobResult run_job(const ipc::RunJob& job, const Serving& serving, const ProgressFn& progress) {
   ipc::JobResult out;
   try {
@@ -108,6 +141,9 @@ ipc::JobResult run_job(const ipc::RunJob& job, const Serving& serving, const Pro
       }
       out.set_ingest_bytes(bytes);
       out.set_ingest_records(records);
+    }
+    if (!job.auto_apply_dir().empty()) {
+      apply_exact_actions(db, result->run_id, job.auto_apply_dir(), out);
     }
   } catch (const std::exception& e) {
     out.set_ok(false);

@@ -35,6 +35,7 @@ void JobRunner::fill(SteadyTime now) {
     req.set_store(config_.store.string());
     req.set_memory_bytes(config_.job_limits.memory_bytes);
     req.set_cpu_ms(static_cast<uint64_t>(config_.job_limits.cpu.count()));
+    if (config_.auto_apply_actions) req.set_auto_apply_dir(config_.actions_dir.string());
     Running r;
     r.job = *job;
     r.started = now;
@@ -105,6 +106,14 @@ void JobRunner::finish(Running& r, const ipc::WorkerExited& exited, SteadyTime n
     }
     spdlog::info("job {} ({}): run {} analysed in {:.2f} s{}", r.job.id, r.job.spec.job,
                  r.result->run_id(), secs, r.result->reused() ? " (inputs already stored)" : "");
+    if (r.result->actions_applied() > 0) {
+      metrics_.add("perfsage_actions_applied_total", r.result->actions_applied());
+      spdlog::info("job {} ({}): {} action(s) of run {} applied under {}", r.job.id, r.job.spec.job,
+                   r.result->actions_applied(), r.result->run_id(), config_.actions_dir.string());
+    }
+    for (const auto& n : r.result->action_notes()) {
+      spdlog::info("job {} ({}): action not applied: {}", r.job.id, r.job.spec.job, n);
+    }
     return;
   }
   if (r.timed_out) {

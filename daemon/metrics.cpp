@@ -43,6 +43,8 @@ const std::map<std::string, Metrics::Family>& Metrics::families() {
       {"perfsage_ingest_bytes_total", {"Bytes of input ingested by finished jobs.", "counter"}},
       {"perfsage_ingest_records_total", {"Records ingested by finished jobs.", "counter"}},
       {"perfsage_findings_total", {"Findings of finished jobs by pack and severity.", "counter"}},
+      {"perfsage_actions_applied_total",
+       {"Actions applied automatically (daemon.auto_apply_actions).", "counter"}},
       {"perfsage_pack_load_failures_total",
        {"Knowledge loads (start or reload) that failed; the old packs kept serving.", "counter"}},
       {"perfsage_pack_reloads_total", {"Knowledge loads, by result.", "counter"}},

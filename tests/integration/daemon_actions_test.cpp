@@ -29,13 +29,19 @@ std::vector<std::string> files_under(const fs::path& dir) {
   return out;
 }
 
+// A copy of the daemon's fixture run under dir/inputs, outside any watched folder.
+fs::path copy_fixture(const fs::path& dir) {
+  fs::path input = dir / "inputs" / "run1";
+  fs::create_directories(input.parent_path());
+  fs::copy(source_dir() / "tests/fixtures/daemon/ascend_run", input, fs::copy_options::recursive);
+  return input;
+}
+
 }  // namespace
 
 TEST_CASE("a run's actions are planned over the API and applied only where the config allows") {
   TempDir dir;
-  fs::path input = dir.path() / "inputs" / "run1";
-  fs::create_directories(input.parent_path());
-  fs::copy(source_dir() / "tests/fixtures/daemon/ascend_run", input, fs::copy_options::recursive);
+  fs::path input = copy_fixture(dir.path());
   auto before = files_under(input);
   int64_t run = 0, plan = 0;
   {
@@ -96,5 +102,32 @@ TEST_CASE("a run's actions are planned over the API and applied only where the c
   CHECK(d.post("/api/v1/applies/" + std::to_string(a.id()) + "/rollback", "{}").status == 409);
   auto list = d.get_json<v1::ActionList>("/api/v1/runs/" + std::to_string(run) + "/actions");
   CHECK(list.applies_size() == 1);
+  CHECK(d.kill(SIGTERM) == 0);
+}
+
+TEST_CASE("auto_apply_actions applies a run's exact actions once it is analysed") {
+  TempDir dir;
+  fs::path input = copy_fixture(dir.path());
+  auto before = files_under(input);
+  DaemonProcess d(dir.path(), config(false) + "  auto_apply_actions: true\n");
+  REQUIRE(d.start());
+  auto job = d.wait_job(d.submit(input).id());
+  REQUIRE(job.state() == "done");
+  auto list =
+      d.get_json<v1::ActionList>("/api/v1/runs/" + std::to_string(job.run_id()) + "/actions");
+  REQUIRE(list.plans_size() > 0);
+  // Every plan without a rewrite that changes outputs is applied, by the daemon itself.
+  int exact = 0;
+  for (const auto& p : list.plans()) exact += p.has_inexact() ? 0 : 1;
+  CHECK(list.applies_size() == exact);
+  REQUIRE(list.applies_size() > 0);
+  for (const auto& a : list.applies()) {
+    CHECK_THAT(a.actor(), Catch::Contains("(perfsaged, automatic)"));
+    CHECK(fs::path(a.out_dir()).parent_path() == dir.path() / "perfsage-actions");
+    for (const auto& f : a.files()) CHECK(fs::exists(f.path()));
+  }
+  CHECK(files_under(input) == before);
+  CHECK_THAT(d.get("/metrics").body,
+             Catch::Contains("perfsage_actions_applied_total " + std::to_string(exact)));
   CHECK(d.kill(SIGTERM) == 0);
 }
