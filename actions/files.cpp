@@ -178,6 +178,19 @@ void link_file_atomic(const fs::path& source, const fs::path& target) {
   move_into_place(tmp, target, dir);
 }
 
+fs::path move_aside(const fs::path& target) {
+  fs::path aside = temp_name(target);
+  if (::rename(target.c_str(), aside.c_str()) != 0) fail(target, "cannot move aside");
+  fsync_dir(target.parent_path().empty() ? fs::path(".") : target.parent_path());
+  return aside;
+}
+
+void put_back(const fs::path& aside, const fs::path& target) {
+  if (::rename(aside.c_str(), target.c_str()) != 0)
+    fail(aside, "cannot put the file back (it was moved aside for a rollback)");
+  fsync_dir(target.parent_path().empty() ? fs::path(".") : target.parent_path());
+}
+
 bool remove_file_synced(const fs::path& target) {
   if (::unlink(target.c_str()) != 0) {
     if (errno == ENOENT) return false;

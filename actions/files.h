@@ -20,6 +20,11 @@ void write_file_atomic(const std::filesystem::path& target, std::string_view byt
 // Makes `target` a second name of `source` (a hard link, made atomically like a write); copies
 // when the two are on different file systems. Used for large files a rewritten model refers to.
 void link_file_atomic(const std::filesystem::path& source, const std::filesystem::path& target);
+// Renames `target` to an unused name in its folder (atomic; the folder is synced) and returns
+// that name; put_back renames it back. A rollback moves every file aside before it records
+// anything, so that a failure part-way puts them all back instead of leaving half an apply.
+std::filesystem::path move_aside(const std::filesystem::path& target);
+void put_back(const std::filesystem::path& aside, const std::filesystem::path& target);
 // Removes a file and syncs its folder; false when it did not exist.
 bool remove_file_synced(const std::filesystem::path& target);
 

@@ -2,6 +2,7 @@
 
 #include <google/protobuf/util/json_util.h>
 
+#include <algorithm>
 #include <set>
 
 #include "actions/files.h"
@@ -258,16 +259,33 @@ v1::ActionApply rollback_action(store::Database& db, int64_t apply_id, const Act
     throw ActionError(Kind::refused, "apply " + std::to_string(apply_id) + ": rollback " + why +
                                          " (nothing was removed)");
   }
-  for (const auto& f : apply->files) remove_file_synced(f.path);
-  std::error_code ec;
-  fs::remove(apply->out_dir, ec);  // only when empty: files others put there stay
+  // All or nothing: every file is moved aside (a rename in its folder) and the rollback
+  // recorded before anything is deleted; a failure on the way puts the moved files back.
+  std::vector<std::pair<fs::path, fs::path>> moved;  // aside, original
   std::string at = actor.clock();
   std::string detail = "removed " + std::to_string(apply->files.size() - missing.size()) +
                        " file(s)" +
                        (missing.empty() ? "" : "; already gone: " + std::to_string(missing.size()));
-  store::mark_action_rolled_back(
-      db, apply_id, at,
-      {0, at, actor.name, "rollback", apply->plan_id, apply_id, findings_of(plan), detail});
+  try {
+    for (const auto& f : apply->files) {
+      if (std::find(missing.begin(), missing.end(), f.path) != missing.end()) continue;
+      moved.emplace_back(move_aside(f.path), f.path);
+    }
+    store::mark_action_rolled_back(
+        db, apply_id, at,
+        {0, at, actor.name, "rollback", apply->plan_id, apply_id, findings_of(plan), detail});
+  } catch (...) {
+    for (auto it = moved.rbegin(); it != moved.rend(); ++it) {
+      try {
+        put_back(it->first, it->second);
+      } catch (const std::exception&) {  // the first error is the one to report
+      }
+    }
+    throw;
+  }
+  for (const auto& [aside, original] : moved) remove_file_synced(aside);
+  std::error_code ec;
+  fs::remove(apply->out_dir, ec);  // only when empty: files others put there stay
   apply->rolled_back = at;
   auto result = apply_of(*apply);
   result.add_notes(detail);

@@ -435,6 +435,43 @@ TEST_CASE("actions: an apply the store cannot record leaves no files behind") {
   CHECK(list_actions(db).applies_size() == 0);
 }
 
+TEST_CASE("actions: a rollback the store cannot record puts every file back") {
+  test::TempDir dir;
+  auto model = dir.path() / "small_cnn.onnx";
+  fs::copy_file(test::source_dir() / "tests/fixtures/graph/small_cnn.onnx", model);
+  auto path = (dir.path() / "s.db").string();
+  auto actor = test_actor();
+  auto out = dir.path() / "out";
+  int64_t apply_id;
+  std::string sha;
+  {
+    store::Database db(path);
+    int64_t run = test::ingest_for_actions(db, {model});
+    auto plans = save_plans(db,
+                            plan_actions(db, {run, "test", actor.clock()},
+                                         {onnx_finding("fold1", "fold_batchnorm", {"bn1"})})
+                                .plans,
+                            actor);
+    auto applied = apply_action(db, plans.at(0).id(), {out, false}, actor);
+    apply_id = applied.id();
+    sha = applied.files(0).sha256();
+  }
+  auto listing = [&] {
+    std::vector<std::string> names;
+    for (const auto& e : fs::directory_iterator(out)) names.push_back(e.path().filename());
+    return names;
+  };
+  auto reader = store::Database::open_reader(path);  // read-only: the rollback cannot be stored
+  CHECK_THROWS(rollback_action(*reader, apply_id, actor));
+  // Nothing removed, nothing left aside: the folder holds exactly the applied file.
+  CHECK(listing() == std::vector<std::string>{"small_cnn.onnx"});
+  CHECK(sha256_file(out / "small_cnn.onnx") == sha);
+  store::Database db(path);
+  CHECK(list_actions(db).applies(0).rolled_back().empty());
+  rollback_action(db, apply_id, actor);
+  CHECK_FALSE(fs::exists(out));
+}
+
 TEST_CASE("actions: the activation pack's Mish finding rewrites the whole model when allowed") {
   test::TempDir dir;
   namespace ox = perfsage::onnx;
