@@ -4,6 +4,7 @@
 
 #include <set>
 
+#include "app/knowledge.h"
 #include "engine/kb/compiler.h"
 #include "engine/kb/reader.h"
 
@@ -74,7 +75,7 @@ PackCheck validate_pack_dir(const fs::path& dir) {
   if (pack) {
     out.pack = pack->name;
     out.version = pack->version;
-    engine::compile_pack(*pack, out.messages);
+    engine::compile_pack(*pack, out.messages, *fact_catalog());
   }
   out.valid = pack && !engine::has_errors(out.messages);
   return out;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "analyzers/core/fact_types.h"
 #include "engine/kb/reader.h"
 
 namespace perfsage::app {
@@ -41,10 +42,17 @@ bool is_request_error(const engine::LoadMessage& m, const AppConfig& cfg) {
 
 }  // namespace
 
+std::shared_ptr<const engine::facts::Catalog> fact_catalog() {
+  static const auto catalog =
+      std::make_shared<const engine::facts::Catalog>(analyzers::fact_types());
+  return catalog;
+}
+
 engine::Selection compose_selection(const AppConfig& config, const Resources& resources,
                                     const KnowledgeRequest& request,
                                     std::vector<engine::LoadMessage>& messages) {
   engine::Selection sel = config.selection;
+  sel.catalog = fact_catalog();
   sel.paths.clear();
   if (config.builtin) {
     if (is_dir(resources.builtin_packs()))

@@ -18,6 +18,10 @@
 
 namespace perfsage::app {
 
+// The fact types packs may use: those the analyzers declare (analyzers::fact_types()), built
+// once; every selection, pack test and report reads this one catalog.
+std::shared_ptr<const engine::facts::Catalog> fact_catalog();
+
 struct Knowledge {
   engine::PackSet packs;  // valid and invalid packs (an invalid one reports status error)
   analyzers::roofline::HardwareDb hardware;

@@ -1,6 +1,7 @@
 #include "app/pack_testing.h"
 
 #include "analyzers/core/analyze_run.h"
+#include "app/knowledge.h"
 #include "collectors/ingest.h"
 #include "store/run_writer.h"
 
@@ -8,6 +9,7 @@ namespace perfsage::app {
 
 engine::PackTestOptions pack_test_options(const Knowledge& knowledge, const Limits& limits) {
   engine::PackTestOptions opts;
+  opts.catalog = fact_catalog();
   opts.budget = limits.pack_budget;
   opts.ingest = [](store::Database& db, const std::filesystem::path& path) {
     auto files = collectors::expand_inputs({path});

@@ -7,6 +7,7 @@
 
 #include "actions/lifecycle.h"
 #include "analyzers/core/run_summary.h"
+#include "app/knowledge.h"
 #include "engine/facts/registry.h"
 #include "engine/kb/format.h"
 #include "store/action_store.h"
@@ -36,7 +37,7 @@ perfsage::v1::Run build_run(store::Database& db, int64_t run_id) {
 
 perfsage::v1::Base build_base(store::Database& db, int64_t run_id) {
   perfsage::v1::Base base;
-  auto facts = engine::facts::query_facts(db, run_id, *engine::facts::find_fact_type("run"));
+  auto facts = engine::facts::query_facts(db, run_id, *fact_catalog()->find("run"));
   if (facts.empty()) return base;
   // The run fact states the base (docs/facts.md, "The base of gains and shares").
   std::string kind = "none";

@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include "app/kb_check.h"
+#include "app/knowledge.h"
 #include "app/report.h"
 #include "cli/command_line.h"
 #include "cli/context.h"
@@ -159,7 +160,7 @@ int kb_describe(const Args& args, std::ostream& out, std::ostream& err) {
 
 perfsage::v1::FactTypeList fact_types_message() {
   perfsage::v1::FactTypeList list;
-  for (const auto& t : engine::facts::fact_types()) {
+  for (const auto& t : app::fact_catalog()->types()) {
     auto* m = list.add_types();
     m->set_name(t.name);
     m->set_doc(t.doc);

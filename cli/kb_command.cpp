@@ -2,6 +2,7 @@
 // work is done by app/ and engine/.
 #include <boost/program_options.hpp>
 
+#include "app/knowledge.h"
 #include "app/pack_testing.h"
 #include "app/report.h"
 #include "cli/command_line.h"
@@ -103,7 +104,8 @@ int kb_facts(const Args& args, std::ostream& out, std::ostream& err) {
       })) {
     return *stop;
   }
-  out << (format == "json" ? app::to_json(fact_types_message()) : engine::facts::facts_markdown());
+  out << (format == "json" ? app::to_json(fact_types_message())
+                           : engine::facts::facts_markdown(*app::fact_catalog()));
   return kExitOk;
 }
 

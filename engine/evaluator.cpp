@@ -71,7 +71,7 @@ PackEvaluation evaluate_pack(const CompiledPack& pack, const FactSource& source,
     // starts, so a big run's query time is never charged to (or aborts) the pack.
     std::vector<std::pair<void*, std::vector<facts::SlotValues>>> batches;
     for (const auto& name : pack.pack.uses)
-      batches.emplace_back(env.find_template(name), source(*facts::find_fact_type(name)));
+      batches.emplace_back(env.find_template(name), source(*pack.fact_type(name)));
     env.start_budget(budget);
     env.clear_messages();
     bool exhausted = false;
@@ -129,7 +129,8 @@ Evaluation evaluate(store::Database& db, int64_t run_id, const PackSet& packs,
   Evaluation ev;
   // The run fact gives the device (which packs apply) and the reference time; it is queried
   // first and then served to the packs like every other fact type.
-  const auto& run_type = *facts::find_fact_type("run");
+  if (!packs.catalog) throw EngineError("internal: a pack set without a fact catalog");
+  const auto& run_type = *packs.catalog->find("run");
   std::vector<facts::SlotValues> run = facts::query_facts(db, run_id, run_type);
   double base_us = 0, ref_time = 0;
   std::string device = "unknown";
@@ -147,8 +148,7 @@ Evaluation evaluate(store::Database& db, int64_t run_id, const PackSet& packs,
   for (const auto& pack : packs.packs) {
     if (!pack.valid || !applies_to_device(pack, device)) continue;
     for (const auto& name : pack.pack.uses)
-      if (const auto* t = facts::find_fact_type(name); t && seen.insert(name).second)
-        needed.push_back(t);
+      if (const auto* t = pack.fact_type(name); t && seen.insert(name).second) needed.push_back(t);
   }
   auto fetched = prefetch_facts(db, run_id, needed, options.fact_threads);
   fetched[run_type.name].facts = std::move(run);

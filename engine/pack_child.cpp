@@ -112,8 +112,7 @@ PackEvaluation evaluate_pack_in_child(const CompiledPack& pack, const FactSource
   // The facts are materialised here: the child must not touch the parent's SQLite connections.
   std::map<std::string, std::vector<facts::SlotValues>> facts_by_type;
   try {
-    for (const auto& name : pack.pack.uses)
-      facts_by_type[name] = source(*facts::find_fact_type(name));
+    for (const auto& name : pack.pack.uses) facts_by_type[name] = source(*pack.fact_type(name));
   } catch (const std::exception& e) {
     return fail("error", e.what());
   }

@@ -9,55 +9,6 @@
 namespace perfsage::engine::facts {
 namespace {
 
-// Shared CTEs: the run's wall span, total step time, and the base every estimated gain and
-// share is stated on (docs/kb-authoring.md, "One base for gains and shares"): one rank's mean
-// step when steps with durations exist, else the run's wall span. `units` is how many base
-// units the run's totals cover (steps per rank x ranks), so total / units is the amount per
-// base. Host and device events' span comes from their blocks' recorded bounds: no event is
-// decoded.
-constexpr std::string_view kCommon = R"sql(
-span AS MATERIALIZED (
-  SELECT min(s) AS s, max(e) AS e FROM (
-    SELECT min(min_start_ns) AS s, max(max_end_ns) AS e FROM event_blocks
-    WHERE side IN ('host_events', 'device_events') AND run_id = ?1
-    UNION ALL
-    SELECT min(start_ns), max(start_ns + dur_ns) FROM op_tasks WHERE run_id = ?1)),
-stepdur AS MATERIALIZED (
-  -- One duration per rank and step, whatever number of sources recorded it.
-  SELECT rank, step, max(dur_ns) AS d FROM recorded_steps
-  WHERE run_id = ?1 AND dur_ns > 0 GROUP BY rank, step),
-steptotal AS (SELECT sum(d) / 1000.0 AS us FROM stepdur),
-rankstep AS (SELECT rank, count(*) AS n, avg(d) / 1000.0 AS mean FROM stepdur GROUP BY rank),
-base AS MATERIALIZED (
-  SELECT CASE WHEN n > 0 THEN 'step' WHEN wall > 0 THEN 'run' ELSE 'none' END AS kind,
-    CASE WHEN n > 0 THEN mean ELSE coalesce(wall, 0.0) END AS us,
-    CASE WHEN n > 0 THEN CAST(n AS REAL) / r ELSE 1.0 END AS steps,
-    CASE WHEN n > 0 THEN r ELSE runranks END AS ranks,
-    CASE WHEN n > 0 THEN CAST(n AS REAL) ELSE runranks END AS units
-  FROM (SELECT (SELECT count(*) FROM stepdur) AS n,
-          (SELECT count(DISTINCT rank) FROM stepdur) AS r,
-          (SELECT avg(d) / 1000.0 FROM stepdur) AS mean,
-          ((SELECT e FROM span) - (SELECT s FROM span)) / 1000.0 AS wall,
-          max(1, coalesce((SELECT ranks FROM runs WHERE id = ?1),
-                          (SELECT count(DISTINCT rank) FROM recorded_steps WHERE run_id = ?1), 1))
-            AS runranks)),
-reftime AS (SELECT us FROM base))sql";
-
-std::vector<FactType> build() {
-  std::vector<FactType> out;
-  declare_run_types(out);
-  declare_ascend_types(out);
-  declare_cuda_types(out);
-  declare_graph_types(out);
-  declare_iteration_types(out);
-  declare_roofline_types(out);
-  for (auto& t : out) {
-    auto pos = t.query.find("{common}");
-    if (pos != std::string::npos) t.query.replace(pos, 8, kCommon);
-  }
-  return out;
-}
-
 std::string escape_md(const std::string& s) {
   std::string out;
   for (char c : s) {
@@ -70,11 +21,6 @@ std::string escape_md(const std::string& s) {
 }
 
 }  // namespace
-
-std::string median_of(const std::string& v) {
-  return "(SELECT avg(" + v + ") FROM (SELECT " + v + " FROM x ORDER BY " + v +
-         " LIMIT 2 - (SELECT count(*) FROM x) % 2 OFFSET ((SELECT count(*) FROM x) - 1) / 2))";
-}
 
 const char* clips_type_name(SlotType t) {
   switch (t) {
@@ -90,19 +36,10 @@ const char* clips_type_name(SlotType t) {
   return "?";
 }
 
-const Slot* FactType::slot(std::string_view n) const {
-  for (const auto& s : slots)
-    if (s.name == n) return &s;
-  return nullptr;
-}
+Catalog::Catalog(std::vector<FactType> types) : types_(std::move(types)) {}
 
-const std::vector<FactType>& fact_types() {
-  static const std::vector<FactType> types = build();
-  return types;
-}
-
-const FactType* find_fact_type(std::string_view name) {
-  for (const auto& t : fact_types())
+const FactType* Catalog::find(std::string_view name) const {
+  for (const auto& t : types_)
     if (t.name == name) return &t;
   return nullptr;
 }
@@ -228,10 +165,11 @@ std::vector<SlotValues> query_facts(store::Database& db, int64_t run_id, const F
   return out;
 }
 
-std::string facts_markdown() {
+std::string facts_markdown(const Catalog& catalog) {
   std::ostringstream o;
   o << "# Fact types\n\n"
-       "Generated from the fact registry (`engine/facts/`); `perfsage kb facts` prints this page.\n"
+       "Generated from the fact types declared beside the analyzers (`analyzers/*/facts.cpp`);\n"
+       "`perfsage kb facts` prints this page.\n"
        "Packs name the types they match in `uses`; only those are asserted into the pack's\n"
        "CLIPS environment. Facts are aggregated per run (never raw events). Times are in\n"
        "microseconds (`us`), shares are ratios in 0..1. Missing values take the default shown.\n\n"
@@ -250,7 +188,7 @@ std::string facts_markdown() {
        "so a rule can speak for the worst rank on its own base and say on how many ranks it\n"
        "holds. Slots named `share` that are shares of device or kernel time say so in their\n"
        "meaning; they describe an op, they are not the base.\n\n";
-  for (const auto& t : fact_types()) {
+  for (const auto& t : catalog.types()) {
     o << "## `" << t.name << "`\n\n" << t.doc << "\n\n";
     if (!t.cardinality.empty()) o << "Cardinality: " << t.cardinality << ".\n\n";
     o << "| slot | type | unit | default | meaning |\n|---|---|---|---|---|\n";

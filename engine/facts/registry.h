@@ -1,13 +1,9 @@
-// Fact types: the contract between the store (analyzers) and knowledge-base packs.
+// Fact types in the engine: the catalog of types packs may use, their CLIPS deftemplates, the
+// reference page (docs/facts.md) and the queries that turn a run into facts.
 //
-// Each type is declared once (name, doc, slots with CLIPS types and units, and the SQL
-// query producing its facts for one run, parameter ?1 = run id). From that declaration
-// come the CLIPS deftemplate, docs/facts.md (facts_markdown()) and the checks that a pack
-// only uses existing types and slots.
-//
-// To add a type, append one declaration to one of the declare_* functions (or a new one
-// called from registry.cpp). Query columns are matched to slots by name; NULL becomes
-// the slot's default. Queries must aggregate: facts are bounded, never raw events.
+// The types themselves are plain data declared beside the analyzers whose tables they read
+// (store/fact_type.h, analyzers/*/facts.cpp); the application builds a Catalog from them and
+// hands it to the engine with the pack selection, so the engine knows no analyzer.
 #pragma once
 
 #include <cstdint>
@@ -16,6 +12,7 @@
 #include <vector>
 
 #include "engine/clips/value.h"
+#include "store/fact_type.h"
 
 namespace perfsage::store {
 class Database;
@@ -27,36 +24,28 @@ class Environment;
 
 namespace perfsage::engine::facts {
 
-enum class SlotType { Integer, Float, Symbol, String };
+using store::FactType;
+using store::Slot;
+using store::SlotType;
+
 const char* clips_type_name(SlotType t);  // INTEGER, FLOAT, SYMBOL, STRING
 
-struct Slot {
-  std::string name;
-  SlotType type = SlotType::Float;
-  std::string unit;  // us, bytes, ratio (0..1), count, or empty
-  std::string doc;
-  std::string default_value;  // CLIPS literal; empty = 0, 0.0, "" or unknown by type
+// The fact types packs may use, looked up by name.
+class Catalog {
+ public:
+  explicit Catalog(std::vector<FactType> types);
+  const std::vector<FactType>& types() const { return types_; }
+  const FactType* find(std::string_view name) const;
+
+ private:
+  std::vector<FactType> types_;
 };
-
-struct FactType {
-  std::string name;
-  std::string doc;
-  std::string cardinality;  // "one per run", "one per op name", ...
-  std::vector<Slot> slots;
-  std::string query;  // SQL; ?1 = run id; may use the CTEs of kCommonCte via {common}
-
-  const Slot* slot(std::string_view n) const;
-};
-
-// All declared fact types, in documentation order.
-const std::vector<FactType>& fact_types();
-const FactType* find_fact_type(std::string_view name);
 
 // (deftemplate NAME (slot s (type T) (default D)) ...) with the doc as comment.
 std::string deftemplate(const FactType& t);
 
 // Markdown reference of every fact type (the content of docs/facts.md).
-std::string facts_markdown();
+std::string facts_markdown(const Catalog& catalog);
 
 using SlotValues = std::vector<std::pair<std::string, clips::Value>>;
 
@@ -67,17 +56,5 @@ std::vector<SlotValues> query_facts(store::Database& db, int64_t run_id, const F
 // EngineError naming the slot when it cannot.
 clips::Value coerce(const Slot& slot, const clips::Value& v);
 clips::Value slot_default(const Slot& slot);
-
-// SQL for the median of column `v` of a CTE named `x` (the mean of the two middle values
-// when their number is even): per-rank facts state how their ranks compare.
-std::string median_of(const std::string& v);
-
-// Declarations, split by area.
-void declare_run_types(std::vector<FactType>& out);
-void declare_ascend_types(std::vector<FactType>& out);
-void declare_cuda_types(std::vector<FactType>& out);
-void declare_graph_types(std::vector<FactType>& out);
-void declare_iteration_types(std::vector<FactType>& out);
-void declare_roofline_types(std::vector<FactType>& out);
 
 }  // namespace perfsage::engine::facts

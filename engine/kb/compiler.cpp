@@ -68,7 +68,8 @@ std::string clips_error_summary(const std::string& text) {
 
 class Compiler {
  public:
-  Compiler(const Pack& pack, std::vector<LoadMessage>& out) : pack_(pack), out_(out) {}
+  Compiler(const Pack& pack, std::vector<LoadMessage>& out, const facts::Catalog& catalog)
+      : pack_(pack), out_(out), catalog_(catalog) {}
 
   CompiledPack run(const std::map<std::string, ParamOverride>& overrides);
 
@@ -89,6 +90,7 @@ class Compiler {
 
   Pack pack_;
   std::vector<LoadMessage>& out_;
+  const facts::Catalog& catalog_;
   std::string first_error_;
   std::set<std::string> used_names_;
 };
@@ -219,7 +221,7 @@ void Compiler::walk_pattern(const sexpr::Node& n, std::set<std::string>& vars) {
     }
     return;
   }
-  const auto* ft = facts::find_fact_type(type);
+  const auto* ft = catalog_.find(type);
   matched_types_.insert(type);
   if (!ft)
     throw CodeError{LoadCode::err_compile_condition, n.kids[0].line, n.kids[0].column,
@@ -478,7 +480,7 @@ CompiledPack Compiler::run(const std::map<std::string, ParamOverride>& overrides
   if (!pack_.engine.empty() && !version_satisfies(engine_version(), pack_.engine, why))
     emit(LoadCode::err_validate, pack_.pos, "", why);
   for (const auto& u : pack_.uses)
-    if (!facts::find_fact_type(u))
+    if (!catalog_.find(u))
       emit(LoadCode::err_validate, pack_.pos, "", "'uses' names unknown fact type '" + u + "'");
   for (const auto& [name, override] : overrides) apply_override(name, override);
   std::set<std::string> names;
@@ -502,7 +504,10 @@ CompiledPack Compiler::run(const std::map<std::string, ParamOverride>& overrides
 
   clips::Environment scratch;
   std::string templates = recommendation_template();
-  for (const auto& u : pack_.uses) templates += facts::deftemplate(*facts::find_fact_type(u));
+  for (const auto& u : pack_.uses) {
+    templates += facts::deftemplate(*catalog_.find(u));
+    out.types.push_back(*catalog_.find(u));
+  }
   auto terrs = scratch.load(templates);
   if (!terrs.empty())
     emit(LoadCode::err_validate, pack_.pos, "",
@@ -553,6 +558,12 @@ const char* recommendation_template() {
   return kRecommendationTemplate;
 }
 
+const facts::FactType* CompiledPack::fact_type(std::string_view name) const {
+  for (const auto& t : types)
+    if (t.name == name) return &t;
+  return nullptr;
+}
+
 const CompiledRule* CompiledPack::rule(const std::string& id) const {
   for (const auto& r : rules)
     if (r.id == id) return &r;
@@ -560,8 +571,9 @@ const CompiledRule* CompiledPack::rule(const std::string& id) const {
 }
 
 CompiledPack compile_pack(const Pack& pack, std::vector<LoadMessage>& messages,
+                          const facts::Catalog& catalog,
                           const std::map<std::string, ParamOverride>& param_overrides) {
-  return Compiler(pack, messages).run(param_overrides);
+  return Compiler(pack, messages, catalog).run(param_overrides);
 }
 
 }  // namespace perfsage::engine

@@ -4,7 +4,7 @@
 // (CLIPS loads partially on errors); CLIPS parse errors are mapped back to the YAML line.
 //
 //   std::vector<LoadMessage> msgs;
-//   CompiledPack c = compile_pack(pack, msgs, {{"min_task_us", "50"}});
+//   CompiledPack c = compile_pack(pack, msgs, catalog, {{"min_task_us", "50"}});
 //   if (!c.valid) ...;  // msgs say why, with file:line:column
 #pragma once
 
@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/facts/registry.h"
 #include "engine/kb/load_result.h"
 #include "engine/kb/pack.h"
 
@@ -28,13 +29,15 @@ struct CompiledRule {
 };
 
 struct CompiledPack {
-  Pack pack;                        // with param overrides applied
-  std::string constructs;           // complete CLIPS text for a fresh environment
-  std::vector<CompiledRule> rules;  // enabled rules, in pack order
+  Pack pack;                           // with param overrides applied
+  std::string constructs;              // complete CLIPS text for a fresh environment
+  std::vector<CompiledRule> rules;     // enabled rules, in pack order
+  std::vector<facts::FactType> types;  // the fact types it uses, as compiled against
   bool valid = false;
   std::string error;  // first error, when not valid
 
   const CompiledRule* rule(const std::string& id) const;
+  const facts::FactType* fact_type(std::string_view name) const;  // one it uses
 };
 
 // The deftemplate of the facts compiled rules assert.
@@ -43,7 +46,9 @@ const char* recommendation_template();
 // Param overrides are given as text (from config or tests), typed like YAML scalars, and must
 // have the type of the param's default (a number stays a number): a mismatch is an error at
 // the override's position.
+// `catalog` gives the fact types a pack may use.
 CompiledPack compile_pack(const Pack& pack, std::vector<LoadMessage>& messages,
+                          const facts::Catalog& catalog,
                           const std::map<std::string, ParamOverride>& param_overrides = {});
 
 }  // namespace perfsage::engine

@@ -8,6 +8,7 @@
 #include <set>
 #include <sstream>
 
+#include "engine/error.h"
 #include "engine/evaluator.h"
 #include "engine/facts/registry.h"
 #include "engine/finding.h"
@@ -73,11 +74,9 @@ std::string mismatch(const YAML::Node& exp, const perfsage::v1::Finding& r,
     return "gain below gain_min";
   if (auto g = exp["gain_max"]; g && r.estimated_gain_us() > yaml_value(g, file).number())
     return "gain above gain_max";
-  if (auto g = exp["share_min"];
-      g && r.estimated_gain_share() < yaml_value(g, file).number())
+  if (auto g = exp["share_min"]; g && r.estimated_gain_share() < yaml_value(g, file).number())
     return "share below share_min";
-  if (auto g = exp["share_max"];
-      g && r.estimated_gain_share() > yaml_value(g, file).number())
+  if (auto g = exp["share_max"]; g && r.estimated_gain_share() > yaml_value(g, file).number())
     return "share above share_max";
   if (auto ev = exp["evidence"]; ev && ev.IsMap()) {
     for (const auto& kv : ev) {
@@ -118,7 +117,8 @@ void run_case(const Pack& pack, const YAML::Node& c, const std::string& file,
                                    {file, kv.second.Mark().line + 1, kv.second.Mark().column + 1}};
   }
   std::vector<LoadMessage> msgs;
-  CompiledPack compiled = compile_pack(pack, msgs, params);
+  const facts::Catalog& catalog = *options.catalog;
+  CompiledPack compiled = compile_pack(pack, msgs, catalog, params);
   if (!compiled.valid) throw Failure{"pack does not compile: " + compiled.error};
 
   // Facts: inline per type, or a fixture made into a store the way real runs are (run id 1).
@@ -134,7 +134,7 @@ void run_case(const Pack& pack, const YAML::Node& c, const std::string& file,
   if (auto f = c["facts"]) {
     for (const auto& kv : f) {
       std::string type = kv.first.as<std::string>();
-      const auto* ft = facts::find_fact_type(type);
+      const auto* ft = catalog.find(type);
       if (!ft) throw Failure{where(file, kv.first) + ": unknown fact type '" + type + "'"};
       auto& list = inline_facts[type];
       for (const auto& fact : kv.second) {
@@ -164,7 +164,7 @@ void run_case(const Pack& pack, const YAML::Node& c, const std::string& file,
   };
   double base_us = 0, ref_time = 0;
   std::string device = "unknown";
-  for (const auto& run : source(*facts::find_fact_type("run")))
+  for (const auto& run : source(*catalog.find("run")))
     for (const auto& [slot, v] : run) {
       if (slot == "ref_time_us") ref_time = v.number();
       if (slot == "base_us") base_us = v.number();
@@ -218,7 +218,7 @@ void run_case(const Pack& pack, const YAML::Node& c, const std::string& file,
       continue;
     }
     bool near_miss = !r.fact_types.empty();
-    for (const auto& t : r.fact_types) near_miss &= !source(*facts::find_fact_type(t)).empty();
+    for (const auto& t : r.fact_types) near_miss &= !source(*catalog.find(t)).empty();
     if (near_miss) ++cov.quiet_cases;
   }
 }
@@ -303,6 +303,7 @@ void run_test_file(const Pack& pack, const fs::path& path, const PackTestOptions
 }  // namespace
 
 TestReport run_pack_tests(const Pack& pack, const PackTestOptions& options) {
+  if (!options.catalog) throw EngineError("internal: pack tests without a fact catalog");
   TestReport report;
   report.pack = pack.name;
   std::map<std::string, RuleCoverage> coverage;

@@ -24,10 +24,12 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "engine/clips/budget.h"
+#include "engine/facts/registry.h"
 #include "engine/kb/pack.h"
 
 namespace perfsage::store {
@@ -65,6 +67,8 @@ struct PackTestOptions {
   // engine knows neither collectors nor analyzers. Without `ingest`, dump fixtures fail.
   std::function<void(store::Database&, const std::filesystem::path&)> ingest;
   std::function<void(store::Database&, int64_t run_id)> analyze;
+  // The fact types packs may use (from the analyzers, given by the application). Required.
+  std::shared_ptr<const facts::Catalog> catalog;
 };
 
 TestReport run_pack_tests(const Pack& pack, const PackTestOptions& options = {});

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "engine/error.h"
 #include "engine/kb/reader.h"
 
 namespace perfsage::engine {
@@ -181,8 +182,17 @@ int maturity_rank(const std::string& m) {
   return -1;
 }
 
+namespace {
+const facts::Catalog& catalog_of(const Selection& sel) {
+  if (!sel.catalog) throw EngineError("internal: a pack selection without a fact catalog");
+  return *sel.catalog;
+}
+}  // namespace
+
 LoadedPacks load_pack_set(const Selection& sel) {
   LoadedPacks out;
+  catalog_of(sel);
+  out.set.catalog = sel.catalog;
   auto read = read_all(sel, out.messages);
   auto& packs = read.packs;
   for (const auto& want : sel.only) {
@@ -221,7 +231,7 @@ LoadedPacks load_pack_set(const Selection& sel) {
     auto it = sel.params.find(p.name);
     static const std::map<std::string, ParamOverride> none;
     out.set.packs.push_back(
-        compile_pack(p, out.messages, it == sel.params.end() ? none : it->second));
+        compile_pack(p, out.messages, catalog_of(sel), it == sel.params.end() ? none : it->second));
   }
   return out;
 }
@@ -242,7 +252,7 @@ std::vector<PackInfo> list_packs(const Selection& sel, std::vector<LoadMessage>&
     info.tests = p.test_files.size();
     for (const auto& r : p.rules) info.enabled_rules += r.enabled;
     std::vector<LoadMessage> cm;
-    auto compiled = compile_pack(p, cm);
+    auto compiled = compile_pack(p, cm, catalog_of(sel));
     info.valid = compiled.valid;
     info.error = compiled.error;
     out.push_back(std::move(info));

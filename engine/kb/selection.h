@@ -16,6 +16,7 @@
 
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -41,10 +42,13 @@ struct Selection {
   std::map<std::string, std::map<std::string, ParamOverride>> params;  // pack -> param -> value
   SourcePos params_pos;
   std::string min_maturity;  // "" (all) | sandbox | incubating | stable
+  // The fact types packs may use (from the analyzers, given by the application). Required.
+  std::shared_ptr<const facts::Catalog> catalog;
 };
 
 struct PackSet {
   std::vector<CompiledPack> packs;  // valid and invalid (invalid ones report status error)
+  std::shared_ptr<const facts::Catalog> catalog;  // the one they were compiled against
 };
 
 struct LoadedPacks {

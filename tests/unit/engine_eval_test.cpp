@@ -16,6 +16,14 @@ using namespace perfsage::engine;
 
 namespace {
 
+// What app/ gives pack tests: the analyzers' fact types, and the analyzers for fixtures.
+PackTestOptions test_options() {
+  PackTestOptions options;
+  options.catalog = test::catalog();
+  options.analyze = [](store::Database& db, int64_t run) { test::analyze(db, run); };
+  return options;
+}
+
 int64_t ascend_run(store::Database& db) {
   store::RunWriter w(db, {"job", {"/x"}, "fp", "2026-01-01T00:00:00Z"});
   auto task = [&](const char* name, const char* type, const char* core, int64_t start_us,
@@ -176,7 +184,7 @@ TEST_CASE("built-in packs pass their own tests with firing and non-firing covera
     auto pack = read_pack(dir, msgs);
     REQUIRE(pack);
     pack->trusted = true;
-    auto report = run_pack_tests(*pack);
+    auto report = run_pack_tests(*pack, test_options());
     INFO(report.str());
     CHECK(report.ok());
     CHECK(report.cases.size() >= 4);
@@ -208,7 +216,7 @@ TEST_CASE("pack tests fail on wrong expectations, unexpected firings and missing
   std::vector<LoadMessage> msgs;
   auto pack = read_pack(dir.path() / "p", msgs);
   REQUIRE(pack);
-  auto report = run_pack_tests(*pack);
+  auto report = run_pack_tests(*pack, test_options());
   REQUIRE(report.cases.size() == 5);
   CHECK_FALSE(report.cases[0].passed);
   CHECK_FALSE(report.cases[1].passed);
@@ -241,8 +249,7 @@ TEST_CASE("pack tests can use a SQL fixture as the store") {
   std::vector<LoadMessage> msgs;
   auto pack = read_pack(dir.path() / "p", msgs);
   REQUIRE(pack);
-  PackTestOptions options;
-  options.analyze = [](store::Database& db, int64_t run) { test::analyze(db, run); };
+  PackTestOptions options = test_options();
   auto report = run_pack_tests(*pack, options);
   INFO(report.str());
   REQUIRE(report.cases.size() == 1);
@@ -254,7 +261,7 @@ TEST_CASE("facts queried on parallel read connections equal those of one connect
   store::Database db((dir.path() / "store.db").string());
   int64_t run = ascend_run(db);
   std::vector<const facts::FactType*> types;
-  for (const auto& t : facts::fact_types()) types.push_back(&t);
+  for (const auto& t : test::catalog()->types()) types.push_back(&t);
   facts::FactType broken{"broken", "", "", {}, "SELECT no_such_column FROM op_tasks"};
   types.push_back(&broken);
 

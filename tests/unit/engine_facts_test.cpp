@@ -7,6 +7,7 @@
 #include "analyzer_resources.h"
 #include "engine/clips/environment.h"
 #include "engine/facts/registry.h"
+#include "kb_support.h"
 #include "store/database.h"
 #include "store/run_writer.h"
 #include "test_support.h"
@@ -25,7 +26,7 @@ const engine::clips::Value& slot(const SlotValues& f, const std::string& name) {
 }
 
 std::vector<SlotValues> facts_of(store::Database& db, int64_t run, const char* type) {
-  return engine::facts::query_facts(db, run, *engine::facts::find_fact_type(type));
+  return engine::facts::query_facts(db, run, test::fact_type(type));
 }
 
 store::DeviceEvent dev(const char* kind, const char* name, int64_t start_us, int64_t dur_ns) {
@@ -52,16 +53,16 @@ store::HostEvent host(const char* kind, const char* name, int64_t start_us, int6
 
 TEST_CASE("every fact type compiles to a deftemplate CLIPS accepts and is documented") {
   engine::clips::Environment env;
-  std::string md = engine::facts::facts_markdown();
+  std::string md = engine::facts::facts_markdown(*test::catalog());
   for (const char* name : {"run", "op", "op_type", "kernel", "api", "memcpy", "step", "launch"}) {
     INFO(name);
-    const auto* t = engine::facts::find_fact_type(name);
+    const auto* t = test::catalog()->find(name);
     REQUIRE(t);
     CHECK(env.load(engine::facts::deftemplate(*t)).empty());
     CHECK(md.find(std::string("## `") + name + "`") != std::string::npos);
     for (const auto& s : t->slots) CHECK(md.find("| `" + s.name + "` |") != std::string::npos);
   }
-  CHECK_FALSE(engine::facts::find_fact_type("nope"));
+  CHECK_FALSE(test::catalog()->find("nope"));
 }
 
 TEST_CASE("op and op_type facts read what the op_stats analyzer derived from the tasks") {
@@ -251,7 +252,7 @@ TEST_CASE("a CPU-only run: has_device no, no launch fact, no division by zero") 
 
 TEST_CASE("coerce converts user values to slot types and refuses what does not fit") {
   using engine::facts::coerce;
-  const auto* op = engine::facts::find_fact_type("op");
+  const auto* op = test::catalog()->find("op");
   CHECK(coerce(*op->slot("total_us"), engine::clips::Value::of_int(5)).type ==
         engine::clips::ValueType::Float);
   CHECK(coerce(*op->slot("core_type"), engine::clips::Value::of_string("AI_CPU")).type ==
@@ -265,7 +266,7 @@ TEST_CASE("docs/facts.md matches the registry") {
   REQUIRE(in);
   std::stringstream text;
   text << in.rdbuf();
-  CHECK(text.str() == engine::facts::facts_markdown());
+  CHECK(text.str() == engine::facts::facts_markdown(*test::catalog()));
 }
 
 TEST_CASE("transdata chains of one cause are one fact, named by the costliest chain") {

@@ -29,7 +29,7 @@ struct Compiled {
 Compiled compile_text(const std::string& rules) {
   Compiled c;
   auto p = read_pack_text(std::string(kHeader) + rules, "demo/pack.yaml", c.msgs);
-  if (p) c.pack = compile_pack(*p, c.msgs);
+  if (p) c.pack = compile_pack(*p, c.msgs, *perfsage::test::catalog());
   return c;
 }
 
@@ -182,7 +182,7 @@ TEST_CASE("header validation, unknown keys and YAML syntax errors") {
   msgs.clear();
   p = read_pack_text("name: x\nversion: 1.0.0\nengine: \">=9\"\nrules: []\n", "x.yaml", msgs);
   REQUIRE(p);
-  auto c = compile_pack(*p, msgs);
+  auto c = compile_pack(*p, msgs, *perfsage::test::catalog());
   CHECK_FALSE(c.valid);
   CHECK(c.error.find("requires engine >=9") != std::string::npos);
 }
@@ -204,7 +204,8 @@ TEST_CASE("unused params warn and config overrides replace param values") {
       read_pack_text(std::string(kHeader) + "  - id: r\n    when: (op (name ?n))\n    message: m\n",
                      "demo.yaml", msgs);
   REQUIRE(p);
-  auto c = compile_pack(*p, msgs, {{"min_us", {"50", {}}}, {"other", {"1", {}}}});
+  auto c = compile_pack(*p, msgs, *perfsage::test::catalog(),
+                        {{"min_us", {"50", {}}}, {"other", {"1", {}}}});
   CHECK(c.valid);
   bool unused = false, unknown_override = false;
   for (const auto& m : msgs) {
@@ -303,7 +304,8 @@ TEST_CASE("a param override of the wrong type is an error at the override") {
                               "    message: m\n",
                           "demo.yaml", msgs);
   REQUIRE(p);
-  auto c = compile_pack(*p, msgs, {{"min_us", {"fast", {"cfg.yaml", 7, 12}}}});
+  auto c = compile_pack(*p, msgs, *perfsage::test::catalog(),
+                        {{"min_us", {"fast", {"cfg.yaml", 7, 12}}}});
   CHECK_FALSE(c.valid);
   bool at_override = false;
   for (const auto& m : msgs)

@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include "engine/facts/registry.h"
+#include "kb_support.h"
 #include "query_plan_check.h"
 #include "store/database.h"
 #include "test_support.h"
@@ -14,7 +15,7 @@ using namespace perfsage;
 TEST_CASE("no fact query joins by rescanning a table") {
   test::TempDir dir;
   store::Database db((dir.path() / "plans.db").string());
-  for (const auto& t : engine::facts::fact_types()) {
+  for (const auto& t : perfsage::test::catalog()->types()) {
     INFO("fact type " << t.name);
     auto problems = test::rescanning_joins(db, t.query);
     std::string all;

@@ -14,6 +14,7 @@
 #include "analyzers/gpu/gpu_analysis.h"
 #include "collectors/common/file_reader.h"
 #include "engine/facts/registry.h"
+#include "kb_support.h"
 #include "kineto_test_util.h"
 
 using namespace perfsage;
@@ -207,7 +208,7 @@ void check_against_hta(const std::string& json, const std::filesystem::path& fil
   Reference ref = hta_reference(json, 30);
   auto r = kineto_ingest(file, collectors::Mode::strict);
   analyzers::gpu::analyze_gpu_run(*r.db, r.run);
-  auto facts = engine::facts::query_facts(*r.db, r.run, *engine::facts::find_fact_type("gpu_time"));
+  auto facts = engine::facts::query_facts(*r.db, r.run, perfsage::test::fact_type("gpu_time"));
   REQUIRE(facts.size() == 1);
   const auto& g = facts[0];
   auto pp = [](double a, double b) { return 100.0 * std::fabs(a - b); };

@@ -4,6 +4,7 @@
 #include <map>
 
 #include "engine/facts/registry.h"
+#include "kb_support.h"
 #include "store/database.h"
 #include "store/run_writer.h"
 #include "store/schema.h"
@@ -51,7 +52,7 @@ struct Fact {
   std::map<std::string, std::string> text;
 };
 std::vector<Fact> facts_of(store::Database& db, int64_t run, const std::string& type) {
-  const auto* t = facts::find_fact_type(type);
+  const auto* t = perfsage::test::catalog()->find(type);
   REQUIRE(t != nullptr);
   std::vector<Fact> out;
   for (const auto& f : facts::query_facts(db, run, *t)) {

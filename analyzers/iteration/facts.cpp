@@ -1,8 +1,12 @@
 // Iteration, cluster and schedule fact types: iteration, rank, comm, device_activity,
 // schedule, host_op (from the iteration analyzers' tables, comm_ops and host_events).
-#include "engine/facts/registry.h"
+#include "analyzers/core/fact_types.h"
 
-namespace perfsage::engine::facts {
+namespace perfsage::analyzers {
+
+using store::FactType;
+using store::median_of;
+using store::SlotType;
 namespace {
 
 using T = SlotType;
@@ -445,7 +449,7 @@ GROUP BY t.core_type ORDER BY t.core_type)sql"};
 
 }  // namespace
 
-void declare_iteration_types(std::vector<FactType>& out) {
+void declare_iteration_facts(std::vector<FactType>& out) {
   out.push_back(iteration_type());
   out.push_back(rank_type());
   out.push_back(comm_type());
@@ -457,4 +461,4 @@ void declare_iteration_types(std::vector<FactType>& out) {
   out.push_back(block_dim_type());
 }
 
-}  // namespace perfsage::engine::facts
+}  // namespace perfsage::analyzers

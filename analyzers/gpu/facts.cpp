@@ -1,10 +1,14 @@
 // Host-API and GPU fact types: api, kernel, memcpy, launch (from host_events and
 // device_events; the api type also covers AscendCL calls).
-#include "engine/facts/registry.h"
+#include "analyzers/core/fact_types.h"
 
-namespace perfsage::engine::facts {
+namespace perfsage::analyzers {
 
-void declare_cuda_types(std::vector<FactType>& out) {
+using store::FactType;
+using store::median_of;
+using store::SlotType;
+
+void declare_gpu_facts(std::vector<FactType>& out) {
   using T = SlotType;
   out.push_back(FactType{
       "api",
@@ -224,4 +228,4 @@ SELECT x.*, (SELECT count(*) FROM x) AS ranks, )sql" +
 FROM x ORDER BY rank)sql"});
 }
 
-}  // namespace perfsage::engine::facts
+}  // namespace perfsage::analyzers

@@ -1,10 +1,14 @@
 // Graph-pattern fact types: fusion_candidate and transdata_chain from the pattern analyzer
 // (analyzers/patterns), fusion_stat from fusion_result.json, graph_node from model graphs.
-#include "engine/facts/registry.h"
+#include "analyzers/core/fact_types.h"
 
-namespace perfsage::engine::facts {
+namespace perfsage::analyzers {
 
-void declare_graph_types(std::vector<FactType>& out) {
+using store::FactType;
+using store::median_of;
+using store::SlotType;
+
+void declare_graph_facts(std::vector<FactType>& out) {
   using T = SlotType;
   out.push_back(FactType{
       "fusion_candidate",
@@ -256,4 +260,4 @@ SELECT (SELECT count(*) FROM st) AS ops, (SELECT count(*) FROM st WHERE dyn) AS 
 FROM g WHERE (SELECT count(*) FROM st) > 0 OR g.nodes > 0)sql"});
 }
 
-}  // namespace perfsage::engine::facts
+}  // namespace perfsage::analyzers

@@ -1,8 +1,12 @@
 // Roofline family fact types: hardware_spec, roofline (per op), roofline_type,
 // roofline_coverage, gpu_kernel, tensor_core and activation (from analyzers/roofline).
-#include "engine/facts/registry.h"
+#include "analyzers/core/fact_types.h"
 
-namespace perfsage::engine::facts {
+namespace perfsage::analyzers {
+
+using store::FactType;
+using store::median_of;
+using store::SlotType;
 namespace {
 
 // Kernel-name substrings of Tensor-Core kernels: the tb_plugin list (knowledge.md §6.4)
@@ -44,7 +48,7 @@ ko AS (SELECT k.*, CASE WHEN )sql" +
 
 }  // namespace
 
-void declare_roofline_types(std::vector<FactType>& out) {
+void declare_roofline_facts(std::vector<FactType>& out) {
   using T = SlotType;
   out.push_back(FactType{
       "hardware_spec",
@@ -307,4 +311,4 @@ FROM activation_patterns WHERE run_id = ?1)sql"});
 FROM shape_alignment WHERE run_id = ?1 ORDER BY total_us DESC LIMIT 5000)sql"});
 }
 
-}  // namespace perfsage::engine::facts
+}  // namespace perfsage::analyzers

@@ -1,10 +1,14 @@
 // Ascend fact types: op (per op name) and op_type, from the op_stats analyzer's op_stats and
 // op_type_stats.
-#include "engine/facts/registry.h"
+#include "analyzers/core/fact_types.h"
 
-namespace perfsage::engine::facts {
+namespace perfsage::analyzers {
 
-void declare_ascend_types(std::vector<FactType>& out) {
+using store::FactType;
+using store::median_of;
+using store::SlotType;
+
+void declare_op_facts(std::vector<FactType>& out) {
   using T = SlotType;
   out.push_back(FactType{
       "op",
@@ -72,4 +76,4 @@ ORDER BY total_us DESC LIMIT 100000)sql"});
 FROM op_type_stats WHERE run_id = ?1 GROUP BY type, core_type)sql"});
 }
 
-}  // namespace perfsage::engine::facts
+}  // namespace perfsage::analyzers

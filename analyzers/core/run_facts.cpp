@@ -1,9 +1,13 @@
 // Run-level fact types: run and step.
-#include "engine/facts/registry.h"
+#include "analyzers/core/fact_types.h"
 
-namespace perfsage::engine::facts {
+namespace perfsage::analyzers {
 
-void declare_run_types(std::vector<FactType>& out) {
+using store::FactType;
+using store::median_of;
+using store::SlotType;
+
+void declare_run_facts(std::vector<FactType>& out) {
   using T = SlotType;
   out.push_back(FactType{
       "run",
@@ -122,4 +126,4 @@ FROM runs r WHERE r.id = ?1)sql"});
 FROM steps WHERE run_id = ?1 GROUP BY rank, step ORDER BY rank, step LIMIT 100000)sql"});
 }
 
-}  // namespace perfsage::engine::facts
+}  // namespace perfsage::analyzers

@@ -1,0 +1,59 @@
+#include "analyzers/core/fact_types.h"
+
+#include <string_view>
+
+namespace perfsage::analyzers {
+namespace {
+
+// Shared CTEs: the run's wall span, total step time, and the base every estimated gain and
+// share is stated on (docs/kb-authoring.md, "One base for gains and shares"): one rank's mean
+// step when steps with durations exist, else the run's wall span. `units` is how many base
+// units the run's totals cover (steps per rank x ranks), so total / units is the amount per
+// base. Host and device events' span comes from their blocks' recorded bounds: no event is
+// decoded.
+constexpr std::string_view kCommon = R"sql(
+span AS MATERIALIZED (
+  SELECT min(s) AS s, max(e) AS e FROM (
+    SELECT min(min_start_ns) AS s, max(max_end_ns) AS e FROM event_blocks
+    WHERE side IN ('host_events', 'device_events') AND run_id = ?1
+    UNION ALL
+    SELECT min(start_ns), max(start_ns + dur_ns) FROM op_tasks WHERE run_id = ?1)),
+stepdur AS MATERIALIZED (
+  -- One duration per rank and step, whatever number of sources recorded it.
+  SELECT rank, step, max(dur_ns) AS d FROM recorded_steps
+  WHERE run_id = ?1 AND dur_ns > 0 GROUP BY rank, step),
+steptotal AS (SELECT sum(d) / 1000.0 AS us FROM stepdur),
+rankstep AS (SELECT rank, count(*) AS n, avg(d) / 1000.0 AS mean FROM stepdur GROUP BY rank),
+base AS MATERIALIZED (
+  SELECT CASE WHEN n > 0 THEN 'step' WHEN wall > 0 THEN 'run' ELSE 'none' END AS kind,
+    CASE WHEN n > 0 THEN mean ELSE coalesce(wall, 0.0) END AS us,
+    CASE WHEN n > 0 THEN CAST(n AS REAL) / r ELSE 1.0 END AS steps,
+    CASE WHEN n > 0 THEN r ELSE runranks END AS ranks,
+    CASE WHEN n > 0 THEN CAST(n AS REAL) ELSE runranks END AS units
+  FROM (SELECT (SELECT count(*) FROM stepdur) AS n,
+          (SELECT count(DISTINCT rank) FROM stepdur) AS r,
+          (SELECT avg(d) / 1000.0 FROM stepdur) AS mean,
+          ((SELECT e FROM span) - (SELECT s FROM span)) / 1000.0 AS wall,
+          max(1, coalesce((SELECT ranks FROM runs WHERE id = ?1),
+                          (SELECT count(DISTINCT rank) FROM recorded_steps WHERE run_id = ?1), 1))
+            AS runranks)),
+reftime AS (SELECT us FROM base))sql";
+
+}  // namespace
+
+std::vector<store::FactType> fact_types() {
+  std::vector<store::FactType> out;
+  declare_run_facts(out);
+  declare_op_facts(out);
+  declare_gpu_facts(out);
+  declare_graph_facts(out);
+  declare_iteration_facts(out);
+  declare_roofline_facts(out);
+  for (auto& t : out) {
+    auto pos = t.query.find("{common}");
+    if (pos != std::string::npos) t.query.replace(pos, 8, kCommon);
+  }
+  return out;
+}
+
+}  // namespace perfsage::analyzers
