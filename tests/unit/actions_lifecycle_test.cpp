@@ -411,23 +411,30 @@ TEST_CASE(
   CHECK(verify_actions(db, findings_of, actor)[0].verdict() == "regressed");
 }
 
+namespace {
+
+// A store at `path` holding small_cnn.onnx (copied into `dir`) as a run with one planned
+// BatchNorm fold; returns the plan's id.
+int64_t planned_fold(const fs::path& dir, const std::string& path, const Actor& actor) {
+  auto model = dir / "small_cnn.onnx";
+  fs::copy_file(test::source_dir() / "tests/fixtures/graph/small_cnn.onnx", model);
+  store::Database db(path);
+  int64_t run = test::ingest_for_actions(db, {model});
+  auto plans = save_plans(db,
+                          plan_actions(db, {run, "test", actor.clock()},
+                                       {onnx_finding("fold1", "fold_batchnorm", {"bn1"})})
+                              .plans,
+                          actor);
+  return plans.at(0).id();
+}
+
+}  // namespace
+
 TEST_CASE("actions: an apply the store cannot record leaves no files behind") {
   test::TempDir dir;
-  auto model = dir.path() / "small_cnn.onnx";
-  fs::copy_file(test::source_dir() / "tests/fixtures/graph/small_cnn.onnx", model);
   auto path = (dir.path() / "s.db").string();
   auto actor = test_actor();
-  int64_t plan_id;
-  {
-    store::Database db(path);
-    int64_t run = test::ingest_for_actions(db, {model});
-    auto plans = save_plans(db,
-                            plan_actions(db, {run, "test", actor.clock()},
-                                         {onnx_finding("fold1", "fold_batchnorm", {"bn1"})})
-                                .plans,
-                            actor);
-    plan_id = plans.at(0).id();
-  }
+  int64_t plan_id = planned_fold(dir.path(), path, actor);
   auto reader = store::Database::open_reader(path);  // read-only: the apply cannot be stored
   CHECK_THROWS(apply_action(*reader, plan_id, {dir.path() / "out", false}, actor));
   CHECK_FALSE(fs::exists(dir.path() / "out" / "small_cnn.onnx"));
@@ -437,22 +444,15 @@ TEST_CASE("actions: an apply the store cannot record leaves no files behind") {
 
 TEST_CASE("actions: a rollback the store cannot record puts every file back") {
   test::TempDir dir;
-  auto model = dir.path() / "small_cnn.onnx";
-  fs::copy_file(test::source_dir() / "tests/fixtures/graph/small_cnn.onnx", model);
   auto path = (dir.path() / "s.db").string();
   auto actor = test_actor();
   auto out = dir.path() / "out";
+  int64_t plan_id = planned_fold(dir.path(), path, actor);
   int64_t apply_id;
   std::string sha;
   {
     store::Database db(path);
-    int64_t run = test::ingest_for_actions(db, {model});
-    auto plans = save_plans(db,
-                            plan_actions(db, {run, "test", actor.clock()},
-                                         {onnx_finding("fold1", "fold_batchnorm", {"bn1"})})
-                                .plans,
-                            actor);
-    auto applied = apply_action(db, plans.at(0).id(), {out, false}, actor);
+    auto applied = apply_action(db, plan_id, {out, false}, actor);
     apply_id = applied.id();
     sha = applied.files(0).sha256();
   }
