@@ -363,6 +363,7 @@ FactType host_comm_type() {
           {"threads", T::Integer, "count", "threads they ran on", ""},
           {"total_us", T::Float, "us", "their summed duration over the whole profile", ""},
           {"steps", T::Integer, "count", "steps compared (rank x step)", ""},
+          {"ranks", T::Integer, "count", "ranks those steps belong to", ""},
           {"busy_us", T::Float, "us",
            "per step: the busiest collective thread's time inside the step, mean over steps", ""},
           {"busy_share", T::Float, "ratio", "busy_us over the step's duration, mean over steps",
@@ -385,6 +386,7 @@ per AS (
 by_step AS (SELECT rank, step, max(busy) AS busy, dur FROM per GROUP BY rank, step)
 SELECT (SELECT count(*) FROM c) AS calls, (SELECT count(DISTINCT tid) FROM c) AS threads,
   (SELECT sum(e - s) FROM c) / 1000.0 AS total_us, count(*) AS steps,
+  count(DISTINCT rank) AS ranks,
   avg(busy) / 1000.0 AS busy_us, avg(CAST(busy AS REAL) / dur) AS busy_share,
   max(CAST(busy AS REAL) / dur) AS worst_share, avg(dur) / 1000.0 AS step_us,
   (SELECT name FROM c GROUP BY name ORDER BY sum(e - s) DESC LIMIT 1) AS top

@@ -2,6 +2,7 @@
 // python3-torch) keep every event as a CPU op with its nesting, self times agree with the
 // profiler's own "Self CPU", and the run gets CPU-side advice instead of "skipped".
 #include "cli_support.h"
+#include "collectors/common/file_reader.h"
 
 using namespace perfsage::test;
 namespace fs = std::filesystem;
@@ -80,4 +81,22 @@ TEST_CASE("HTA's CPU-only gloo trace: communication-bound step, no device findin
   CHECK(evidence_number(*comm[0], "busy_share") == Approx(173209.0 / 210109.0).epsilon(1e-4));
   CHECK(sev(*comm[0]) == "medium");
   for (const auto& r : report.recommendations()) CHECK(r.pack() == "cpu_run");
+}
+
+TEST_CASE("the gloo trace as two ranks: the same share, said for both ranks") {
+  PERFSAGE_REQUIRE_SAMPLES();
+  TempDir dir;
+  std::string text = perfsage::collectors::read_file(
+      samples_dir() / "kineto/hta__cpu_only__rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz");
+  auto at = text.find("\"rank\": 34");
+  REQUIRE(at != std::string::npos);
+  dir.write("r0/rank34.json", text);
+  text.replace(at, 10, "\"rank\": 35");
+  dir.write("r1/rank35.json", text);
+  auto report = analyze_json({dir.path().string()});
+  CHECK(report.run().ranks() == 2);
+  auto comm = findings(report, "cpu_run", "cpu_collective_bound");
+  REQUIRE(comm.size() == 1);
+  CHECK(evidence_number(*comm[0], "busy_share") == Approx(173209.0 / 210109.0).epsilon(1e-4));
+  CHECK(evidence_number(*comm[0], "ranks") == 2);
 }
