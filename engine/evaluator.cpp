@@ -25,7 +25,10 @@ std::string one_line(const std::string& text) {
       continue;
     }
     auto b = line.find_first_not_of(" \t");
-    if (b != std::string::npos) out += (out.empty() ? "" : " ") + line.substr(b);
+    if (b != std::string::npos) {
+      if (!out.empty()) out += ' ';
+      out.append(line, b, std::string::npos);
+    }
     line.clear();
   }
   return out;

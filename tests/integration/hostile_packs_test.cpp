@@ -101,7 +101,10 @@ TEST_CASE("a cross-product join is stopped by the OS limits within its budget") 
   std::string lists = "lists:\n";
   for (char l : {'a', 'b', 'c', 'd', 'e'}) {
     lists += std::string("  ") + l + ": [";
-    for (int i = 0; i < 200; ++i) lists += (i ? "," : "") + std::to_string(i);
+    for (int i = 0; i < 200; ++i) {
+      if (i) lists += ",";
+      lists += std::to_string(i);
+    }
     lists += "]\n";
   }
   std::string when =
@@ -144,9 +147,18 @@ TEST_CASE("YAML alias bombs and huge numbers in packs are load errors") {
   TempDir dir;
   std::string bomb = std::string(kHead) + "x0: &x0 [a, a, a, a, a, a, a, a, a, a]\n";
   for (int i = 1; i < 9; ++i) {
-    std::string prev = "*x" + std::to_string(i - 1);
-    bomb += "x" + std::to_string(i) + ": &x" + std::to_string(i) + " [";
-    for (int k = 0; k < 10; ++k) bomb += (k ? ", " : "") + prev;
+    std::string prev = "*x";
+    prev += std::to_string(i - 1);
+    std::string n = std::to_string(i);
+    bomb += "x";
+    bomb += n;
+    bomb += ": &x";
+    bomb += n;
+    bomb += " [";
+    for (int k = 0; k < 10; ++k) {
+      if (k) bomb += ", ";
+      bomb += prev;
+    }
     bomb += "]\n";
   }
   bomb += "lists:\n  big: *x8\n" + rule("(op (name ?name))");
