@@ -13,6 +13,7 @@
 #include "engine/evaluator.h"
 #include "store/background_checkpoint.h"
 #include "store/results.h"
+#include "store/run_lock.h"
 #include "store/run_registry.h"
 #include "store/run_writer.h"
 
@@ -78,7 +79,16 @@ void progress(const AnalysisRequest& req, std::string_view stage, double fractio
 struct Ingested {
   int64_t run_id = 0;
   bool reused = false;
+  std::vector<std::string> notices;
 };
+
+// Runs the analyzers on a committed run; only then is the run complete.
+void analyze_stored(store::Database& db, int64_t run_id, const analyzers::RunIdentity& identity,
+                    const Knowledge& kn) {
+  store::BackgroundCheckpoint checkpoint(db.path());  // while the analyzers run
+  analyzers::analyze_run(db, run_id, identity, {kn.hardware, kn.patterns});
+  store::set_run_status(db, run_id, store::kRunAnalyzed);
+}
 
 Result<Ingested> ingest(store::Database& db, const AnalysisRequest& req, const Knowledge& kn,
                         const Limits& limits) {
@@ -99,28 +109,60 @@ Result<Ingested> ingest(store::Database& db, const AnalysisRequest& req, const K
                                          std::to_string(limits.max_input_bytes >> 20) + " MiB"};
   }
   std::string fp = collectors::fingerprint_inputs(files);
-  if (req.reuse_existing)
-    if (auto existing = store::find_run_by_fingerprint(db, fp)) return Ingested{*existing, true};
+  // Another perfsage storing the same inputs into this store finishes first (its run is then
+  // reused) instead of storing them twice; held until this run is complete.
+  store::RunLock lock(db.path(), fp, [&] {
+    spdlog::warn("another perfsage is storing these inputs in {}; waiting for it to finish",
+                 db.path());
+    progress(req, "waiting", -1);
+  });
+  Ingested out;
+  if (auto existing = store::find_run_by_fingerprint(db, fp)) {
+    auto run = store::load_run(db, *existing);
+    if (req.reuse_existing && run->status == store::kRunAnalyzed) {
+      out.run_id = *existing;
+      out.reused = true;
+      return out;
+    }
+    if (req.reuse_existing) {
+      // Stored, but its analysis never finished (a crash or a kill): finish it now.
+      if (db.read_only())
+        return Error{ErrorKind::store,
+                     "run " + std::to_string(*existing) + " in the read-only store " + db.path() +
+                         " was not completely analysed; open the store with write access"};
+      out.notices.push_back("run " + std::to_string(*existing) +
+                            " was stored but its analysis did not finish; analysing it again");
+      progress(req, "analyzers", -1);
+      analyze_stored(db, *existing, {run->framework, run->device, run->chip}, kn);
+      out.run_id = *existing;
+      out.reused = true;
+      return out;
+    }
+    // A fingerprint names one run: a fresh ingest replaces the stored one.
+    out.notices.push_back("run " + std::to_string(*existing) + " held these inputs; replaced");
+    store::delete_run(db, *existing);
+  }
+  if (db.read_only())
+    return Error{ErrorKind::store,
+                 "store " + db.path() + " is read-only; new inputs cannot be stored"};
   std::vector<std::string> inputs;
   for (const auto& p : req.inputs) inputs.push_back(fs::absolute(p).lexically_normal().string());
   store::RunHeader header{req.job.empty() ? default_job(req.inputs) : req.job, inputs, fp,
                           req.clock ? req.clock() : system_clock_iso8601()};
   collectors::RunHints hints;
-  Ingested out;
   auto start = std::chrono::steady_clock::now();
   progress(req, "ingest", -1);
   {
     store::RunWriter writer(db, header);
     auto result = collectors::ingest(files, writer, req.mode);
     hints = result.hints;
+    writer.set_identity(hints.framework, hints.device, hints.chip);
     writer.commit();
     out.run_id = writer.run_id();
     spdlog::debug("ingest: {} file(s) in {:.1f} ms", files.size(), ms_since(start));
   }
   progress(req, "analyzers", -1);
-  store::BackgroundCheckpoint checkpoint(db.path());  // while the analyzers run
-  analyzers::analyze_run(db, out.run_id, {hints.framework, hints.device, hints.chip},
-                         {kn.hardware, kn.patterns});
+  analyze_stored(db, out.run_id, {hints.framework, hints.device, hints.chip}, kn);
   return out;
 }
 
@@ -167,7 +209,8 @@ Result<AnalysisOutcome> analyze(store::Database& db, const AnalysisRequest& requ
     AnalysisOutcome out;
     out.run_id = ingested->run_id;
     out.reused = ingested->reused;
-    if (out.reused)
+    out.notices = ingested->notices;
+    if (out.reused && out.notices.empty())
       out.notices.push_back("these inputs are already stored as run " + std::to_string(out.run_id) +
                             "; analysing the stored run");
     if (request.evaluate_packs) {
@@ -185,6 +228,9 @@ Result<AnalysisOutcome> analyze(store::Database& db, const AnalysisRequest& requ
         out.notices.push_back("applied actions could not be judged: " + judged.error().message);
     }
     out.report = build_report(db, out.run_id);
+    // A log that cannot be copied (a full disk) keeps the run safe but grows with every
+    // command: say so now rather than fail the next one.
+    if (auto why = db.checkpoint(); !why.empty()) out.notices.push_back(why);
     return out;
   });
 }

@@ -38,7 +38,9 @@ struct AnalysisRequest {
   std::vector<std::filesystem::path> inputs;
   std::string job;  // empty: derived from the first input's name
   collectors::Mode mode = collectors::Mode::strict;
-  bool reuse_existing = true;  // an identical, completely analysed input set is not ingested again
+  // An identical input set already stored is not ingested again (a run whose analysis did not
+  // finish is analysed again); false: it is ingested again, replacing the stored run.
+  bool reuse_existing = true;
   bool evaluate_packs = true;  // false: ingest and analyzers only (`perfsage ingest`)
   Clock clock = system_clock_iso8601;
   ProgressFn progress;
@@ -47,8 +49,8 @@ struct AnalysisRequest {
 struct AnalysisOutcome {
   perfsage::v1::AnalysisReport report;
   int64_t run_id = 0;
-  bool reused = false;                // the inputs were already stored and analysed
-  std::vector<std::string> notices;   // what the user should be told (reused run, redone analysis)
+  bool reused = false;               // the inputs were already stored and analysed
+  std::vector<std::string> notices;  // what the user should be told (reused run, redone analysis)
 };
 
 Result<AnalysisOutcome> analyze(store::Database& db, const AnalysisRequest& request,

@@ -56,8 +56,7 @@ int run_ingest(const Args& args, std::ostream& out, std::ostream& err) {
     return report_error({app::ErrorKind::store, e.what()}, err);
   }
   if (!outcome) return report_error(outcome.error(), err);
-  if (outcome->reused)
-    err << "perfsage: these inputs are already stored as run " << outcome->run_id << "\n";
+  for (const auto& n : outcome->notices) err << "perfsage: " << n << "\n";
   perfsage::v1::IngestReport report;
   *report.mutable_run() = outcome->report.run();
   *report.mutable_ingest() = outcome->report.ingest();

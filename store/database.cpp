@@ -2,6 +2,8 @@
 
 #include <sqlite3.h>
 
+#include <filesystem>
+
 #include "store/event_table.h"
 #include "store/schema.h"
 
@@ -134,8 +136,38 @@ sqlite3* open_handle(const std::string& path, int flags, const char* purpose) {
     sqlite3_close(db);
     throw StoreError("cannot open store " + path + purpose + ": " + msg);
   }
-  sqlite3_busy_timeout(db, 5000);
+  sqlite3_busy_timeout(db, kBusyTimeoutMs);
   return db;
+}
+
+std::string uri_path(const std::string& path) {
+  std::string out;
+  for (unsigned char c : path) {
+    if (c == '%' || c == '?' || c == '#' || c < 0x20) {
+      static const char* hex = "0123456789ABCDEF";
+      out += '%';
+      out += hex[c >> 4];
+      out += hex[c & 15];
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out;
+}
+
+// A write-protected WAL store in a folder this process cannot write either: SQLite cannot
+// create the -shm file it needs even to read. When no log is left to read (the last writer
+// copied and removed it), the file alone is the whole store and is opened as immutable.
+sqlite3* open_write_protected(sqlite3* db, const std::string& path, const char* purpose) {
+  if (sqlite3_exec(db, "SELECT count(*) FROM sqlite_schema", nullptr, nullptr, nullptr) ==
+      SQLITE_OK)
+    return db;
+  std::error_code ec;
+  auto log = std::filesystem::file_size(path + "-wal", ec);
+  if (!ec && log > 0) return db;  // the log holds data: reading without it would be wrong
+  sqlite3_close(db);
+  return open_handle("file:" + uri_path(path) + "?immutable=1",
+                     SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, purpose);
 }
 }  // namespace
 
@@ -152,16 +184,24 @@ void Database::set_up_or_close(Setup&& setup) {
 
 Database::Database(const std::string& path) : path_(path) {
   db_ = open_handle(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, "");
+  // SQLite opens a write-protected file for reading only, without saying so.
+  read_only_ = sqlite3_db_readonly(db_, "main") == 1;
+  if (read_only_) db_ = open_write_protected(db_, path, " (write-protected)");
   set_up_or_close([&] {
-    // Bulk ingest and whole-table scans dominate; large pages mean fewer page writes and reads
-    // (takes effect only when the file is created).
-    exec("PRAGMA page_size=65536");
-    exec("PRAGMA foreign_keys=ON");
-    if (path != ":memory:") exec("PRAGMA journal_mode=WAL");
+    if (!read_only_) {
+      // Bulk ingest and whole-table scans dominate; large pages mean fewer page writes and
+      // reads (takes effect only when the file is created).
+      exec("PRAGMA page_size=65536");
+      exec("PRAGMA foreign_keys=ON");
+      if (path != ":memory:") exec("PRAGMA journal_mode=WAL");
+    }
     exec("PRAGMA synchronous=NORMAL");
     apply_cache_pragmas();
     register_tables();
     migrate(*this);
+    // Results of analysing a stored run go to TEMP tables (whose foreign keys could not name
+    // the main database's runs: foreign keys stay off, nothing is written to the file).
+    if (read_only_) shadow_result_tables(*this);
   });
 }
 
@@ -182,8 +222,9 @@ void Database::register_tables() {
   }
 }
 
-Database::Database(const std::string& path, ReaderTag) : path_(path) {
+Database::Database(const std::string& path, ReaderTag) : path_(path), read_only_(true) {
   db_ = open_handle(path, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, " for reading");
+  db_ = open_write_protected(db_, path, " for reading");
   set_up_or_close([&] {
     apply_cache_pragmas();
     register_tables();
@@ -208,6 +249,18 @@ void Database::exec(std::string_view sql) {
   }
 }
 
+std::string Database::checkpoint() {
+  if (path_ == ":memory:" || read_only_) return {};
+  int log = 0, copied = 0;
+  int rc = sqlite3_wal_checkpoint_v2(db_, "main", SQLITE_CHECKPOINT_PASSIVE, &log, &copied);
+  // BUSY: a reader or writer holds part of the log; it is copied by a later checkpoint.
+  if (rc == SQLITE_OK || rc == SQLITE_BUSY) return {};
+  return "the write-ahead log " + path_ + "-wal could not be copied into " + path_ + " (" +
+         sqlite3_errmsg(db_) +
+         "); what was written is safe in the log, and the next perfsage command that opens the "
+         "store with room to spare finishes the copy";
+}
+
 int64_t Database::last_insert_rowid() const {
   return sqlite3_last_insert_rowid(db_);
 }
@@ -218,7 +271,10 @@ int Database::schema_version() const {
 }
 
 Transaction::Transaction(Database& db) : db_(db) {
-  db_.exec("BEGIN IMMEDIATE");
+  // IMMEDIATE takes the write lock up front (a deferred transaction that reads first and writes
+  // later can fail with SQLITE_BUSY where waiting would have done); a read-only store writes only
+  // its TEMP tables, which need no lock on the file.
+  db_.exec(db_.read_only() ? "BEGIN" : "BEGIN IMMEDIATE");
 }
 Transaction::~Transaction() {
   if (!done_) {

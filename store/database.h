@@ -85,6 +85,12 @@ class Database {
   int64_t last_insert_rowid() const;
   int schema_version() const;
   const std::string& path() const { return path_; }
+  // True when the store file is write-protected: SQLite then opens it for reading only. Its
+  // runs can be read and analysed again; results go to TEMP tables of this connection.
+  bool read_only() const { return read_only_; }
+  // Copies the write-ahead log into the database file (passive: waits for nobody). Returns
+  // why it could not ("database or disk is full"), or empty; a log merely in use is no error.
+  std::string checkpoint();
   sqlite3* handle() { return db_; }
 
  private:
@@ -96,7 +102,13 @@ class Database {
   void register_tables();
   sqlite3* db_ = nullptr;
   std::string path_;
+  bool read_only_ = false;
 };
+
+// How long a connection waits for another one's write lock before giving up: an ingest holds
+// it for the whole run (tens of seconds for a multi-GB trace), and a second writer should wait
+// its turn rather than fail with "database is locked".
+inline constexpr int kBusyTimeoutMs = 10 * 60 * 1000;
 
 // Rolls back unless commit() was called.
 class Transaction {

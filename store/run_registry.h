@@ -20,7 +20,13 @@ struct RunSummary {
   double step_time_us = 0, device_time_us = 0;
 };
 
-// The run that already holds exactly these inputs, if any.
+// A run's status: its records are committed ('ingested'), then every analyzer has run on them
+// ('analyzed'). Only an analyzed run is complete: one left ingested (a crash or kill during
+// analysis) must be analysed again before it is used.
+inline constexpr const char* kRunIngested = "ingested";
+inline constexpr const char* kRunAnalyzed = "analyzed";
+
+// The run that already holds exactly these inputs, if any (complete or not: see status).
 std::optional<int64_t> find_run_by_fingerprint(Database& db, const std::string& fingerprint);
 std::optional<RunSummary> load_run(Database& db, int64_t run_id);
 std::vector<RunSummary> list_runs(Database& db, const std::string& job = "");

@@ -8,6 +8,7 @@
 #include "store/bind.h"
 #include "store/event_block_sink.h"
 #include "store/json_text.h"
+#include "store/run_registry.h"
 
 namespace perfsage::store {
 
@@ -172,9 +173,17 @@ void RunWriter::add(const IngestFile& r) {
   insert(st, run_id_, r.path, r.collector, r.records, r.skipped, json_string_array(r.warnings));
 }
 
+void RunWriter::set_identity(const std::string& framework, const std::string& device,
+                             const std::string& chip) {
+  auto st = db_.prepare(
+      "UPDATE runs SET framework=nullif(?2,''), device=nullif(?3,''), chip=nullif(?4,'') "
+      "WHERE id=?1");
+  insert(st, run_id_, framework, device, chip);
+}
+
 void RunWriter::commit() {
   flush_events();
-  db_.prepare("UPDATE runs SET status='ingested' WHERE id=?1").bind(1, run_id_).run();
+  db_.prepare("UPDATE runs SET status=?2 WHERE id=?1").bind(1, run_id_).bind(2, kRunIngested).run();
   txn_.commit();
 }
 

@@ -56,6 +56,11 @@ class RunWriter {
   // Host and device events and op tasks are buffered into column blocks; this writes the open
   // blocks, so that the run's records so far can be read back or covered by a savepoint.
   void flush_events();
+  // What the collectors learned about the run (stored with it, so that an analysis interrupted
+  // after the commit can be redone without reading the inputs again).
+  void set_identity(const std::string& framework, const std::string& device,
+                    const std::string& chip);
+  // Commits the run with status 'ingested': complete once its analysis marks it 'analyzed'.
   void commit();
 
  private:

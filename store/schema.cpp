@@ -369,6 +369,19 @@ CREATE TABLE host_op_self(
   self_ns INTEGER NOT NULL);
 CREATE INDEX host_op_self_run ON host_op_self(run_id, name);
 )sql",
+    // 22: a run is complete (status 'analyzed') only once every analyzer has run on it; one
+    // left 'ingested' by a crash or a kill during analysis is analysed again when its inputs
+    // come back. Runs stored before this version that have a summary (the analyzers' last
+    // step) were analysed. A fingerprint names one run: of runs stored twice by concurrent
+    // ingests, the latest complete one keeps it and the others get '#<id>' appended.
+    R"sql(
+UPDATE runs SET status = 'analyzed' WHERE status = 'ingested' AND ranks IS NOT NULL;
+UPDATE runs SET fingerprint = fingerprint || '#' || id WHERE id NOT IN (
+  SELECT coalesce(max(CASE WHEN status = 'analyzed' THEN id END), max(id))
+  FROM runs GROUP BY fingerprint);
+DROP INDEX runs_fingerprint;
+CREATE UNIQUE INDEX runs_fingerprint ON runs(fingerprint);
+)sql",
 };
 
 // Rows of tables that became blocks are moved into blocks; the tables are dropped, so the names
@@ -386,6 +399,20 @@ void convert_block_tables(Database& db, std::initializer_list<const EventSchema*
 
 }  // namespace
 
+void shadow_result_tables(Database& db) {
+  // TEMP tables of the same names come first in name resolution, so an analysis of a stored
+  // run reads and writes its results there, for this connection only.
+  for (const char* table : {"findings", "pack_results"}) {
+    auto st = db.prepare("SELECT sql FROM main.sqlite_schema WHERE type = 'table' AND name = ?1");
+    st.bind(1, table);
+    if (!st.step()) continue;
+    std::string sql = st.text(0);
+    const std::string create = "CREATE TABLE ";
+    if (sql.rfind(create, 0) != 0) continue;
+    db.exec("CREATE TEMP TABLE " + sql.substr(create.size()));
+  }
+}
+
 int current_schema_version() {
   return static_cast<int>(kMigrations.size());
 }
@@ -394,7 +421,8 @@ void migrate(Database& db) {
   // A store already at this version is only read here, so that a read-only one opens.
   bool fresh = !db.prepare("SELECT 1 FROM sqlite_schema WHERE name='schema_version'").step();
   if (fresh) {
-    db.exec("CREATE TABLE schema_version(version INTEGER PRIMARY KEY, applied TEXT)");
+    // IF NOT EXISTS: another process may be creating the same new store right now.
+    db.exec("CREATE TABLE IF NOT EXISTS schema_version(version INTEGER PRIMARY KEY, applied TEXT)");
   }
   int have = db.schema_version();
   if (have > current_schema_version()) {
@@ -402,19 +430,32 @@ void migrate(Database& db) {
                      ", newer than this perfsage (" + std::to_string(current_schema_version()) +
                      ")");
   }
-  for (int v = have; v < current_schema_version(); ++v) {
+  if (have < current_schema_version() && db.read_only()) {
+    throw StoreError("store " + db.path() + " is read-only and has schema version " +
+                     std::to_string(have) + "; this perfsage needs version " +
+                     std::to_string(current_schema_version()) +
+                     ": open it once with write access to upgrade it");
+  }
+  while (have < current_schema_version()) {
     Transaction txn(db);
+    // Read again under the write lock: a process opening the same store at the same time may
+    // have applied this step while this one waited for the lock.
+    int v = db.schema_version();
+    if (v >= current_schema_version()) break;
     db.exec(kMigrations[v]);
     if (v + 1 == 8) convert_block_tables(db, {&host_event_schema(), &device_event_schema()});
     if (v + 1 == 10) convert_block_tables(db, {&op_task_schema()});
     db.prepare("INSERT INTO schema_version VALUES(?1, datetime('now'))").bind(1, v + 1).run();
     txn.commit();
+    have = v + 1;
   }
   // The version in the file header too, where other tools (sqlite3, backups) look for it.
-  auto user_version = db.prepare("PRAGMA user_version");
-  if (user_version.step() && user_version.int64(0) != current_schema_version()) {
-    db.exec("PRAGMA user_version=" + std::to_string(current_schema_version()));
+  bool stamped = false;
+  {
+    auto user_version = db.prepare("PRAGMA user_version");
+    stamped = user_version.step() && user_version.int64(0) == current_schema_version();
   }
+  if (!stamped) db.exec("PRAGMA user_version=" + std::to_string(current_schema_version()));
 }
 
 }  // namespace perfsage::store

@@ -1,0 +1,128 @@
+// Store states that must not mislead: run status and unique fingerprints (and the migration
+// that brings old stores there), the lock concurrent ingests wait on, a full disk at the
+// checkpoint, the schema version in the file header.
+#include <sqlite3.h>
+
+#include <atomic>
+#include <thread>
+
+#include "full_disk_vfs.h"
+#include "store/database.h"
+#include "store/run_lock.h"
+#include "store/run_registry.h"
+#include "store/run_writer.h"
+#include "store/schema.h"
+#include "test_support.h"
+
+using namespace perfsage::store;
+using perfsage::test::TempDir;
+
+namespace {
+RunHeader header(const std::string& fp) {
+  return {"job", {"/x/trace.json"}, fp, "2026-01-01T00:00:00Z"};
+}
+int64_t integer(Database& db, const std::string& sql) {
+  auto st = db.prepare(sql);
+  REQUIRE(st.step());
+  return st.int64(0);
+}
+std::string text(Database& db, const std::string& sql) {
+  auto st = db.prepare(sql);
+  REQUIRE(st.step());
+  return st.text(0);
+}
+int64_t commit_run(Database& db, const std::string& fp) {
+  RunWriter w(db, header(fp));
+  w.set_identity("pytorch", "cuda", "");
+  w.commit();
+  return w.run_id();
+}
+}  // namespace
+
+TEST_CASE("a committed run is 'ingested' until its analysis marks it 'analyzed'") {
+  Database db(":memory:");
+  int64_t id = commit_run(db, "fp");
+  auto run = load_run(db, id);
+  CHECK(run->status == kRunIngested);
+  CHECK(run->framework == "pytorch");  // kept for an analysis redone after a crash
+  CHECK(run->device == "cuda");
+  CHECK(run->chip.empty());
+  set_run_status(db, id, kRunAnalyzed);
+  CHECK(load_run(db, id)->status == kRunAnalyzed);
+}
+
+TEST_CASE("a fingerprint names one run") {
+  Database db(":memory:");
+  commit_run(db, "fp");
+  CHECK_THROWS_WITH(commit_run(db, "fp"), Catch::Contains("UNIQUE constraint failed"));
+  CHECK(integer(db, "SELECT count(*) FROM runs") == 1);
+}
+
+TEST_CASE("the run-status migration: old analysed runs complete, duplicates keep their data") {
+  TempDir dir;
+  auto path = (dir.path() / "s.db").string();
+  int version = current_schema_version();
+  {
+    Database db(path);
+    // The store as an older perfsage left it: no unique fingerprint, runs 'ingested' whether
+    // analysed (a summary) or not, and two concurrent ingests of the same inputs.
+    db.exec("DROP INDEX runs_fingerprint; CREATE INDEX runs_fingerprint ON runs(fingerprint)");
+    db.exec(
+        "INSERT INTO runs(id, inputs, fingerprint, created, status, ranks) VALUES"
+        "(1, '[]', 'a', 'x', 'ingested', 1), (2, '[]', 'a', 'x', 'ingested', 1),"
+        "(3, '[]', 'b', 'x', 'ingested', NULL), (4, '[]', 'c', 'x', 'ingested', 1),"
+        "(5, '[]', 'c', 'x', 'ingested', NULL)");
+    db.exec("DELETE FROM schema_version WHERE version = " + std::to_string(version));
+  }
+  Database db(path);
+  CHECK(db.schema_version() == version);
+  CHECK(text(db,
+             "SELECT group_concat(id || ':' || fingerprint || ':' || status, ' ') FROM "
+             "(SELECT * FROM runs ORDER BY id)") ==
+        "1:a#1:analyzed 2:a:analyzed 3:b:ingested 4:c:analyzed 5:c#5:ingested");
+  CHECK(find_run_by_fingerprint(db, "a") == 2);
+  CHECK(find_run_by_fingerprint(db, "c") == 4);  // the complete one, not the latest
+  CHECK(integer(db, "PRAGMA user_version") == version);
+}
+
+TEST_CASE("RunLock: a second holder of the same inputs waits, other inputs do not") {
+  TempDir dir;
+  auto path = (dir.path() / "s.db").string();
+  auto first = std::make_unique<RunLock>(path, "fp-1");
+  REQUIRE(first->held());
+  {
+    bool waited = false;
+    RunLock other(path, "fp-2", [&] { waited = true; });
+    CHECK(other.held());
+    CHECK_FALSE(waited);
+  }
+  std::atomic<bool> waiting{false}, got{false};
+  std::thread second([&] {
+    RunLock again(path, "fp-1", [&] { waiting = true; });
+    got = true;
+  });
+  while (!waiting) std::this_thread::yield();
+  CHECK_FALSE(got);
+  first.reset();  // the second one gets it now
+  second.join();
+  CHECK(got);
+  CHECK_FALSE(RunLock(":memory:", "fp-1").held());
+}
+
+TEST_CASE("a checkpoint that a full disk stops is reported, and finished once there is room") {
+  auto& disk = perfsage::test::FullDiskVfs::install();
+  TempDir dir;
+  auto path = (dir.path() / "s.db").string();
+  Database db(path);
+  CHECK(db.checkpoint().empty());
+  db.exec("PRAGMA wal_autocheckpoint=0");
+  db.exec("CREATE TABLE t(x); INSERT INTO t VALUES(randomblob(1000000))");
+  disk.set_full(true);
+  std::string why = db.checkpoint();
+  disk.set_full(false);
+  CHECK(disk.failed_writes() > 0);
+  CHECK_THAT(why, Catch::Contains(path + "-wal could not be copied into " + path) &&
+                      Catch::Contains("full"));
+  CHECK(db.checkpoint().empty());
+  CHECK(integer(db, "SELECT length(x) FROM t") == 1000000);
+}
