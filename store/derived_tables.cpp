@@ -63,8 +63,13 @@ std::vector<std::string> ensure_derived_tables(Database& db,
     }
     if (table_shape(db.handle(), table.name) == declared) continue;
     Transaction txn(db);
+    // Again under the write lock: another perfsage opening the store may have just done it.
+    if (table_shape(db.handle(), table.name) == declared) continue;
     db.exec("DROP TABLE IF EXISTS \"" + table.name + "\"");
     db.exec(table.ddl);
+    // The stored runs' rows of this table are gone: a run is complete again only once
+    // analysed again (app/analysis.cpp does that when it is next used).
+    db.exec("UPDATE runs SET status = 'ingested' WHERE status = 'analyzed'");
     txn.commit();
     changed.push_back(table.name);
   }

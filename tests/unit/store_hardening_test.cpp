@@ -8,6 +8,7 @@
 
 #include "full_disk_vfs.h"
 #include "store/database.h"
+#include "store/derived_tables.h"
 #include "store/run_lock.h"
 #include "store/run_registry.h"
 #include "store/run_writer.h"
@@ -125,4 +126,20 @@ TEST_CASE("a checkpoint that a full disk stops is reported, and finished once th
                       Catch::Contains("full"));
   CHECK(db.checkpoint().empty());
   CHECK(integer(db, "SELECT length(x) FROM t") == 1000000);
+}
+
+TEST_CASE("a derived table (re)created leaves the stored runs to be analysed again") {
+  Database db(":memory:");
+  int64_t id = commit_run(db, "fp");
+  set_run_status(db, id, kRunAnalyzed);
+  std::vector<DerivedTable> tables{
+      {"t_derived", "CREATE TABLE t_derived(run_id INTEGER NOT NULL, x REAL)"}};
+  ensure_derived_tables(db, tables);  // the run has no rows in it: not complete any more
+  CHECK(load_run(db, id)->status == kRunIngested);
+  set_run_status(db, id, kRunAnalyzed);
+  CHECK(ensure_derived_tables(db, tables).empty());  // unchanged: the run stays complete
+  CHECK(load_run(db, id)->status == kRunAnalyzed);
+  tables[0].ddl = "CREATE TABLE t_derived(run_id INTEGER NOT NULL, x REAL, y REAL)";
+  ensure_derived_tables(db, tables);  // reshaped: its rows are gone
+  CHECK(load_run(db, id)->status == kRunIngested);
 }
