@@ -1,5 +1,5 @@
-// Ascend fact types: op (per op name) and op_type, from the op_stats analyzer's op_stats and
-// op_type_stats.
+// Ascend fact types: op (per op name), op_type and block_dim, from the op_stats analyzer's
+// op_stats, op_type_stats and op_block_dims.
 #include "analyzers/core/fact_types.h"
 
 namespace perfsage::analyzers {
@@ -7,6 +7,68 @@ namespace perfsage::analyzers {
 using store::FactType;
 using store::median_of;
 using store::SlotType;
+
+namespace {
+
+using T = SlotType;
+
+FactType block_dim_type() {
+  return FactType{
+      "block_dim",
+      "Block dims of AI Core and AI Vector Core tasks against the core count "
+      "(msprof-analyze BlockDimChecker): a block dim that is not a multiple of the cores leaves "
+      "cores idle in the last wave. Core counts come from info.json (hardware table); without "
+      "it AI Core = the largest AI_CORE block dim and vector cores = 2 x AI Core (910B-class "
+      "ratio), marked inferred. Absent for dynamic-shape runs (msprof-analyze skips them).",
+      "one per core type (AI_CORE, AI_VECTOR_CORE) with block dims",
+      {
+          {"core_type", T::Symbol, "", "AI_CORE or AI_VECTOR_CORE", ""},
+          {"cores", T::Integer, "count", "core count the block dims are judged against", ""},
+          {"cores_source", T::Symbol, "", "run (info.json), inferred, or unknown", ""},
+          {"tasks", T::Integer, "count", "tasks with a block dim", ""},
+          {"total_us", T::Float, "us", "their summed duration", ""},
+          {"misaligned_tasks", T::Integer, "count", "tasks whose block dim % cores != 0", ""},
+          {"misaligned_ops", T::Integer, "count", "distinct op names among them", ""},
+          {"misaligned_us", T::Float, "us", "their summed duration", ""},
+          {"idle_core_us", T::Float, "us",
+           "estimated time lost to idle cores in the last wave: dur x (1 - bd / (waves x cores))",
+           ""},
+          {"top_ops", T::String, "", "up to 5 misaligned op names, longest first, ';'-separated",
+           ""},
+      },
+      // Tasks per (core type, name, block dim) from the op_stats analyzer's op_block_dims.
+      R"sql(WITH hw AS (SELECT max(ai_core_num) AS aic, max(aiv_num) AS aiv FROM hardware WHERE run_id = ?1),
+bd AS (SELECT core_type, name, block_dim, tasks, dur_ns FROM op_block_dims WHERE run_id = ?1),
+inf AS (SELECT max(block_dim) AS aic FROM bd WHERE core_type = 'AI_CORE'),
+c AS (SELECT 'AI_CORE' AS core_type,
+        CASE WHEN (SELECT aic FROM hw) > 0 THEN (SELECT aic FROM hw) ELSE (SELECT aic FROM inf) END AS cores,
+        CASE WHEN (SELECT aic FROM hw) > 0 THEN 'run' WHEN (SELECT aic FROM inf) > 0 THEN 'inferred'
+             ELSE 'unknown' END AS src
+      UNION ALL
+      SELECT 'AI_VECTOR_CORE',
+        CASE WHEN (SELECT aiv FROM hw) > 0 THEN (SELECT aiv FROM hw)
+             WHEN (SELECT aic FROM hw) > 0 THEN (SELECT aic FROM hw)
+             ELSE 2 * (SELECT aic FROM inf) END,
+        CASE WHEN (SELECT aiv FROM hw) > 0 OR (SELECT aic FROM hw) > 0 THEN 'run'
+             WHEN (SELECT aic FROM inf) > 0 THEN 'inferred' ELSE 'unknown' END),
+t AS (SELECT o.core_type, o.name, o.tasks, o.dur_ns, o.block_dim, c.cores, c.src,
+        CASE WHEN c.cores > 0 AND o.block_dim % c.cores != 0 THEN 1 ELSE 0 END AS bad
+      FROM bd o CROSS JOIN c WHERE c.core_type = o.core_type),
+top AS (SELECT core_type, name, sum(dur_ns) AS d FROM t WHERE bad = 1
+        GROUP BY core_type, name ORDER BY d DESC)
+SELECT t.core_type, max(t.cores) AS cores, max(t.src) AS cores_source, sum(t.tasks) AS tasks,
+  sum(t.dur_ns) / 1000.0 AS total_us, sum(t.tasks * t.bad) AS misaligned_tasks,
+  count(DISTINCT CASE WHEN t.bad = 1 THEN t.name END) AS misaligned_ops,
+  sum(CASE WHEN t.bad = 1 THEN t.dur_ns ELSE 0 END) / 1000.0 AS misaligned_us,
+  sum(CASE WHEN t.bad = 1 THEN t.dur_ns * (1.0 - CAST(t.block_dim AS REAL) /
+        (((t.block_dim + t.cores - 1) / t.cores) * t.cores)) ELSE 0 END) / 1000.0 AS idle_core_us,
+  (SELECT group_concat(name, ';') FROM (SELECT name FROM top WHERE top.core_type = t.core_type LIMIT 5)) AS top_ops
+FROM t
+WHERE NOT EXISTS (SELECT 1 FROM op_tasks WHERE run_id = ?1 AND lower(op_state) = 'dynamic')
+GROUP BY t.core_type ORDER BY t.core_type)sql"};
+}
+
+}  // namespace
 
 void declare_op_facts(std::vector<FactType>& out) {
   using T = SlotType;
@@ -74,6 +136,7 @@ ORDER BY total_us DESC LIMIT 100000)sql"});
       R"sql(SELECT type, core_type, sum(count) AS count, sum(ops) AS ops, sum(total_us) AS total_us,
   sum(total_us) / max(sum(count), 1) AS avg_us, max(max_us) AS max_us, sum(share) AS share
 FROM op_type_stats WHERE run_id = ?1 GROUP BY type, core_type)sql"});
+  out.push_back(block_dim_type());
 }
 
 }  // namespace perfsage::analyzers

@@ -1,5 +1,6 @@
 // Host-API and GPU fact types: api, kernel, memcpy, launch (from host_events and
-// device_events; the api type also covers AscendCL calls).
+// device_events; the api type also covers AscendCL calls), gpu_launch and gpu_time (from the
+// gpu analyzer's tables), gpu_kernel and tensor_core (from its kernel_groups).
 #include "analyzers/core/fact_types.h"
 
 namespace perfsage::analyzers {
@@ -7,6 +8,47 @@ namespace perfsage::analyzers {
 using store::FactType;
 using store::median_of;
 using store::SlotType;
+
+namespace {
+
+// Kernel-name substrings of Tensor-Core kernels: the tb_plugin list (knowledge.md §6.4)
+// extended with TF32, Hopper (sm90, wgmma) and CUTLASS names.
+constexpr const char* kTensorCoreKernel = R"sql((k.name LIKE '%h884%' OR k.name LIKE '%s884%'
+  OR k.name LIKE '%h1688%' OR k.name LIKE '%s1688%' OR k.name LIKE '%hmma%' OR k.name LIKE '%i8816%'
+  OR k.name LIKE '%16816%' OR k.name LIKE '%c1688%' OR k.name LIKE '%xmma%' OR k.name LIKE '%tf32%'
+  OR k.name LIKE '%wgmma%' OR k.name LIKE '%sm90%' OR k.name LIKE '%tensorop%'
+  OR k.name LIKE '%dgrad_1x1_stride_2x2%' OR k.name LIKE '%first_layer_wgrad_kernel%'
+  OR k.name LIKE '%conv1x1%' OR k.name LIKE '%conv2d_c1_k1%' OR k.name LIKE '%direct_group%'))sql";
+
+// CPU ops whose kernels could use Tensor Cores (autocast lists: convolutions, matmuls, RNNs).
+constexpr const char* kEligibleOp =
+    R"sql((k.op LIKE 'aten::conv%' OR k.op LIKE 'aten::cudnn_conv%'
+  OR k.op LIKE 'aten::_convolution%' OR k.op IN ('aten::addmm', 'aten::mm', 'aten::bmm',
+  'aten::matmul', 'aten::linear', 'aten::baddbmm', 'aten::addbmm', 'aten::_scaled_mm')
+  OR k.op LIKE 'aten::%lstm%' OR k.op LIKE 'aten::%gru%' OR k.op LIKE 'aten::_cudnn_rnn%'))sql";
+
+// Collective (communication) kernels: NCCL/RCCL/HCCL/gloo names, or launched by a c10d or
+// NCCL op. They use one block per channel by design, so occupancy and grid size say nothing.
+constexpr const char* kCollective = R"sql((k.name LIKE '%nccl%' OR k.name LIKE '%rccl%'
+  OR k.name LIKE '%hccl%' OR k.name LIKE '%gloo%' OR k.op LIKE 'nccl:%' OR k.op LIKE 'c10d::%'
+  OR k.op LIKE '%record_param_comms%'))sql";
+
+std::string kernels_with_ops() {
+  // Kernels grouped by (name, launching op, op input types) by the GPU analyzer
+  // (analyzers/gpu/kernel_groups.cpp): a few hundred rows however many launches; the name
+  // patterns (two dozen LIKEs) are tested once per group.
+  return R"sql(kg AS (SELECT name, op, types, kernels AS n, dur_ns, occ_ns, occ_weight, bps_sum,
+         bps_n FROM kernel_groups WHERE run_id = ?1),
+ko AS (SELECT k.*, CASE WHEN )sql" +
+         std::string(kTensorCoreKernel) + R"sql( THEN 1 ELSE 0 END AS tc,
+         CASE WHEN k.op IS NOT NULL AND )sql" +
+         std::string(kEligibleOp) + R"sql( THEN 1 ELSE 0 END AS eligible,
+         CASE WHEN )sql" +
+         std::string(kCollective) + R"sql( THEN 1 ELSE 0 END AS coll
+       FROM kg k))sql";
+}
+
+}  // namespace
 
 void declare_gpu_facts(std::vector<FactType>& out) {
   using T = SlotType;
@@ -226,6 +268,71 @@ x AS MATERIALIZED (
 SELECT x.*, (SELECT count(*) FROM x) AS ranks, )sql" +
           median_of("idle_share") + R"sql( AS idle_share_median
 FROM x ORDER BY rank)sql"});
+  out.push_back(FactType{
+      "gpu_kernel",
+      "GPU kernels per (kernel name, launching CPU op) with duration-weighted estimated "
+      "achieved occupancy (`est. achieved occupancy %` of Kineto, 0..100 as recorded) and "
+      "Tensor-Core use by kernel name.",
+      "one per (kernel name, op), at most 20000, longest first",
+      {
+          {"name", T::String, "", "kernel name", ""},
+          {"op", T::String, "", "launching CPU op (aten::...), empty when not linked", ""},
+          {"count", T::Integer, "count", "launches", ""},
+          {"total_us", T::Float, "us", "summed duration", ""},
+          {"avg_us", T::Float, "us", "mean duration", ""},
+          {"share", T::Float, "ratio", "share of summed kernel time", ""},
+          {"occupancy", T::Float, "percent",
+           "duration-weighted est. achieved occupancy (-1 unknown)", "-1.0"},
+          {"blocks_per_sm", T::Float, "", "mean blocks per SM (-1 unknown)", "-1.0"},
+          {"tensor_core", T::Symbol, "", "yes when the kernel name marks a Tensor-Core kernel",
+           "no"},
+          {"eligible", T::Symbol, "", "yes when launched by a Tensor-Core eligible op", "no"},
+          {"collective", T::Symbol, "",
+           "yes for communication kernels (NCCL, RCCL, HCCL, gloo names, or launched by a c10d "
+           "or nccl: op)",
+           "no"},
+      },
+      "WITH " + kernels_with_ops() + R"sql(
+SELECT name, coalesce(op, '') AS op, sum(n) AS count, sum(dur_ns) / 1000.0 AS total_us,
+  CAST(sum(dur_ns) AS REAL) / sum(n) / 1000.0 AS avg_us,
+  CAST(sum(dur_ns) AS REAL) / (SELECT sum(dur_ns) FROM kg) AS share,
+  coalesce(sum(occ_ns) / nullif(sum(occ_weight), 0), -1.0) AS occupancy,
+  coalesce(CAST(sum(bps_sum) AS REAL) / nullif(sum(bps_n), 0), -1.0) AS blocks_per_sm,
+  CASE WHEN max(tc) = 1 THEN 'yes' ELSE 'no' END AS tensor_core,
+  CASE WHEN max(eligible) = 1 THEN 'yes' ELSE 'no' END AS eligible,
+  CASE WHEN max(coll) = 1 THEN 'yes' ELSE 'no' END AS collective
+FROM ko GROUP BY name, op ORDER BY total_us DESC LIMIT 20000)sql"});
+
+  out.push_back(FactType{
+      "tensor_core",
+      "Tensor-Core use of a GPU run (tb_plugin rule 6): kernel time of Tensor-Core kernels and "
+      "of kernels launched by Tensor-Core eligible ops, split by the ops' input precision.",
+      "one per run with GPU kernels",
+      {
+          {"compute_major", T::Integer, "", "compute capability major (0 unknown)", ""},
+          {"kernel_us", T::Float, "us", "summed kernel time", ""},
+          {"tc_us", T::Float, "us", "time in Tensor-Core kernels", ""},
+          {"eligible_us", T::Float, "us", "time in kernels launched by eligible ops", ""},
+          {"eligible_fp32_us", T::Float, "us",
+           "eligible-op kernel time on FP32 inputs in non-Tensor-Core kernels", ""},
+          {"eligible_share", T::Float, "ratio", "eligible_us / kernel_us", ""},
+          {"fp32_share", T::Float, "ratio", "eligible_fp32_us / kernel_us", ""},
+          {"tc_share", T::Float, "ratio", "tc_us / kernel_us", ""},
+          {"top_op", T::String, "", "eligible op with the most FP32 non-Tensor-Core time", ""},
+      },
+      "WITH " + kernels_with_ops() + R"sql(,
+hw AS (SELECT max(CAST(compute_capability AS INTEGER)) AS major FROM hardware WHERE run_id = ?1),
+f32 AS (SELECT op, sum(dur_ns) AS ns FROM ko WHERE eligible = 1 AND tc = 0
+        AND (types LIKE '%"float"%' OR types LIKE '%"float32"%') GROUP BY op)
+SELECT coalesce((SELECT major FROM hw), 0) AS compute_major, sum(dur_ns) / 1000.0 AS kernel_us,
+  sum(CASE WHEN tc = 1 THEN dur_ns ELSE 0 END) / 1000.0 AS tc_us,
+  sum(CASE WHEN eligible = 1 THEN dur_ns ELSE 0 END) / 1000.0 AS eligible_us,
+  coalesce((SELECT sum(ns) FROM f32), 0) / 1000.0 AS eligible_fp32_us,
+  CAST(sum(CASE WHEN eligible = 1 THEN dur_ns ELSE 0 END) AS REAL) / sum(dur_ns) AS eligible_share,
+  CAST(coalesce((SELECT sum(ns) FROM f32), 0) AS REAL) / sum(dur_ns) AS fp32_share,
+  CAST(sum(CASE WHEN tc = 1 THEN dur_ns ELSE 0 END) AS REAL) / sum(dur_ns) AS tc_share,
+  (SELECT op FROM f32 ORDER BY ns DESC LIMIT 1) AS top_op
+FROM ko HAVING sum(n) > 0)sql"});
 }
 
 }  // namespace perfsage::analyzers
