@@ -58,11 +58,17 @@ double ms_since(std::chrono::steady_clock::time_point start) {
       .count();
 }
 
-std::string default_job(const std::vector<fs::path>& inputs) {
-  if (inputs.empty()) return "";
-  fs::path p = fs::absolute(inputs.front()).lexically_normal();
-  if (p.filename().empty()) p = p.parent_path();
-  std::string name = p.filename().string();
+// An input as the run records it: absolute, normal, without a trailing separator, so `dir/` and
+// `dir` give the same run header and byte-identical reports.
+fs::path normal_input(const fs::path& input) {
+  fs::path p = fs::absolute(input).lexically_normal();
+  if (p.filename().empty() && p.has_parent_path() && p != p.root_path()) p = p.parent_path();
+  return p;
+}
+
+std::string default_job(const std::vector<fs::path>& normal_inputs) {
+  if (normal_inputs.empty()) return "";
+  std::string name = normal_inputs.front().filename().string();
   for (const char* ext : {".gz", ".json", ".csv", ".txt", ".onnx"}) {
     if (name.size() > std::string(ext).size() && name.ends_with(ext)) {
       name.resize(name.size() - std::string(ext).size());
@@ -96,7 +102,9 @@ Result<Ingested> ingest(store::Database& db, const AnalysisRequest& req, const K
     std::error_code ec;
     if (!fs::exists(p, ec)) return Error{ErrorKind::input, p.string() + ": no such file or folder"};
   }
-  auto files = collectors::expand_inputs(req.inputs);
+  std::vector<fs::path> normal_inputs;
+  for (const auto& p : req.inputs) normal_inputs.push_back(normal_input(p));
+  auto files = collectors::expand_inputs(normal_inputs);
   if (limits.max_input_bytes > 0) {
     uint64_t total = 0;
     for (const auto& f : files) {
@@ -146,8 +154,8 @@ Result<Ingested> ingest(store::Database& db, const AnalysisRequest& req, const K
     return Error{ErrorKind::store,
                  "store " + db.path() + " is read-only; new inputs cannot be stored"};
   std::vector<std::string> inputs;
-  for (const auto& p : req.inputs) inputs.push_back(fs::absolute(p).lexically_normal().string());
-  store::RunHeader header{req.job.empty() ? default_job(req.inputs) : req.job, inputs, fp,
+  for (const auto& p : normal_inputs) inputs.push_back(p.string());
+  store::RunHeader header{req.job.empty() ? default_job(normal_inputs) : req.job, inputs, fp,
                           req.clock ? req.clock() : system_clock_iso8601()};
   collectors::RunHints hints;
   auto start = std::chrono::steady_clock::now();

@@ -140,6 +140,28 @@ TEST_CASE("a kept store reuses the run for the same inputs") {
   CHECK(first.recommendations_size() == second.recommendations_size());
 }
 
+TEST_CASE("the same folder typed with or without a trailing slash gives the same report") {
+  TempDir dir;
+  auto p = dir.write("run1/kernel_details.csv", kernel_details_csv());
+  auto folder = p.parent_path().string();
+  std::vector<std::string> spellings{folder, folder + "/", folder + "/./", folder + "//"};
+  std::vector<std::string> outputs;
+  for (const auto& s : spellings) {
+    auto r = run_command("analyze", {s, "--format", "json"});
+    INFO(s << "\n" << r.err);
+    REQUIRE(r.code == 0);
+    outputs.push_back(r.out);
+  }
+  auto report = parse_report(outputs.front());
+  REQUIRE(report.run().inputs_size() == 1);
+  CHECK(report.run().inputs(0) == folder);
+  CHECK(report.run().job() == "run1");
+  for (size_t i = 1; i < outputs.size(); ++i) {
+    INFO(spellings[i]);
+    CHECK(outputs[i] == outputs.front());
+  }
+}
+
 TEST_CASE("unrecognised files inside a folder are reported, not fatal") {
   TempDir dir;
   dir.write("run1/kernel_details.csv", kernel_details_csv());
