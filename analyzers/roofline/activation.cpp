@@ -66,6 +66,10 @@ void scan(const std::vector<Op>& seq, std::map<std::pair<std::string, std::strin
   for (const auto& o : seq) types.push_back(*o.type);
   for (const auto& p : activation_patterns()) {
     for (size_t start : find_chains(types, p)) {
+      // A CPU op that starts the chain in place (aten::sigmoid_) overwrites its input, so the
+      // Mul cannot read the original x: an LSTM cell's gates, not x * sigmoid(x).
+      if (source == "cpu_ops" && !seq[start].name->empty() && seq[start].name->back() == '_')
+        continue;
       Found& f = out[{p.name, source}];
       ++f.instances;
       for (size_t i = 0; i < p.chain.size(); ++i) f.total_us += seq[start + i].us;
