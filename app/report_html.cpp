@@ -21,7 +21,9 @@ std::string script_safe(const std::string& json) {
   return out;
 }
 
-std::string html_text(const std::string& s) {
+}  // namespace
+
+std::string html_escape(const std::string& s) {
   std::string out;
   for (char c : s) {
     if (c == '<')
@@ -30,13 +32,22 @@ std::string html_text(const std::string& s) {
       out += "&gt;";
     else if (c == '&')
       out += "&amp;";
+    else if (c == '"')
+      out += "&quot;";
     else
       out += c;
   }
   return out;
 }
 
-}  // namespace
+std::string html_head(const std::string& title) {
+  std::string out = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
+  out += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
+  out += "<meta name=\"generator\" content=\"perfsage\">\n";
+  out +=
+      "<title>" + html_escape(title) + "</title>\n<link rel=\"icon\" href=\"data:,\">\n<style>\n";
+  return out + std::string(report_asset("report.css"));
+}
 
 std::string render_html(const perfsage::v1::RunDetail& detail) {
   google::protobuf::util::JsonPrintOptions opts;
@@ -48,12 +59,7 @@ std::string render_html(const perfsage::v1::RunDetail& detail) {
   const auto& run = detail.report().run();
   std::string title =
       "perfsage run " + std::to_string(run.id()) + (run.job().empty() ? "" : " — " + run.job());
-  std::string out;
-  out += "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
-  out += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
-  out += "<meta name=\"generator\" content=\"perfsage\">\n";
-  out += "<title>" + html_text(title) + "</title>\n<link rel=\"icon\" href=\"data:,\">\n<style>\n";
-  out += report_asset("report.css");
+  std::string out = html_head(title);
   out +=
       "</style>\n</head>\n<body>\n<main id=\"app\"><noscript>This report needs JavaScript to "
       "draw the run.</noscript></main>\n";

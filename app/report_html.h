@@ -16,6 +16,12 @@ namespace perfsage::app {
 std::string render_html(const perfsage::v1::RunDetail& detail);
 Result<std::string> render_run_html(store::Database& db, int64_t run_id);
 
+// Text and attribute values made safe for HTML (<, >, &, ").
+std::string html_escape(const std::string& s);
+
+// A page's start up to its open <style> element, with the report's stylesheet in it.
+std::string html_head(const std::string& title);
+
 // The page assets embedded at build time (app/web/): run_view.js, report.css.
 std::string_view report_asset(std::string_view name);
 

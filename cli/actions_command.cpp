@@ -1,7 +1,6 @@
 // perfsage actions plan|apply|rollback|list|audit|verify: parses and renders; the work is
 // app/actions_service.h.
 #include <boost/program_options.hpp>
-#include <charconv>
 #include <sstream>
 
 #include "app/actions_service.h"
@@ -10,6 +9,7 @@
 #include "cli/commands.h"
 #include "cli/context.h"
 #include "cli/output.h"
+#include "cli/run_target.h"
 
 namespace po = boost::program_options;
 
@@ -28,13 +28,6 @@ constexpr const char* kUsage =
     "  audit              the audit trail: who, when, which findings, which files (sha256)\n"
     "  verify             judge applied actions on the next run of their job\n\n"
     "Run 'perfsage actions <subcommand> --help' for its options.\n";
-
-std::optional<int64_t> parse_id(const std::string& s) {
-  int64_t v = 0;
-  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc() || p != s.data() + s.size() || v <= 0) return std::nullopt;
-  return v;
-}
 
 std::string short_sha(const std::string& sha) {
   return sha.substr(0, 12);
@@ -134,24 +127,8 @@ int plan(const Args& args, std::ostream& out, std::ostream& err) {
   }
   return with_store(c.store, err, [&](store::Database& db) {
     auto actor = app::default_actor();
-    std::optional<int64_t> run = parse_id(target);
-    if (!run) {
-      auto stored = app::stored_run_of(db, target);
-      if (!stored) return report_error(stored.error(), err);
-      run = *stored;
-    }
-    if (!run) {
-      // Not stored yet: analyse it first, with the configured packs.
-      auto ctx = load_context(config, err);
-      if (!ctx) return report_error(ctx.error(), err);
-      auto knowledge = load_knowledge(*ctx, kb, err);
-      if (!knowledge) return report_error(knowledge.error(), err);
-      app::AnalysisRequest req;
-      req.inputs = {target};
-      auto outcome = app::analyze(db, req, **knowledge, ctx->config.limits);
-      if (!outcome) return report_error(outcome.error(), err);
-      run = outcome->run_id;
-    }
+    auto run = RunResolver(config, kb, err).resolve(db, target);
+    if (!run) return report_error(run.error(), err);
     auto planned = app::plan_run_actions(db, *run, only, actor);
     if (!planned) return report_error(planned.error(), err);
     v1::ActionList list;

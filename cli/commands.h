@@ -26,6 +26,7 @@ int run_ingest(const Args& args, std::ostream& out, std::ostream& err);
 int run_query(const Args& args, std::ostream& out, std::ostream& err);
 int run_kb(const Args& args, std::ostream& out, std::ostream& err);
 int run_actions(const Args& args, std::ostream& out, std::ostream& err);
+int run_compare(const Args& args, std::ostream& out, std::ostream& err);
 // Requests to a running perfsaged (cli/daemon_client_commands.cpp).
 int run_daemon(const Args& args, std::ostream& out, std::ostream& err);  // daemon status
 int run_runs(const Args& args, std::ostream& out, std::ostream& err);

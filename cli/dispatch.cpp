@@ -22,6 +22,8 @@ const Command kCommands[] = {
     {"kb", "kb SUBCOMMAND     knowledge-base packs: list, test, validate, lint, new, install, ...",
      run_kb},
     {"actions", "actions ...       plan, apply, roll back and verify tuning actions", run_actions},
+    {"compare", "compare A B       two runs side by side: step time, op deltas, findings",
+     run_compare},
     {"daemon", "daemon status     what a running perfsaged is doing", run_daemon},
     {"runs", "runs              the runs perfsaged analysed (--job, --since, --status)", run_runs},
     {"show", "show RUN          one run's report from perfsaged (text, json or html)", run_show},

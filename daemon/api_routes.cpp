@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "app/report_html.h"
+#include "app/run_comparison.h"
 #include "app/run_detail.h"
 #include "daemon/history.h"
 #include "daemon/http_server.h"
@@ -199,13 +200,21 @@ void register_api_routes(httplib::Server& svr, ApiContext& ctx) {
     if (*a == 0 || *b == 0) {
       return send_error(res, 400, "bad_request", "give the two runs as ?a=RUN&b=RUN");
     }
+    auto top = int_param(req, res, "top", 10, 1, 1000);
+    if (!top) return;
+    app::CompareOptions options;
+    options.top = static_cast<int>(*top);
+    std::string sort = text_param(req, "sort");
+    if (sort == "total") {
+      options.order = app::OpOrder::total;
+    } else if (!sort.empty() && sort != "step") {
+      return send_error(res, 400, "bad_request", "sort must be step or total");
+    }
     auto lease = c->readers->acquire();
-    auto ra = run_row(lease.db(), *a, res);
-    if (!ra) return;
-    auto rb = run_row(lease.db(), *b, res);
-    if (!rb) return;
-    send_json(res, compare_runs(*ra, *rb, store::run_finding_rows(lease.db(), *a),
-                                store::run_finding_rows(lease.db(), *b)));
+    if (!run_row(lease.db(), *a, res) || !run_row(lease.db(), *b, res)) return;
+    auto compared = app::compare_runs(lease.db(), *a, *b, options);
+    if (!compared) return send_error(res, 500, "internal", compared.error().message);
+    send_json(res, *compared);
   });
 
   svr.Get("/api/v1/queue", [c](const Request& req, Response& res) {

@@ -2,20 +2,11 @@
 
 #include <map>
 
+#include "app/run_comparison.h"
 #include "app/run_detail.h"
 
 namespace perfsage::daemon {
 namespace v1 = perfsage::v1;
-
-namespace {
-
-std::string title_of(const store::FindingRow& row) {
-  v1::Finding f;
-  if (f.ParseFromString(row.payload)) return f.title();
-  return row.rule;
-}
-
-}  // namespace
 
 std::string gain_trend(const std::vector<double>& shares, bool in_latest, bool only_latest) {
   if (!in_latest) return "resolved";
@@ -46,7 +37,7 @@ v1::JobHistory build_history(const std::string& job, const std::vector<store::Ru
       h->set_first_seen(row.created);
     }
     if (h->last_seen_run() == row.run_id) continue;  // one point per run
-    h->set_title(title_of(row));
+    h->set_title(app::finding_title(row));
     h->set_severity(static_cast<v1::Severity>(row.severity));
     h->set_last_seen_run(row.run_id);
     h->set_last_seen(row.created);
@@ -62,51 +53,6 @@ v1::JobHistory build_history(const std::string& job, const std::vector<store::Ru
     bool open = h.last_seen_run() == latest;
     h.set_open(open);
     h.set_trend(gain_trend(shares[h.id()], open, h.first_seen_run() == latest));
-  }
-  return out;
-}
-
-v1::RunComparison compare_runs(const store::RunRow& a, const store::RunRow& b,
-                               const std::vector<store::FindingRow>& fa,
-                               const std::vector<store::FindingRow>& fb) {
-  v1::RunComparison out;
-  *out.mutable_a() = app::run_summary(a);
-  *out.mutable_b() = app::run_summary(b);
-  if (a.step_time_us > 0 && b.step_time_us > 0) {
-    out.set_step_time_change(b.step_time_us / a.step_time_us - 1);
-  }
-  std::map<std::string, const store::FindingRow*> in_a;
-  for (const auto& f : fa) in_a.try_emplace(f.id, &f);
-  std::map<std::string, bool> seen_b;
-  auto fill = [](v1::FindingChange* c, const store::FindingRow& f) {
-    c->set_id(f.id);
-    c->set_pack(f.pack);
-    c->set_rule(f.rule);
-    c->set_title(title_of(f));
-    c->set_severity(static_cast<v1::Severity>(f.severity));
-  };
-  for (const auto& f : fb) {
-    if (!seen_b.emplace(f.id, true).second) continue;
-    auto* c = out.add_findings();
-    fill(c, f);
-    c->set_gain_us_b(f.gain_us);
-    c->set_gain_share_b(f.gain_share);
-    auto it = in_a.find(f.id);
-    if (it == in_a.end()) {
-      c->set_change("new");
-    } else {
-      c->set_change("persisting");
-      c->set_gain_us_a(it->second->gain_us);
-      c->set_gain_share_a(it->second->gain_share);
-    }
-  }
-  for (const auto& f : fa) {
-    if (seen_b.count(f.id) || !seen_b.emplace(f.id, false).second) continue;
-    auto* c = out.add_findings();
-    fill(c, f);
-    c->set_change("resolved");
-    c->set_gain_us_a(f.gain_us);
-    c->set_gain_share_a(f.gain_share);
   }
   return out;
 }

@@ -1,5 +1,5 @@
-// A job's findings across its runs (first and last seen, gain trend) and the difference between
-// two runs, from the stored findings (a finding's id is stable across runs of a job).
+// A job's findings across its runs (first and last seen, gain trend), from the stored findings
+// (a finding's id is stable across runs of a job). Two runs side by side: app/run_comparison.h.
 #pragma once
 
 #include <vector>
@@ -13,10 +13,6 @@ namespace perfsage::daemon {
 perfsage::v1::JobHistory build_history(const std::string& job,
                                        const std::vector<store::RunRow>& runs,
                                        const std::vector<store::FindingRow>& rows);
-
-perfsage::v1::RunComparison compare_runs(const store::RunRow& a, const store::RunRow& b,
-                                         const std::vector<store::FindingRow>& fa,
-                                         const std::vector<store::FindingRow>& fb);
 
 // new (seen only in the latest run), resolved (not in the latest run), else rising / falling /
 // steady: the latest gain share against the first one seen, ±10 %.

@@ -3,7 +3,7 @@
 _perfsage() {
   local cur prev words cword
   _init_completion || return
-  local commands="analyze ingest query kb actions help version"
+  local commands="analyze ingest query kb actions compare help version"
   local kb_sub="list test facts validate lint describe new install remove paths"
   if [[ $cword -eq 1 ]]; then
     COMPREPLY=($(compgen -W "$commands --help --version" -- "$cur"))
@@ -14,6 +14,7 @@ _perfsage() {
     --format)
       case $cmd in
         kb) COMPREPLY=($(compgen -W "text json markdown" -- "$cur")) ;;
+        analyze|compare) COMPREPLY=($(compgen -W "text json html" -- "$cur")) ;;
         *) COMPREPLY=($(compgen -W "text json" -- "$cur")) ;;
       esac
       return ;;
@@ -40,6 +41,12 @@ _perfsage() {
     ingest)
       if [[ $cur == -* ]]; then
         COMPREPLY=($(compgen -W "--store --job --config --format --output --lenient --verbose --help" -- "$cur"))
+      else
+        _filedir
+      fi ;;
+    compare)
+      if [[ $cur == -* ]]; then
+        COMPREPLY=($(compgen -W "--store --format --output --top --sort --config --kb --help" -- "$cur"))
       else
         _filedir
       fi ;;

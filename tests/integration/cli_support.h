@@ -27,6 +27,7 @@ inline CommandResult run_command(const std::string& cmd, const std::vector<std::
   if (cmd == "ingest") r.code = cli::run_ingest(args, out, err);
   if (cmd == "kb") r.code = cli::run_kb(args, out, err);
   if (cmd == "query") r.code = cli::run_query(args, out, err);
+  if (cmd == "compare") r.code = cli::run_compare(args, out, err);
   r.out = out.str();
   r.err = err.str();
   return r;

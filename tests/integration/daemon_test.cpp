@@ -139,6 +139,18 @@ TEST_CASE("a sample dump copied slowly into a watched folder is analysed once, w
     CHECK(f.open());
     CHECK(f.trend() == "steady");
   }
+  // The same files analysed twice: nothing changed, rank by rank (GET /api/v1/compare).
+  auto cmp = d.get_json<v1::RunComparison>("/api/v1/compare?a=" + std::to_string(job.run_id()) +
+                                           "&b=" + std::to_string(q.jobs(0).run_id()) + "&top=5");
+  CHECK(cmp.a().id() == job.run_id());
+  CHECK(cmp.step_time_delta_us() == 0);
+  CHECK(cmp.ops_size() == 0);
+  CHECK(cmp.top() == 5);
+  CHECK(cmp.breakdown_size() > 2);  // the whole run and each rank
+  for (const auto& b : cmp.breakdown()) CHECK(b.a().step_us() == b.b().step_us());
+  REQUIRE(cmp.findings_size() == history.findings_size());
+  for (const auto& f : cmp.findings()) CHECK(f.change() == "unchanged");
+  CHECK(d.get("/api/v1/compare?a=1&b=2&sort=name").status == 400);
   CHECK(d.kill(SIGTERM) == 0);
 }
 

@@ -1,0 +1,129 @@
+#include "app/compare_html.h"
+
+#include "app/report_html.h"
+#include "engine/finding.h"
+#include "engine/kb/format.h"
+
+namespace perfsage::app {
+namespace v1 = perfsage::v1;
+namespace {
+
+using engine::format_us;
+
+std::string td(const std::string& text, bool num = false) {
+  return std::string(num ? "<td class=\"num\">" : "<td>") + html_escape(text) + "</td>";
+}
+
+std::string side(const char* label, const v1::RunSummary& r) {
+  std::string s = "<div><dt>" + std::string(label) + "</dt><dd>run " + std::to_string(r.id()) +
+                  (r.job().empty() ? "" : " (" + html_escape(r.job()) + ")") + ", " +
+                  html_escape(r.device() + (r.chip().empty() ? "" : " " + r.chip())) + ", " +
+                  std::to_string(r.steps()) + " steps, step time " +
+                  (r.step_time_us() > 0 ? format_us(r.step_time_us()) : "n/a") + "</dd></div>";
+  return s;
+}
+
+std::string part_row(const char* name, double a, double b) {
+  return "<tr>" + td(name) + td(format_us(a), true) + td(format_us(b), true) +
+         td(signed_us(b - a), true) + td(relative_change(a, b), true) + "</tr>\n";
+}
+
+std::string breakdown(const v1::BreakdownChange& c) {
+  std::string title = c.rank() < 0 ? "Whole run" : "Rank " + std::to_string(c.rank());
+  if (!c.has_a() || !c.has_b()) {
+    return "<h4>" + title + "</h4><p class=\"empty\">only run " + (c.has_a() ? "A" : "B") +
+           " has a breakdown</p>\n";
+  }
+  std::string s = "<h4>" + title + " <span class=\"meta\">(" + html_escape(c.a().source()) + ", " +
+                  std::to_string(c.a().steps()) + " &rarr; " + std::to_string(c.b().steps()) +
+                  " steps per rank)</span></h4>\n";
+  s += "<table class=\"grid breakdown\"><tr><th>per step</th><th class=\"num\">A</th><th "
+       "class=\"num\">B</th><th class=\"num\">B &minus; A</th><th class=\"num\">change</th></tr>\n";
+  s += part_row("step", c.a().step_us(), c.b().step_us());
+  s += part_row("computing", c.a().computing_us(), c.b().computing_us());
+  s += part_row("communication exposed", c.a().comm_exposed_us(), c.b().comm_exposed_us());
+  s += part_row("idle (free)", c.a().idle_us(), c.b().idle_us());
+  if (c.a().other_us() > 0 || c.b().other_us() > 0) {
+    s += part_row("other", c.a().other_us(), c.b().other_us());
+  }
+  return s + "</table>\n";
+}
+
+std::string ops(const v1::RunComparison& c) {
+  if (c.ops().empty()) return "<p class=\"empty\">no op, kernel or CPU op changed</p>\n";
+  std::string s =
+      "<p class=\"meta\">largest changes " +
+      std::string(c.sort() == "step" ? "per step and rank" : "in total time") + ", top " +
+      std::to_string(c.top()) +
+      " per kind</p>\n<table class=\"grid ops\"><tr><th>kind</th>"
+      "<th>name</th><th>change</th><th class=\"num\">per step A</th><th class=\"num\">per step "
+      "B</th><th class=\"num\">per step B &minus; A</th><th class=\"num\">total A</th><th "
+      "class=\"num\">total B</th><th class=\"num\">total B &minus; A</th><th class=\"num\">count "
+      "A</th><th class=\"num\">count B</th></tr>\n";
+  for (const auto& d : c.ops()) {
+    bool step = d.has_step_delta_us();
+    s += "<tr class=\"op-delta\">" + td(d.kind()) + td(d.name()) + td(d.change()) +
+         td(step ? format_us(d.step_us_a()) : "", true) +
+         td(step ? format_us(d.step_us_b()) : "", true) +
+         td(step ? signed_us(d.step_delta_us()) : "", true) + td(format_us(d.total_us_a()), true) +
+         td(format_us(d.total_us_b()), true) + td(signed_us(d.total_delta_us()), true) +
+         td(std::to_string(d.count_a()), true) + td(std::to_string(d.count_b()), true) + "</tr>\n";
+  }
+  return s + "</table>\n";
+}
+
+std::string findings(const v1::RunComparison& c) {
+  if (c.findings().empty()) return "<p class=\"empty\">neither run has findings</p>\n";
+  std::string s =
+      "<table class=\"grid findings\"><tr><th>change</th><th>severity</th><th>finding</th>"
+      "<th>id</th><th class=\"num\">gain share A</th><th class=\"num\">gain share B</th>"
+      "<th>what changed</th></tr>\n";
+  for (const auto& f : c.findings()) {
+    std::string sev = engine::severity_name(f.severity());
+    bool in_a = f.change() != "appeared", in_b = f.change() != "disappeared";
+    s += "<tr class=\"finding-change change-" + html_escape(f.change()) + "\">" + td(f.change()) +
+         "<td><span class=\"badge sev-" + sev + "\">" + sev + "</span></td>" + td(f.title()) +
+         td(f.id()) + td(in_a ? engine::format_pct(f.gain_share_a()) : "", true) +
+         td(in_b ? engine::format_pct(f.gain_share_b()) : "", true) + td(f.detail()) + "</tr>\n";
+  }
+  return s + "</table>\n";
+}
+
+}  // namespace
+
+std::string signed_us(double us) {
+  std::string s = format_us(us);
+  if (us > 0) s.insert(0, 1, '+');
+  return s;
+}
+
+std::string relative_change(double a, double b) {
+  if (a == 0) return "";
+  std::string s = engine::format_pct(b / a - 1);
+  if (b >= a) s.insert(0, 1, '+');
+  return s;
+}
+
+std::string render_compare_html(const v1::RunComparison& c) {
+  std::string title =
+      "perfsage: run " + std::to_string(c.a().id()) + " vs run " + std::to_string(c.b().id());
+  std::string out = html_head(title);
+  out += "</style>\n</head>\n<body>\n<main>\n<h2>" + html_escape(title) + "</h2>\n";
+  out += "<dl class=\"facts\">" + side("A", c.a()) + side("B", c.b()) + "</dl>\n";
+  for (const auto& n : c.notes()) out += "<p class=\"error note\">" + html_escape(n) + "</p>\n";
+  out += "<h3>Step time</h3>\n";
+  if (c.a().step_time_us() > 0 && c.b().step_time_us() > 0) {
+    out += "<p class=\"step-time\">" + format_us(c.a().step_time_us()) + " &rarr; " +
+           format_us(c.b().step_time_us()) + " (" + signed_us(c.step_time_delta_us()) + ", " +
+           relative_change(c.a().step_time_us(), c.b().step_time_us()) + ")</p>\n";
+  } else {
+    out += "<p class=\"empty\">not compared: a run has no step time</p>\n";
+  }
+  for (const auto& b : c.breakdown()) out += breakdown(b);
+  out += "<h3>Ops and kernels</h3>\n" + ops(c);
+  out += "<h3>Findings</h3>\n" + findings(c);
+  out += "</main>\n</body>\n</html>\n";
+  return out;
+}
+
+}  // namespace perfsage::app

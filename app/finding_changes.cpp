@@ -1,0 +1,95 @@
+// The findings part of a run comparison: a finding's id is stable across runs of a job, so the
+// same id in both runs is the same problem; its severity or gain share may have moved.
+#include <cmath>
+#include <set>
+#include <unordered_map>
+
+#include "app/run_comparison.h"
+#include "engine/finding.h"
+
+namespace perfsage::app {
+namespace v1 = perfsage::v1;
+
+namespace {
+
+// A gain share that moved by more than this fraction of a's counts as a change (the same
+// threshold as a job history's rising / falling trend).
+constexpr double kGainShareTolerance = 0.1;
+
+v1::FindingChange change_of(const store::FindingRow& f) {
+  v1::FindingChange c;
+  c.set_id(f.id);
+  c.set_pack(f.pack);
+  c.set_rule(f.rule);
+  c.set_title(finding_title(f));
+  c.set_severity(static_cast<v1::Severity>(f.severity));
+  return c;
+}
+
+std::string percent(double share) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f %%", 100 * share);
+  return buf;
+}
+
+}  // namespace
+
+std::string finding_title(const store::FindingRow& row) {
+  v1::Finding f;
+  if (f.ParseFromString(row.payload)) return f.title();
+  return row.rule;
+}
+
+std::vector<v1::FindingChange> compare_findings(const std::vector<store::FindingRow>& fa,
+                                                const std::vector<store::FindingRow>& fb) {
+  std::unordered_map<std::string, const store::FindingRow*> in_a, in_b;
+  for (const auto& f : fa) in_a.try_emplace(f.id, &f);
+  for (const auto& f : fb) in_b.try_emplace(f.id, &f);
+  std::vector<v1::FindingChange> appeared, disappeared, changed, unchanged;
+  std::set<std::string> done;
+  for (const auto& f : fb) {
+    if (!done.insert(f.id).second) continue;
+    auto c = change_of(f);
+    c.set_gain_us_b(f.gain_us);
+    c.set_gain_share_b(f.gain_share);
+    auto it = in_a.find(f.id);
+    if (it == in_a.end()) {
+      c.set_change("appeared");
+      appeared.push_back(std::move(c));
+      continue;
+    }
+    const auto& a = *it->second;
+    c.set_gain_us_a(a.gain_us);
+    c.set_gain_share_a(a.gain_share);
+    c.set_severity_a(static_cast<v1::Severity>(a.severity));
+    std::string detail;
+    if (a.severity != f.severity) {
+      detail = std::string("severity ") +
+               engine::severity_name(static_cast<v1::Severity>(a.severity)) + " -> " +
+               engine::severity_name(static_cast<v1::Severity>(f.severity));
+    }
+    if (std::abs(f.gain_share - a.gain_share) > kGainShareTolerance * a.gain_share + 1e-12) {
+      detail += (detail.empty() ? "" : "; ") + std::string("gain share ") + percent(a.gain_share) +
+                " -> " + percent(f.gain_share);
+    }
+    c.set_change(detail.empty() ? "unchanged" : "changed");
+    c.set_detail(detail);
+    (detail.empty() ? unchanged : changed).push_back(std::move(c));
+  }
+  for (const auto& f : fa) {
+    if (in_b.count(f.id) || !done.insert(f.id).second) continue;
+    auto c = change_of(f);
+    c.set_change("disappeared");
+    c.set_severity_a(static_cast<v1::Severity>(f.severity));
+    c.set_gain_us_a(f.gain_us);
+    c.set_gain_share_a(f.gain_share);
+    disappeared.push_back(std::move(c));
+  }
+  std::vector<v1::FindingChange> out;
+  for (auto* group : {&appeared, &disappeared, &changed, &unchanged}) {
+    for (auto& c : *group) out.push_back(std::move(c));
+  }
+  return out;
+}
+
+}  // namespace perfsage::app
