@@ -206,7 +206,9 @@ LoadedPacks load_pack_set(const Selection& sel) {
                                    : "no pack matches '" + want + "' in the search paths"});
   }
   for (const auto& [name, overrides] : sel.params) {
-    if (std::none_of(packs.begin(), packs.end(), [&](const Pack& p) { return p.name == name; })) {
+    // A plain reference: clang before 16 cannot capture a structured binding.
+    const std::string& wanted = name;
+    if (std::none_of(packs.begin(), packs.end(), [&](const Pack& p) { return p.name == wanted; })) {
       const auto& pos = overrides.empty() ? sel.params_pos : overrides.begin()->second.pos;
       out.messages.push_back(
           {LoadCode::err_validate, pos.file, pos.line, pos.column, name, "kb.params",
