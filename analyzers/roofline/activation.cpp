@@ -87,6 +87,8 @@ const std::vector<ActivationPattern>& activation_patterns() {
   static const std::vector<ActivationPattern> p = {
       {"mish", {"softplus", "tanh", "mul"}},
       {"gelu_erf", {"div", "erf", "add", "mul", "mul"}},
+      // The same formula as Python evaluates x * 0.5 * (1.0 + erf(x / sqrt(2))) (BERT's).
+      {"gelu_erf", {"mul", "div", "erf", "add", "mul"}},
       {"silu", {"sigmoid", "mul"}},
   };
   return p;
@@ -177,9 +179,9 @@ void compute_activation_patterns(store::Database& db, int64_t run_id) {
       }
     }
     struct CpuOp {
-      int64_t rank, tid, start;
+      int64_t rank, tid, start, end;  // host span
       const Names::Entry* op;
-      double us;
+      double us;  // kernel time when linked, else host time
     };
     std::vector<CpuOp> ops;
     {
@@ -192,12 +194,13 @@ void compute_activation_patterns(store::Database& db, int64_t run_id) {
       while (scan.next()) {
         auto& b = scan.block();
         for (size_t r = 0; r < b.rows(); ++r) {
-          int64_t rank = b.int_at(c_rank, r), ns = b.int_at(c_dur, r);
+          int64_t rank = b.int_at(c_rank, r), host_ns = b.int_at(c_dur, r), ns = host_ns;
           if (!b.is_null(c_ext, r)) {
             auto it = kernel_ns.find({rank, b.int_at(c_ext, r)});
             if (it != kernel_ns.end()) ns = it->second;
           }
-          ops.push_back({rank, b.is_null(c_tid, r) ? 0 : b.int_at(c_tid, r), b.int_at(c_start, r),
+          int64_t start = b.int_at(c_start, r);
+          ops.push_back({rank, b.is_null(c_tid, r) ? 0 : b.int_at(c_tid, r), start, start + host_ns,
                          &names.get(b.text_at(c_name, r)), static_cast<double>(ns) / 1000.0});
         }
       }
@@ -207,15 +210,21 @@ void compute_activation_patterns(store::Database& db, int64_t run_id) {
     });
     std::vector<Op> seq;
     std::pair<int64_t, int64_t> key{-2, -2};
+    int64_t helper_end = 0;  // ops nested in a helper (aten::to -> _to_copy -> copy_) are its own
     for (const auto& c : ops) {
       std::pair<int64_t, int64_t> k{c.rank, c.tid};
       if (k != key) {
         scan(seq, found, "cpu_ops");
         seq.clear();
         key = k;
+        helper_end = 0;
       }
       const auto& op = *c.op;
-      if (op.helper) continue;
+      if (c.start < helper_end) continue;
+      if (op.helper) {
+        helper_end = c.end;
+        continue;
+      }
       // Nested calls (aten::mul inside aten::mul_) repeat the type; keep the outer one.
       if (!seq.empty() && *seq.back().type == op.type && c.us <= seq.back().us) continue;
       seq.push_back({&op.type, &op.name, c.us});
@@ -264,7 +273,14 @@ WHERE a.run_id = ?1 AND a.type = 'Softplus')sql");
     ins.reset();
     ins.bind(1, run_id).bind(2, key.first).bind(3, key.second).bind(4, f.instances);
     ins.bind(5, static_cast<int64_t>(len)).bind(6, f.total_us);
-    ins.bind(7, device_us > 0 && key.second != "graph" ? f.total_us / device_us : 0.0);
+    // Without device time (CPU-only runs) the share is left to the fact, which states it on
+    // the run's base (the step) instead.
+    if (key.second == "graph")
+      ins.bind(7, 0.0);
+    else if (device_us > 0)
+      ins.bind(7, f.total_us / device_us);
+    else
+      ins.bind_null(7);
     ins.bind(8, f.example);
     ins.run();
   }

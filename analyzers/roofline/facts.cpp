@@ -176,10 +176,20 @@ FROM r HAVING count(*) > 0)sql"});
           {"instances", T::Integer, "count", "chains found", ""},
           {"ops_per_instance", T::Integer, "count", "primitive ops per chain", ""},
           {"total_us", T::Float, "us", "summed time of the chains' ops (0 for graph)", ""},
-          {"share", T::Float, "ratio", "share of summed device time", ""},
+          {"share", T::Float, "ratio",
+           "share of summed device time; on runs without device time (CPU-only), of the run's "
+           "base (total / base units / base)",
+           ""},
+          {"share_of", T::String, "", "what share is of: device time, the step or the run", ""},
           {"example", T::String, "", "op names of the first chain", ""},
       },
-      R"sql(SELECT pattern, source, instances, ops_per_instance, total_us, share, example
+      R"sql(WITH {common}
+SELECT pattern, source, instances, ops_per_instance, total_us,
+  coalesce(share, total_us / (SELECT units FROM base) / nullif((SELECT us FROM base), 0), 0.0)
+    AS share,
+  CASE WHEN share IS NULL THEN 'the ' || (SELECT kind FROM base) ELSE 'device time' END
+    AS share_of,
+  example
 FROM activation_patterns WHERE run_id = ?1)sql"});
 
   out.push_back(FactType{

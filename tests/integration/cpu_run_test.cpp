@@ -157,3 +157,33 @@ TEST_CASE("the gloo trace as two ranks: the same share, said for both ranks") {
   CHECK(evidence_number(*comm[0], "busy_share") == Approx(173209.0 / 210109.0).epsilon(1e-4));
   CHECK(evidence_number(*comm[0], "ranks") == 2);
 }
+
+TEST_CASE("activations written out by hand on the CPU: chains by their share of the step") {
+  TempDir dir;
+  auto store = (dir.path() / "s.db").string();
+  auto report =
+      analyze_json({fixture("hand_activation_cpu_trace.json.gz").string(), "--store", store});
+  // Chain times by hand from the trace's top-level ops (three forward passes): Mish 11,750 us,
+  // GELU in BERT's order (mul, div, erf, add, mul; the scalar conversions nested in aten::to
+  // are skipped) 17,084 us, SiLU 4,544 us; three steps of 217,222 us in all. Without device
+  // time the shares are of the step.
+  const double steps_us = 217222;
+  auto check = [&](const char* rule, double chain_us, double kept, const char* severity) {
+    INFO(rule);
+    auto f = findings(report, "activation", rule);
+    REQUIRE(f.size() == 1);
+    CHECK(evidence_number(*f[0], "total_us") == Approx(chain_us));
+    CHECK(evidence_number(*f[0], "share") == Approx(chain_us / steps_us).epsilon(1e-6));
+    CHECK_THAT(f[0]->message(), Catch::Contains("of the step"));
+    CHECK(f[0]->estimated_gain_us() == Approx(chain_us * (1 - kept) / 3).epsilon(1e-6));
+    CHECK(sev(*f[0]) == severity);
+  };
+  check("decomposed_gelu", 17084, 1.0 / 5, "high");    // gain 4.56 ms, 6.3 % of the step
+  check("decomposed_mish", 11750, 1.0 / 3, "medium");  // 2.61 ms, 3.6 %
+  check("decomposed_silu", 4544, 1.0 / 2, "low");      // 0.76 ms, 1.0 %
+  // The ops inside the chains are not also reported one by one: sigmoid, tanh and softplus are
+  // not activations cpu_run names.
+  CHECK(findings(report, "cpu_run", "cpu_activation").empty());
+  CHECK(findings(report, "cpu_run", "cpu_activation_inference").empty());
+  CHECK(findings(report, "activation", "mish_in_graph").empty());
+}
