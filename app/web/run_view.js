@@ -129,6 +129,45 @@ var PerfsageRunView = (function () {
     ]);
   }
 
+  // Applied actions of the job judged on this run (perfsage.v1.ActionVerdict, docs/actions.md).
+  function fmtMetric(v, unit) {
+    if (v === undefined || v === null) return "—";
+    if (unit === "us" || String(unit).indexOf("us ") === 0) return fmtUs(v) + unit.slice(2);  // "us per step"
+    return String(Number(Number(v).toPrecision(6))) + (unit ? " " + unit : "");
+  }
+  function fmtChange(v) {
+    if (v.change === undefined || v.change === null) return "—";
+    var c = Number(v.change);
+    var text = (c > 0 ? "+" : "") + fmtMetric(c, v.unit);
+    if (Number(v.before) > 0) text += " (" + (c > 0 ? "+" : "") + fmtPct(c / Number(v.before)) + ")";
+    return text;
+  }
+  function verdictsSection(report) {
+    var verdicts = report.action_verdicts || [];
+    if (!verdicts.length) return null;
+    var rows = verdicts.map(function (v) {
+      var band = v.noise === undefined || v.noise === null ? "unknown" : "± " + fmtMetric(v.noise, v.unit);
+      return el("tr", { class: "verdict-row", "data-apply-id": v.apply_id, "data-finding-id": v.finding }, [
+        el("td", { class: "num", text: v.apply_id }),
+        el("td", { text: v.finding }),
+        el("td", { text: v.metric }),
+        el("td", { class: "num before", text: fmtMetric(v.before, v.unit) }),
+        el("td", { class: "num after", text: fmtMetric(v.after, v.unit) }),
+        el("td", { class: "num change", text: fmtChange(v) }),
+        el("td", { class: "num band", text: band }),
+        el("td", { class: "verdict verdict-" + v.verdict, text: v.verdict }),
+        el("td", { class: "detail", text: v.detail })
+      ]);
+    });
+    return el("section", { class: "verdicts" }, [
+      el("h3", { text: "Applied actions judged on this run (" + verdicts.length + ")" }),
+      el("table", { class: "grid" }, [
+        el("thead", null, el("tr", null, ["apply", "finding", "metric", "before", "after", "change", "noise band", "verdict", "what was compared"].map(function (h) { return el("th", { text: h }); }))),
+        el("tbody", null, rows)
+      ])
+    ]);
+  }
+
   function ingestSection(report) {
     var rows = (report.ingest || []).map(function (f) {
       return el("tr", null, [
@@ -286,7 +325,7 @@ var PerfsageRunView = (function () {
   function render(container, data) {
     container.textContent = "";
     var report = data.report || {};
-    append(container, [header(data), findingsSection(report), chartsSection(data.charts), ingestSection(report)]);
+    append(container, [header(data), findingsSection(report), verdictsSection(report), chartsSection(data.charts), ingestSection(report)]);
   }
 
   return { render: render, el: el, svg: svg, fmtUs: fmtUs, fmtPct: fmtPct, severityName: severityName };

@@ -9,6 +9,7 @@
 
 #include "actions/files.h"
 #include "app/report.h"
+#include "chromium_support.h"
 #include "cli_support.h"
 #include "perfsage/v1/action_plan.pb.h"
 
@@ -108,6 +109,44 @@ struct Job {
 
 }  // namespace
 
+namespace {
+
+// The HTML report of the judging run shows each verdict as the text and JSON reports do: before,
+// after, change, noise band and verdict (drawn by the report's script, so read from the DOM
+// headless Chromium leaves).
+void check_html_verdicts(const Job& job, const fs::path& input, const v1::AnalysisReport& json) {
+  auto html = job.dir.path() / "report.html";
+  auto r = run_command("analyze", {input.string(), "--store", job.store.string(), "--kb",
+                                   job.pack.string(), "--format", "html", "-o", html.string()});
+  REQUIRE(r.code == 0);
+  if (chromium().empty()) {
+    WARN("skipped the HTML verdicts: chromium is not installed (scripts/setup installs it)");
+    return;
+  }
+  auto page = load_page(job.dir.path(), "file://" + html.string());
+  INFO(console_lines(page.log));
+  CHECK(console_lines(page.log).empty());
+  INFO(page.dom.substr(0, 4000));
+  CHECK_THAT(page.dom, Catch::Contains("Applied actions judged on this run (3)"));
+  CHECK(count_in(page.dom, "<tr class=\"verdict-row\"") == 3);
+  for (const auto& v : json.action_verdicts()) {
+    std::string row = "data-apply-id=\"" + std::to_string(v.apply_id()) + "\" data-finding-id=\"" +
+                      v.finding() + "\"";
+    auto at = page.dom.find(row);
+    REQUIRE(at != std::string::npos);
+    std::string tr = page.dom.substr(at, page.dom.find("</tr>", at) - at);
+    CHECK_THAT(tr, Catch::Contains(">" + v.verdict() + "</td>"));
+    if (v.verdict() == "helped") {  // 2 nodes -> 1, an exact count: no noise
+      CHECK_THAT(tr, Catch::Contains("<td class=\"num before\">2 nodes</td>"));
+      CHECK_THAT(tr, Catch::Contains("<td class=\"num after\">1 nodes</td>"));
+      CHECK_THAT(tr, Catch::Contains("<td class=\"num change\">-1 nodes (-50.0 %)</td>"));
+      CHECK_THAT(tr, Catch::Contains("<td class=\"num band\">± 0 nodes</td>"));
+    }
+  }
+}
+
+}  // namespace
+
 TEST_CASE("actions: analyse, plan, apply, run again with the rewritten model, verdict") {
   Job job;
   auto input_sha = actions::sha256_file(job.model);
@@ -148,6 +187,7 @@ TEST_CASE("actions: analyse, plan, apply, run again with the rewritten model, ve
                   .out;
   CHECK_THAT(
       text, Catch::Contains("Applied actions judged on this run (3)") && Catch::Contains("helped"));
+  check_html_verdicts(job, rewritten, second);
   auto r = run_actions({"verify", "--store", job.store.string(), "--format", "json"});
   INFO(r.err);
   REQUIRE(r.code == 0);
