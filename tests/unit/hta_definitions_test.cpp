@@ -14,6 +14,7 @@
 #include "analyzers/gpu/gpu_analysis.h"
 #include "collectors/common/file_reader.h"
 #include "engine/facts/registry.h"
+#include "integration/cli_support.h"
 #include "kb_support.h"
 #include "kineto_test_util.h"
 
@@ -178,7 +179,8 @@ std::string generated_trace() {
       ev(R"J({"ph": "X", "cat": "kernel", "name": "ncclKernel_AllReduce_RING_LL_Sum_float(ncclWorkElem)", "pid": 0, "tid": 16, "ts": )J" +
          std::to_string(cs) + R"(, "dur": )" + std::to_string(cd) +
          R"(, "args": {"device": 0, "stream": 16, "correlation": )" + std::to_string(corr++) +
-         "}}");
+         // One block per channel by design: far below one block per SM, low occupancy.
+         R"(, "blocks per SM": 0.03, "est. achieved occupancy %": 3}})");
     }
     int64_t copy = gpu + next(5, 50);
     ev(R"({"ph": "X", "cat": "cuda_runtime", "name": "cudaMemcpyAsync", "pid": 1, "tid": 1, "ts": )" +
@@ -243,14 +245,20 @@ void check_against_hta(const std::string& json, const std::filesystem::path& fil
   }
 }
 
+// The generated trace written to a temporary file, with HTA's numbers for it.
+struct Generated {
+  TempDir dir;
+  std::string json = generated_trace();
+  std::filesystem::path file = dir.write("generated.pt.trace.json", json);
+  Reference ref = hta_reference(json, 30);
+};
+
 }  // namespace
 
 TEST_CASE("GPU time agrees with HTA's definitions on a generated multi-stream NCCL trace",
           "[gpu][hta]") {
-  TempDir dir;
-  std::string json = generated_trace();
-  auto file = dir.write("generated.pt.trace.json", json);
-  Reference ref = hta_reference(json, 30);
+  Generated g;
+  const Reference& ref = g.ref;
   // The trace exercises every part: overlap in between, all three idle causes, five steps.
   CHECK(ref.steps == 5);
   CHECK(ref.overlap > 0);
@@ -258,10 +266,38 @@ TEST_CASE("GPU time agrees with HTA's definitions on a generated multi-stream NC
   CHECK(ref.host_wait > 0);
   CHECK(ref.kernel_wait > 0);
   CHECK(ref.other > 0);
-  check_against_hta(json, file);
+  check_against_hta(g.json, g.file);
 }
 
 TEST_CASE("GPU time agrees with HTA's definitions on the AlexNet sample", "[gpu][hta]") {
   PERFSAGE_REQUIRE_SAMPLES();
   check_against_hta(collectors::read_file(alexnet_sample()), alexnet_sample());
+}
+
+TEST_CASE("the generated NCCL trace's exposed communication and idle causes are findings",
+          "[gpu][hta]") {
+  Generated g;
+  const Reference& ref = g.ref;
+  auto report = analyze_json({g.file.string()});
+  // Communication not hidden by compute, as HTA's get_comm_comp_overlap counts it, per step
+  // over all five steps.
+  auto exposed = findings(report, "gpu_iteration", "exposed_communication");
+  REQUIRE(exposed.size() == 1);
+  CHECK(evidence_number(*exposed[0], "comm_not_overlapped_us") ==
+        Approx((ref.comm - ref.overlap) / ref.steps).epsilon(0.01));
+  CHECK(100 * std::fabs(evidence_number(*exposed[0], "overlap_ratio") - ref.overlap / ref.comm) <
+        1.0);
+  CHECK(exposed[0]->estimated_gain_us() ==
+        Approx(evidence_number(*exposed[0], "comm_not_overlapped_us")));
+  // The GPU is busy most of its window: no utilisation finding.
+  INFO("busy " << ref.busy << " of " << ref.window);
+  CHECK(ref.busy / ref.window > 0.5);
+  CHECK(findings(report, "gpu_iteration", "low_utilisation").empty());
+  // The NCCL kernels run one block per channel at 3 % occupancy by design: never occupancy,
+  // grid or launch advice.
+  for (const auto& r : report.recommendations()) {
+    INFO(r.pack() << "/" << r.rule() << ": " << r.title());
+    CHECK(r.pack() != "gpu_kernels");
+    for (const auto& subject : r.subjects()) CHECK(subject.find("nccl") == std::string::npos);
+  }
 }
