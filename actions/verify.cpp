@@ -63,26 +63,45 @@ std::optional<double> ops_time(store::Database& db, int64_t run,
 constexpr int64_t kMinSteps = 3;
 
 struct Steps {
-  int64_t count = 0;
-  double cv = 0;  // coefficient of variation of the step durations
+  int64_t count = 0;      // recorded steps of all ranks (the denominator of per-step op times)
+  int64_t ranks = 0;      // ranks with at least kMinSteps steps: the ones the spread is read from
+  int64_t min_steps = 0;  // the fewest steps among those ranks
+  double cv = 0;          // the largest coefficient of variation of one rank's own step durations
 };
 
+// The step-to-step spread is read per rank, from the rank's own steps: ranks of one run differ
+// by constant amounts (a slow rank, a rank with extra work), which are not noise, so pooling
+// their steps would widen the band by the differences between ranks. The largest rank's
+// variation is kept: the metrics sum over ranks and move with the noisiest one, and a wider
+// band errs towards "no effect" rather than a false "helped".
 Steps steps_of(store::Database& db, int64_t run) {
-  auto st = db.prepare("SELECT dur_ns FROM recorded_steps WHERE run_id = ?1 AND dur_ns > 0");
+  auto st = db.prepare(
+      "SELECT rank, dur_ns FROM recorded_steps WHERE run_id = ?1 AND dur_ns > 0 ORDER BY rank");
   st.bind(1, run);
-  std::vector<double> d;
-  while (st.step()) d.push_back(static_cast<double>(st.int64(0)));
+  std::map<int64_t, std::vector<double>> by_rank;
+  while (st.step()) by_rank[st.int64(0)].push_back(static_cast<double>(st.int64(1)));
   Steps s;
-  s.count = static_cast<int64_t>(d.size());
-  if (d.size() < 2) return s;
-  double mean = 0;
-  for (double x : d) mean += x;
-  mean /= d.size();
-  double var = 0;
-  for (double x : d) var += (x - mean) * (x - mean);
-  var /= d.size() - 1;
-  s.cv = mean > 0 ? std::sqrt(var) / mean : 0;
+  for (const auto& [rank, d] : by_rank) {
+    s.count += static_cast<int64_t>(d.size());
+    if (static_cast<int64_t>(d.size()) < kMinSteps) continue;
+    double mean = 0;
+    for (double x : d) mean += x;
+    mean /= static_cast<double>(d.size());
+    double var = 0;
+    for (double x : d) var += (x - mean) * (x - mean);
+    var /= static_cast<double>(d.size() - 1);
+    s.cv = std::max(s.cv, mean > 0 ? std::sqrt(var) / mean : 0);
+    auto n = static_cast<int64_t>(d.size());
+    s.min_steps = s.ranks == 0 ? n : std::min(s.min_steps, n);
+    ++s.ranks;
+  }
   return s;
+}
+
+// "5 steps", or over several ranks "2 ranks of at least 5 steps".
+std::string steps_text(const Steps& s) {
+  if (s.ranks == 1) return std::to_string(s.min_steps) + " steps";
+  return std::to_string(s.ranks) + " ranks of at least " + std::to_string(s.min_steps) + " steps";
 }
 
 std::optional<double> step_time(store::Database& db, int64_t run) {
@@ -252,16 +271,16 @@ std::vector<v1::ActionVerdict> verify_actions(store::Database& db, const Finding
       std::string band_note;
       if (m.count) {
         rel = 0;
-      } else if (sb.count >= kMinSteps && sa.count >= kMinSteps && std::max(sb.cv, sa.cv) > 0) {
+      } else if (sb.ranks > 0 && sa.ranks > 0 && std::max(sb.cv, sa.cv) > 0) {
         rel = 2 * std::max(sb.cv, sa.cv);
-        band_note = "noise band twice the larger step-to-step variation (" +
-                    std::to_string(sb.count) + " and " + std::to_string(sa.count) + " steps)";
-      } else if (sb.count >= kMinSteps && sa.count >= kMinSteps) {
+        band_note = "noise band twice the larger step-to-step variation of a rank (" +
+                    steps_text(sb) + " and " + steps_text(sa) + ")";
+      } else if (sb.ranks > 0 && sa.ranks > 0) {
         // Steps of identical length are quantised or synthetic, not a spread of zero.
         band_note = "noise band unknown: every recorded step of both runs lasts the same time";
       } else {
-        band_note = "noise band unknown: a run has fewer than " + std::to_string(kMinSteps) +
-                    " recorded steps to measure its step-to-step spread";
+        band_note = "noise band unknown: a run has no rank with " + std::to_string(kMinSteps) +
+                    " or more recorded steps to measure its step-to-step spread";
       }
       if (!left_out.empty()) {
         row.verdict = "not_applied";

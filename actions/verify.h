@@ -6,10 +6,11 @@
 //   other kinds        the finding's own time evidence (unit us) while it still fires; else
 //                      the time of the ops it names (subjects, the AOE op list; op statistics,
 //                      per recorded step when both runs have steps); else the step time
-// with a noise band of twice the larger step-to-step coefficient of variation of the two runs
-// (0 for counts). Verdicts: helped, no_effect, regressed (the change left the band), unknown
-// (measured on both runs, but a run has fewer than 3 recorded steps or all steps last exactly
-// the same time, so the noise is unknown: the change is stated, not judged), finding_gone (the
+// with a noise band of twice the largest step-to-step coefficient of variation of one rank
+// (each rank's own steps, both runs; 0 for counts). Verdicts: helped, no_effect, regressed (the
+// change left the band), unknown (measured on both runs, but a run has no rank with 3 or more
+// recorded steps, or all steps last exactly the same time, so the noise is unknown: the change
+// is stated, not judged), finding_gone (the
 // finding no longer fires and nothing could be measured), not_measurable, not_applied.
 #pragma once
 

@@ -409,6 +409,36 @@ TEST_CASE(
   CHECK(list_actions(db).verdicts(0).verdict() == "helped");  // the stored verdict was replaced
   scale(2 * 1.1);                                             // 10 % slower than before the apply
   CHECK(verify_actions(db, findings_of, actor)[0].verdict() == "regressed");
+
+  // Two ranks, the second 20 ms slower in every step: the band comes from each rank's own steps
+  // (rank 0: sd 1.633 / mean 100; rank 1: 1.633 / 120), the larger, 1.633 %, doubled: 3.266 %.
+  // The steps of both ranks mixed (98..122 ms, sd 10.80 / mean 110) would give 19.6 %, and the
+  // 10 % faster BatchMatMul below would read as no effect.
+  auto ranked_steps = [&](int64_t r) {
+    db.prepare("DELETE FROM steps WHERE run_id = ?1").bind(1, r).run();
+    const int64_t ms[] = {100, 102, 98, 100};
+    for (int64_t rank = 0; rank < 2; ++rank) {
+      for (int64_t i = 0; i < 4; ++i) {
+        db.prepare(
+              "INSERT INTO steps(run_id, rank, step, source, dur_ns) VALUES (?1, ?2, ?3, 'test', "
+              "?4)")
+            .bind(1, r)
+            .bind(2, rank)
+            .bind(3, i + 1)
+            .bind(4, (ms[i] + 20 * rank) * 1000000)
+            .run();
+      }
+    }
+  };
+  ranked_steps(run);
+  ranked_steps(same);
+  scale(0.9 / 1.1);  // 10 % faster than before the apply
+  verdicts = verify_actions(db, findings_of, actor);
+  REQUIRE(verdicts.size() == 1);
+  CHECK(verdicts[0].noise() == Approx(0.03266 * verdicts[0].before()).epsilon(1e-3));
+  CHECK(verdicts[0].after() == Approx(0.9 * verdicts[0].before()));
+  CHECK(verdicts[0].verdict() == "helped");
+  CHECK_THAT(verdicts[0].detail(), Catch::Contains("2 ranks of at least 4 steps"));
 }
 
 namespace {
