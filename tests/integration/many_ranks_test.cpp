@@ -2,6 +2,7 @@
 // every gain is per base unit (one rank's step, else the run) and per-rank findings speak for
 // the worst rank on its own step, saying on how many ranks they hold.
 #include <map>
+#include <sstream>
 #include <tuple>
 
 #include "cli_support.h"
@@ -86,7 +87,61 @@ double evidence(const perfsage::v1::Finding& r, const std::string& key) {
   return evidence_number(r, key);
 }
 
+// A made-up Ascend PyTorch timeline (trace_view.json as torch_npu writes it, no sample needed):
+// three 10 ms ProfilerSteps, each with 30 aclopCompileAndExecute calls of 200 us holding an
+// AscendCL@opCompile of 15 us (450 us per step: 4.5 %), and 5 stream syncs of 100 us (5 %).
+std::string made_up_timeline() {
+  std::ostringstream o;
+  o << R"([{"ph": "M", "name": "process_name", "pid": 100, "tid": 0, "args": {"name": "Python"}},
+{"ph": "M", "name": "process_labels", "pid": 100, "tid": 0, "args": {"labels": "CPU"}},
+{"ph": "M", "name": "process_name", "pid": 200, "tid": 0, "args": {"name": "CANN"}},
+{"ph": "M", "name": "process_labels", "pid": 200, "tid": 0, "args": {"labels": "CPU"}})";
+  auto api = [&](const char* id, int64_t ts, int dur) {
+    o << ",\n{\"ph\": \"X\", \"name\": \"AscendCL@" << id
+      << "\", \"pid\": 200, \"tid\": 101, \"ts\": \"" << ts << ".000\", \"dur\": " << dur
+      << ", \"args\": {\"level\": \"acl\", \"id\": \"" << id << "\"}}";
+  };
+  for (int step = 0; step < 3; ++step) {
+    int64_t start = 1704161511420000 + step * 10000, t = start + 100;
+    o << ",\n{\"ph\": \"X\", \"name\": \"ProfilerStep#" << step + 1
+      << "\", \"pid\": 100, \"tid\": 100, \"ts\": \"" << start
+      << ".000\", \"dur\": 10000.0, \"cat\": \"cpu_op\", \"args\": {}}";
+    for (int k = 0; k < 30; ++k, t += 250) {
+      api("aclopCompileAndExecute", t, 200);
+      api("opCompile", t + 5, 15);
+    }
+    for (int k = 0; k < 5; ++k, t += 150) api("aclrtSynchronizeStream", t, 100);
+  }
+  o << "\n]\n";
+  return o.str();
+}
+
 }  // namespace
+
+TEST_CASE("a made-up Ascend timeline given 1, 2 and 64 times: same findings, gains and shares") {
+  TempDir dir;
+  auto file = dir.write("trace_view.json", made_up_timeline());
+  auto report = check_same_for_1_2_64(file, false);
+  // Each of the 64 ranks compiles 450 us of its own 10 ms step: 4.5 %, said for 64 of 64 ranks
+  // (dividing by the step summed over ranks would give 0.07 %).
+  auto compile = findings(report, "ascend_schedule", "online_compile");
+  REQUIRE(compile.size() == 1);
+  CHECK(evidence(*compile[0], "op_compile_share") == Approx(0.045));
+  CHECK(evidence(*compile[0], "op_compile_share_median") == Approx(0.045));
+  CHECK(evidence(*compile[0], "ranks_affected") == 64);
+  CHECK(compile[0]->estimated_gain_us() == Approx(450));
+  CHECK(compile[0]->estimated_gain_share() == Approx(0.045));
+  CHECK(sev(*compile[0]) == "medium");
+  CHECK_THAT(compile[0]->message(), Catch::Contains("the worst of 64 of 64 rank(s)"));
+  CHECK_THAT(compile[0]->message(), Catch::Contains("90 opCompile calls in 3 step(s)"));
+  auto sync = findings(report, "ascend_schedule", "stream_sync");
+  REQUIRE(sync.size() == 1);
+  CHECK(evidence(*sync[0], "sync_share") == Approx(0.05));
+  CHECK(sync[0]->estimated_gain_us() == Approx(250));
+  // No opCompile-less calls finding beside the measured one, no launch blocking (no launches).
+  CHECK(findings(report, "ascend_schedule", "online_compile_calls").empty());
+  CHECK(findings(report, "ascend_schedule", "launch_blocking").empty());
+}
 
 TEST_CASE("an Ascend timeline given 1, 2 and 64 times: same findings, gains and shares") {
   PERFSAGE_REQUIRE_SAMPLES();
