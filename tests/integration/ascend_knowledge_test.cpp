@@ -1,6 +1,9 @@
 // Ascend knowledge msprof-analyze's advisor has, checked end to end: cluster communication in
 // its real nesting, quiet where msprof-analyze is wrong (no OP State column).
+#include <sstream>
+
 #include "cli_support.h"
+#include "collectors/common/file_reader.h"
 
 using namespace perfsage::test;
 namespace fs = std::filesystem;
@@ -67,4 +70,36 @@ TEST_CASE("no OP State column: no dynamic-shape verdict (msprof-analyze says all
                     "ascend_schedule"});
   CHECK(findings(report, "ascend_schedule", "dynamic_shape_ops").empty());
   CHECK(findings(report, "ascend_schedule", "dynamic_shape_graph").empty());
+}
+
+TEST_CASE("OP State decides dynamic shapes; without the column nothing is said") {
+  // The daemon's made-up op table (no OP State column, like the arith_util sample), then the
+  // same table with the column: every op dynamic, or one of them static.
+  std::string table = perfsage::collectors::read_file(
+      fixture("daemon/ascend_run/ASCEND_PROFILER_OUTPUT/kernel_details.csv"));
+  auto with_state = [&](const char* first_state) {
+    std::istringstream in(table);
+    std::string line, out;
+    for (int n = 0; std::getline(in, line); ++n) {
+      if (line.empty()) continue;
+      out += line + (n == 0 ? ",OP State" : n == 1 ? std::string(",") + first_state : ",dynamic");
+      out += "\n";
+    }
+    return out;
+  };
+  auto run = [&](const std::string& text) {
+    TempDir dir;
+    auto file = dir.write("kernel_details.csv", text);
+    return analyze_json({file.string(), "--kb", "ascend_schedule"});
+  };
+  auto none = run(table);
+  CHECK(findings(none, "ascend_schedule", "dynamic_shape_ops").empty());
+  CHECK(findings(none, "ascend_schedule", "dynamic_shape_graph").empty());
+  auto all = run(with_state("dynamic"));
+  auto dyn = findings(all, "ascend_schedule", "dynamic_shape_ops");
+  REQUIRE(dyn.size() == 1);
+  CHECK(evidence_number(*dyn[0], "ops") == evidence_number(*dyn[0], "dynamic_ops"));
+  CHECK(sev(*dyn[0]) == "medium");
+  auto mixed = run(with_state("static"));
+  CHECK(findings(mixed, "ascend_schedule", "dynamic_shape_ops").empty());
 }
