@@ -8,8 +8,10 @@
 #include <string_view>
 #include <tuple>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "analyzers/core/launch_ops.h"
+#include "analyzers/roofline/flop_model.h"
 #include "store/block_scan.h"
 
 namespace perfsage::analyzers::roofline {
@@ -27,7 +29,32 @@ struct Op {
   const std::string* type;  // normalized, owned by Names
   const std::string* name;  // as recorded, owned by Names
   double us = 0;
+  const std::string* shapes = nullptr;  // input shapes of the ops a shape check reads, else null
 };
+
+// Input shapes, kept only for the ops whose shapes tell x * f(x) from a gate (see scan), and
+// interned: they repeat as often as the ops.
+class ShapeTexts {
+ public:
+  const std::string* get(const std::string& type, std::string_view text) {
+    if (text.empty() || (type != "softplus" && type != "sigmoid" && type != "mul")) return nullptr;
+    return &*texts_.emplace(text).first;
+  }
+
+ private:
+  std::unordered_set<std::string> texts_;  // node-based: stable addresses
+};
+
+// Mish and SiLU end in x * f(x): the Mul's two inputs have the first op's input shape. When the
+// shapes are recorded and differ, the Mul is a gate that broadcasts (a squeeze-and-excitation
+// block, x * sigmoid(fc(pool(x)))), not the activation. Unknown shapes cannot tell.
+bool mul_reads_input(const Op& first, const Op& mul) {
+  if (!first.shapes || !mul.shapes) return true;
+  auto in = parse_shapes(*first.shapes);
+  auto m = parse_shapes(*mul.shapes);
+  if (in.empty() || m.size() < 2) return true;
+  return m[0] == in[0] && m[1] == in[0];
+}
 
 // Op names repeat millions of times in big traces: each distinct name is copied, normalized
 // and classified once.
@@ -69,6 +96,9 @@ void scan(const std::vector<Op>& seq, std::map<std::pair<std::string, std::strin
       // A CPU op that starts the chain in place (aten::sigmoid_) overwrites its input, so the
       // Mul cannot read the original x: an LSTM cell's gates, not x * sigmoid(x).
       if (source == "cpu_ops" && !seq[start].name->empty() && seq[start].name->back() == '_')
+        continue;
+      if ((p.name == "mish" || p.name == "silu") &&
+          !mul_reads_input(seq[start], seq[start + p.chain.size() - 1]))
         continue;
       Found& f = out[{p.name, source}];
       ++f.instances;
@@ -129,11 +159,13 @@ void compute_activation_patterns(store::Database& db, int64_t run_id) {
   db.prepare("DELETE FROM activation_patterns WHERE run_id = ?1").bind(1, run_id).run();
   std::map<std::pair<std::string, std::string>, Found> found;
   Names names;
+  ShapeTexts shapes;
 
   // Ascend device ops, per rank and stream in start order.
   {
     auto st = db.prepare(
-        "SELECT rank, coalesce(stream_id, -1), type, name, dur_ns FROM op_tasks WHERE run_id = ?1 "
+        "SELECT rank, coalesce(stream_id, -1), type, name, dur_ns, input_shapes FROM op_tasks "
+        "WHERE run_id = ?1 "
         "AND core_type NOT IN ('HCCL', 'COMMUNICATION') ORDER BY rank, 2, start_ns");
     st.bind(1, run_id);
     std::vector<Op> seq;
@@ -148,7 +180,8 @@ void compute_activation_patterns(store::Database& db, int64_t run_id) {
       // The type column is normalized; the name (unique per op) only feeds examples.
       const auto& type = names.get(st.text_view(2));
       const auto& name = names.get(st.text_view(3));
-      seq.push_back({&type.type, &name.name, st.int64(4) / 1000.0});
+      seq.push_back({&type.type, &name.name, st.int64(4) / 1000.0,
+                     shapes.get(type.type, st.is_null(5) ? std::string_view() : st.text_view(5))});
     }
     scan(seq, found, "ops");
   }
@@ -181,16 +214,19 @@ void compute_activation_patterns(store::Database& db, int64_t run_id) {
     struct CpuOp {
       int64_t rank, tid, start, end;  // host span
       const Names::Entry* op;
-      double us;  // kernel time when linked, else host time
+      double us;                  // kernel time when linked, else host time
+      const std::string* shapes;  // Input Dims, for the shape check
     };
     std::vector<CpuOp> ops;
     {
       const auto& schema = store::host_event_schema();
       auto col = [&](const char* name) { return store::column_index(schema, name); };
       const int c_rank = col("rank"), c_tid = col("tid"), c_start = col("start_ns"),
-                c_name = col("name"), c_dur = col("dur_ns"), c_ext = col("external_id");
-      store::BlockScan scan(db, schema, run_id, std::string("cpu_op"),
-                            {"rank", "tid", "start_ns", "name", "dur_ns", "external_id"});
+                c_name = col("name"), c_dur = col("dur_ns"), c_ext = col("external_id"),
+                c_dims = col("input_dims");
+      store::BlockScan scan(
+          db, schema, run_id, std::string("cpu_op"),
+          {"rank", "tid", "start_ns", "name", "dur_ns", "external_id", "input_dims"});
       while (scan.next()) {
         auto& b = scan.block();
         for (size_t r = 0; r < b.rows(); ++r) {
@@ -200,8 +236,11 @@ void compute_activation_patterns(store::Database& db, int64_t run_id) {
             if (it != kernel_ns.end()) ns = it->second;
           }
           int64_t start = b.int_at(c_start, r);
+          const auto& op = names.get(b.text_at(c_name, r));
           ops.push_back({rank, b.is_null(c_tid, r) ? 0 : b.int_at(c_tid, r), start, start + host_ns,
-                         &names.get(b.text_at(c_name, r)), static_cast<double>(ns) / 1000.0});
+                         &op, static_cast<double>(ns) / 1000.0,
+                         shapes.get(op.type, b.is_null(c_dims, r) ? std::string_view()
+                                                                  : b.text_at(c_dims, r))});
         }
       }
     }
@@ -227,7 +266,7 @@ void compute_activation_patterns(store::Database& db, int64_t run_id) {
       }
       // Nested calls (aten::mul inside aten::mul_) repeat the type; keep the outer one.
       if (!seq.empty() && *seq.back().type == op.type && c.us <= seq.back().us) continue;
-      seq.push_back({&op.type, &op.name, c.us});
+      seq.push_back({&op.type, &op.name, c.us, c.shapes});
     }
     scan(seq, found, "cpu_ops");
   }

@@ -263,6 +263,37 @@ TEST_CASE("activation chains are found in op sequences and normalised types") {
   CHECK(one(db, "SELECT example FROM activation_patterns") == "Softplus0 -> Tanh0 -> Mul0");
 }
 
+TEST_CASE("a Sigmoid -> Mul gate that broadcasts is not SiLU; one on the same shapes is") {
+  store::Database db(":memory:");
+  int64_t run;
+  {
+    store::RunWriter w(db, {"j", {}, "fp", "now"});
+    run = w.run_id();
+    int64_t t = 0;
+    auto add = [&](const char* name, const char* type, const char* shapes, int64_t dur) {
+      auto o = op(name, type, "AI_VECTOR_CORE", t += 100, dur);
+      o.input_shapes = shapes;
+      w.add(o);
+    };
+    // Squeeze-and-excitation: x * sigmoid(fc(pool(x))), the gate [8, 64, 1, 1] broadcast over
+    // [8, 64, 28, 28]: a gate, not an activation.
+    add("Sigmoid_se", "Sigmoid", "8,64,1,1", 5);
+    add("Mul_se", "Mul", "8,64,28,28;8,64,1,1", 40);
+    // SiLU: x * sigmoid(x), every tensor [8, 64, 28, 28].
+    add("Sigmoid_act", "Sigmoid", "8,64,28,28", 30);
+    add("Mul_act", "Mul", "8,64,28,28;8,64,28,28", 40);
+    // Mish whose Mul broadcasts is not Mish either.
+    add("Softplus_x", "Softplus", "8,64,28,28", 30);
+    add("Tanh_x", "Tanh", "8,64,28,28", 30);
+    add("Mul_x", "Mul", "8,64,28,28;8,1,28,28", 40);
+    w.commit();
+  }
+  compute_activation_patterns(db, run);
+  CHECK(one(db,
+            "SELECT group_concat(pattern || ' ' || instances || ' ' || example) FROM "
+            "activation_patterns") == "silu 1 Sigmoid_act -> Mul_act");
+}
+
 // Hand-computed FLOP counts of the ops that dominate LLM training (docs/packs/roofline.md).
 TEST_CASE("LLM operator FLOP models match hand-computed values") {
   const std::vector<std::string> bf16 = {"BF16", "BF16", "BF16"};
