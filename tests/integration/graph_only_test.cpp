@@ -89,3 +89,14 @@ TEST_CASE("ONNX model from torch.onnx.export: BN folds, the fp16 round trip, Ide
   CHECK(findings(report, "ub_fusion", "ub_fusion_structural").empty());
   CHECK(findings(report, "ub_fusion", "ub_fusion_pattern_structural").empty());
 }
+
+TEST_CASE("ONNX exported for training: its Dropout is not an inference leftover") {
+  // torch.onnx.export in TrainingMode.TRAINING keeps Dropout with training_mode = true
+  // (make_training_export_onnx.py); eval exports drop it, so no torch export holds the
+  // inference clean-up.
+  auto report = analyze_json({fixture("structure/training_export.onnx").string()});
+  no_high(report);
+  CHECK(findings(report, "graph_cleanup", "dropout_inference").empty());
+  CHECK(findings(report, "graph_cleanup", "identity_node").empty());
+  CHECK(report.recommendations_size() == 0);
+}
