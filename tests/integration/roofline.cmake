@@ -1,2 +1,3 @@
 set(PERFSAGE_TEST_LIBS perfsage_cli)
 perfsage_test(roofline_samples_test integration/roofline_samples_test.cpp)
+perfsage_test(roofline_table_test integration/roofline_table_test.cpp)
