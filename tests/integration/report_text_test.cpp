@@ -1,0 +1,64 @@
+// Text a user can trust, on every input made in this project (traces from Debian's torch, ONNX
+// models from torch.onnx.export, GE text dumps, Ascend tables and cluster files written by the
+// scripts beside them): no unbound {?var} or ${param}, no internal convention ("-100 %"), no
+// unformatted number in a title, message or hint, and gains on one base (0 <= share <= 1).
+#include <cmath>
+#include <regex>
+
+#include "cli_support.h"
+
+using namespace perfsage::test;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::vector<fs::path> made_here_inputs() {
+  const fs::path f = source_dir() / "tests" / "fixtures";
+  const fs::path community = source_dir() / "knowledge_bases" / "community";
+  return {
+      f / "torch113" / "mish_cpu_trace.json.gz",
+      f / "torch113" / "mlp_cpu_trace.json.gz",
+      f / "torch113" / "gelu_cpu_trace.json.gz",
+      f / "torch113" / "silu_lstm_cpu_trace.json.gz",
+      f / "torch113" / "hand_activation_cpu_trace.json.gz",
+      f / "graph" / "structure" / "resnet_block.onnx",
+      f / "graph" / "structure" / "resnet_stem_Build.txt",
+      f / "graph" / "small_cnn.onnx",
+      f / "daemon" / "ascend_run",
+      f / "ascend" / "cluster_communication" / "cluster_communication.json",
+      community / "ascend_precision" / "tests" / "fixtures" / "fp32_training_kernel_details.csv",
+      community / "torch_data_parallel" / "tests" / "fixtures" / "ddp_gloo.pt.trace.json",
+      community / "torch_data_parallel" / "tests" / "fixtures" / "dp_two_gpus.pt.trace.json"};
+}
+
+}  // namespace
+
+TEST_CASE("every finding on the inputs made here reads as text for people") {
+  // Placeholders, internal conventions, numbers printed raw (0.03392492, 1.2e+06), and a ratio
+  // without its unit where a percentage is meant ("0.03392 of the step"); a quantity with its
+  // unit (0.1667 FLOP/byte, 0.6401 GB/s) is text for people.
+  const std::regex raw(R"(\d\.\d{6,}|\de[+-]\d|\bnan\b|\binf\b|\bNULL\b|)"
+                       R"(\b0\.\d{3,}(?![\d.])(?!\s*(FLOP|GB|MB|KB|B\b|bytes|µs|us|ms|s\b|%)))");
+  int total = 0;
+  for (const auto& input : made_here_inputs()) {
+    auto report = analyze_json({input.string()});
+    for (const auto& r : report.recommendations()) {
+      ++total;
+      INFO(input.filename().string() << ": " << r.pack() << "/" << r.rule() << ": " << r.title());
+      std::string text = r.title() + "\n" + r.message();
+      if (r.action().has_code_hint()) text += "\n" + r.action().code_hint().hint();
+      INFO(text);
+      for (const char* bad : {"{?", "${", "-100 %"}) CHECK(text.find(bad) == std::string::npos);
+      CHECK_FALSE(std::regex_search(text, raw));
+      CHECK(std::isfinite(r.estimated_gain_us()));
+      CHECK(r.estimated_gain_us() >= 0);
+      CHECK(r.estimated_gain_share() >= 0);
+      CHECK(r.estimated_gain_share() <= 1.0);
+      for (const auto& e : r.evidence()) {
+        INFO(e.name());
+        if (e.has_number()) CHECK(std::isfinite(e.number()));
+      }
+    }
+  }
+  CHECK(total >= 50);
+}
