@@ -21,6 +21,7 @@ std::vector<fs::path> made_here_inputs() {
       f / "torch113" / "gelu_cpu_trace.json.gz",
       f / "torch113" / "silu_lstm_cpu_trace.json.gz",
       f / "torch113" / "hand_activation_cpu_trace.json.gz",
+      f / "torch113" / "gloo",
       f / "graph" / "structure" / "resnet_block.onnx",
       f / "graph" / "structure" / "resnet_stem_Build.txt",
       f / "graph" / "small_cnn.onnx",
