@@ -80,7 +80,9 @@ std::optional<int64_t> SqliteJobQueue::find(const std::vector<std::string>& inpu
                                             const std::string& signature) {
   auto st =
       db_.prepare("SELECT id FROM jobs WHERE inputs=?1 AND signature=?2 ORDER BY id DESC LIMIT 1");
-  bind_all(st, json_string_array(inputs), signature);
+  // Bound without a copy (bind_all): the text must outlive step().
+  const std::string inputs_json = json_string_array(inputs);
+  bind_all(st, inputs_json, signature);
   if (st.step()) return st.int64(0);
   return std::nullopt;
 }
