@@ -5,6 +5,7 @@
 #include <chrono>
 #include <unordered_map>
 
+#include "app/compare_html.h"
 #include "app/report_html.h"
 #include "app/run_comparison.h"
 #include "app/run_detail.h"
@@ -85,6 +86,38 @@ bool valid_time(const std::string& t) {
       return false;
   }
   return t.empty() || (t.size() >= 4 && std::isdigit(static_cast<unsigned char>(t[0])));
+}
+
+// GET .../compare?a=RUN&b=RUN[&top=N][&sort=step|total]: the comparison, or nothing when an
+// error was sent.
+std::optional<v1::RunComparison> compare_request(ApiContext* c, const Request& req, Response& res) {
+  auto a = int_param(req, res, "a", 0, 1, INT64_MAX);
+  if (!a) return std::nullopt;
+  auto b = int_param(req, res, "b", 0, 1, INT64_MAX);
+  if (!b) return std::nullopt;
+  if (*a == 0 || *b == 0) {
+    send_error(res, 400, "bad_request", "give the two runs as ?a=RUN&b=RUN");
+    return std::nullopt;
+  }
+  auto top = int_param(req, res, "top", 10, 1, 1000);
+  if (!top) return std::nullopt;
+  app::CompareOptions options;
+  options.top = static_cast<int>(*top);
+  std::string sort = text_param(req, "sort");
+  if (sort == "total") {
+    options.order = app::OpOrder::total;
+  } else if (!sort.empty() && sort != "step") {
+    send_error(res, 400, "bad_request", "sort must be step or total");
+    return std::nullopt;
+  }
+  auto lease = c->readers->acquire();
+  if (!run_row(lease.db(), *a, res) || !run_row(lease.db(), *b, res)) return std::nullopt;
+  auto compared = app::compare_runs(lease.db(), *a, *b, options);
+  if (!compared) {
+    send_error(res, 500, "internal", compared.error().message);
+    return std::nullopt;
+  }
+  return std::move(*compared);
 }
 
 }  // namespace
@@ -193,28 +226,13 @@ void register_api_routes(httplib::Server& svr, ApiContext& ctx) {
   });
 
   svr.Get("/api/v1/compare", [c](const Request& req, Response& res) {
-    auto a = int_param(req, res, "a", 0, 1, INT64_MAX);
-    if (!a) return;
-    auto b = int_param(req, res, "b", 0, 1, INT64_MAX);
-    if (!b) return;
-    if (*a == 0 || *b == 0) {
-      return send_error(res, 400, "bad_request", "give the two runs as ?a=RUN&b=RUN");
-    }
-    auto top = int_param(req, res, "top", 10, 1, 1000);
-    if (!top) return;
-    app::CompareOptions options;
-    options.top = static_cast<int>(*top);
-    std::string sort = text_param(req, "sort");
-    if (sort == "total") {
-      options.order = app::OpOrder::total;
-    } else if (!sort.empty() && sort != "step") {
-      return send_error(res, 400, "bad_request", "sort must be step or total");
-    }
-    auto lease = c->readers->acquire();
-    if (!run_row(lease.db(), *a, res) || !run_row(lease.db(), *b, res)) return;
-    auto compared = app::compare_runs(lease.db(), *a, *b, options);
-    if (!compared) return send_error(res, 500, "internal", compared.error().message);
-    send_json(res, *compared);
+    if (auto compared = compare_request(c, req, res)) send_json(res, *compared);
+  });
+
+  // The same comparison as one self-contained page, linked from a job's history.
+  svr.Get(R"(/api/v1/compare\.html)", [c](const Request& req, Response& res) {
+    if (auto compared = compare_request(c, req, res))
+      res.set_content(app::render_compare_html(*compared), "text/html; charset=utf-8");
   });
 
   svr.Get("/api/v1/queue", [c](const Request& req, Response& res) {

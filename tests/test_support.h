@@ -1,27 +1,39 @@
 // Paths and helpers shared by the tests.
 #pragma once
 
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
 #include <string>
 
-#include <unistd.h>
-
-#include <catch2/catch.hpp>
-
 namespace perfsage::test {
 
-inline std::filesystem::path source_dir() { return PERFSAGE_SOURCE_DIR; }
-inline std::filesystem::path samples_dir() { return PERFSAGE_SAMPLES_DIR; }
-inline bool have_samples() { return std::filesystem::exists(samples_dir() / "README.md"); }
+// How often `what` occurs in `text` (overlapping occurrences counted).
+inline size_t count_in(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+inline std::filesystem::path source_dir() {
+  return PERFSAGE_SOURCE_DIR;
+}
+inline std::filesystem::path samples_dir() {
+  return PERFSAGE_SAMPLES_DIR;
+}
+inline bool have_samples() {
+  return std::filesystem::exists(samples_dir() / "README.md");
+}
 
 // Skips the current test case with a message when ../shared/samples is absent.
-#define PERFSAGE_REQUIRE_SAMPLES()                                                   \
-  do {                                                                               \
-    if (!perfsage::test::have_samples()) {                                           \
-      WARN("skipped: ../shared/samples not found at " << PERFSAGE_SAMPLES_DIR);      \
-      return;                                                                        \
-    }                                                                                \
+#define PERFSAGE_REQUIRE_SAMPLES()                                              \
+  do {                                                                          \
+    if (!perfsage::test::have_samples()) {                                      \
+      WARN("skipped: ../shared/samples not found at " << PERFSAGE_SAMPLES_DIR); \
+      return;                                                                   \
+    }                                                                           \
   } while (0)
 
 // A fresh temporary directory removed when the object goes out of scope.

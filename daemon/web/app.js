@@ -168,8 +168,11 @@
   function jobPage(job) {
     api("/jobs/" + encodeURIComponent(job) + "/history").then(function (h) {
       var runIds = (h.runs || []).map(function (r) { return String(r.id); });
-      var runRows = (h.runs || []).map(function (r) {
-        return el("tr", null, [el("td", null, link("#/run/" + r.id, r.id)), td(r.created), td(r.step_time_us ? V.fmtUs(r.step_time_us) : "", "num"), td(r.findings, "num")]);
+      var runRows = (h.runs || []).map(function (r, i) {
+        // Each run against the one before it: the comparison page (step time, ops, findings).
+        var prev = i > 0 ? h.runs[i - 1].id : null;
+        var cmp = prev ? el("a", { class: "compare-link", href: "#/compare/" + prev + "/" + r.id, text: "vs run " + prev }) : null;
+        return el("tr", null, [el("td", null, link("#/run/" + r.id, r.id)), td(r.created), td(r.step_time_us ? V.fmtUs(r.step_time_us) : "", "num"), td(r.findings, "num"), el("td", null, cmp)]);
       });
       var fRows = (h.findings || []).map(function (f) {
         return el("tr", { class: "history-row", "data-finding-id": f.id }, [
@@ -182,7 +185,7 @@
         ]);
       });
       show([el("h2", { text: "Job " + h.job }),
-        el("h3", { text: "Runs" }), table(["run", "created", "step time", "findings"], runRows),
+        el("h3", { text: "Runs" }), table(["run", "created", "step time", "findings", "changes"], runRows),
         el("h3", { text: "Findings across runs" }),
         fRows.length ? table(["severity", "finding", "rule", "first seen", "last seen", "runs", "trend", "gain share by run"], fRows)
           : el("p", { class: "empty", text: "No findings in these runs." })]);
@@ -219,11 +222,30 @@
     }).catch(failed);
   }
 
+  // Two runs side by side: the daemon's comparison page (server-escaped, no script) parsed inert
+  // and its content shown here, fetched with the token like every API call.
+  function comparePage(a, b) {
+    var token = sessionStorage.getItem("perfsage-token");
+    fetch("/api/v1/compare.html?a=" + a + "&b=" + b, { headers: token ? { Authorization: "Bearer " + token } : {} })
+      .then(function (r) {
+        if (r.ok) return r.text();
+        return r.json().then(function (body) {
+          throw { unauthorized: r.status === 401, message: body.message || ("HTTP " + r.status) };
+        });
+      })
+      .then(function (html) {
+        var main = new DOMParser().parseFromString(html, "text/html").querySelector("main");
+        var box = el("div", { id: "comparison" }, Array.prototype.slice.call(main.childNodes).map(function (n) { return document.importNode(n, true); }));
+        show([el("p", { class: "filters" }, [link("#/run/" + a, "run " + a), link("#/run/" + b, "run " + b)]), box]);
+      }).catch(failed);
+  }
+
   function route() {
     var h = location.hash.replace(/\?.*$/, "") || "#/runs";
     var m;
     if ((m = h.match(/^#\/run\/(\d+)$/))) return runPage(m[1]);
     if ((m = h.match(/^#\/job\/(.+)$/))) return jobPage(decodeURIComponent(m[1]));
+    if ((m = h.match(/^#\/compare\/(\d+)\/(\d+)$/))) return comparePage(m[1], m[2]);
     if (h === "#/jobs") return jobsPage();
     if (h === "#/queue") return queuePage();
     if (h === "#/packs") return packsPage();

@@ -10,6 +10,8 @@
 #include <sstream>
 #include <string>
 
+#include "test_support.h"
+
 namespace perfsage::test {
 
 inline std::filesystem::path chromium() {
@@ -47,12 +49,6 @@ inline Page load_page(const std::filesystem::path& work, const std::string& url,
     return std::string(std::istreambuf_iterator<char>(in), {});
   };
   return {read(work / "dom.html"), read(work / "chrome.log")};
-}
-
-inline size_t count_in(const std::string& text, const std::string& what) {
-  size_t n = 0;
-  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
-  return n;
 }
 
 // Console output of the page (errors, uncaught exceptions, CSP violations): the pages log

@@ -78,6 +78,30 @@ TEST_CASE("the daemon's page and the HTML report render the run in headless Chro
     CHECK(count_in(history.dom, "class=\"gain-point\"") ==
           static_cast<size_t>(detail.report().recommendations_size()));
   }
+  SECTION("a job's second run links to its comparison with the first") {
+    auto copy = dir.path() / "copy" / "ascend_run";  // same files elsewhere: same job, new run
+    fs::create_directories(copy.parent_path());
+    fs::copy(fixture, copy, fs::copy_options::recursive);
+    auto second = d.wait_job(d.submit(copy).id());
+    REQUIRE(second.state() == "done");
+    REQUIRE(second.run_id() != job.run_id());
+    auto history = load_page(dir.path(), base + "/#/job/ascend_run");
+    CHECK(console_lines(history.log).empty());
+    CHECK(count_in(history.dom, "class=\"compare-link\"") == 1);
+    std::string pair = std::to_string(job.run_id()) + "/" + std::to_string(second.run_id());
+    CHECK(count_in(history.dom, "href=\"#/compare/" + pair + "\"") == 1);
+    auto page = load_page(dir.path(), base + "/#/compare/" + pair);
+    CHECK(console_lines(page.log).empty());
+    INFO(page.dom.substr(0, 3000));
+    // Every finding of the run once, all unchanged, since the files are the same.
+    REQUIRE(count_in(page.dom, "<div id=\"comparison\">") == 1);
+    CHECK(count_in(page.dom, "<tr class=\"finding-change change-unchanged\">") ==
+          static_cast<size_t>(detail.report().recommendations_size()));
+    CHECK(count_in(page.dom, "<tr class=\"finding-change change-") ==
+          static_cast<size_t>(detail.report().recommendations_size()));
+    load_page(dir.path(), base + "/#/compare/" + pair, artifacts / "daemon_compare_page.png");
+    CHECK(fs::file_size(artifacts / "daemon_compare_page.png") > 10000);
+  }
   SECTION("the HTML report from perfsage analyze opens offline") {
     auto html = dir.path() / "report.html";
     std::string cmd = perfsage_binary().string() + " analyze -q --format html -o " + html.string() +

@@ -151,6 +151,14 @@ TEST_CASE("a sample dump copied slowly into a watched folder is analysed once, w
   REQUIRE(cmp.findings_size() == history.findings_size());
   for (const auto& f : cmp.findings()) CHECK(f.change() == "unchanged");
   CHECK(d.get("/api/v1/compare?a=1&b=2&sort=name").status == 400);
+  auto page = d.get("/api/v1/compare.html?a=" + std::to_string(job.run_id()) +
+                    "&b=" + std::to_string(q.jobs(0).run_id()));
+  CHECK(page.status == 200);
+  CHECK(page.body.find("<h2>perfsage: run " + std::to_string(job.run_id()) + " vs run " +
+                       std::to_string(q.jobs(0).run_id()) + "</h2>") != std::string::npos);
+  CHECK(count_in(page.body, "finding-change change-unchanged") ==
+        static_cast<size_t>(history.findings_size()));
+  CHECK(d.get("/api/v1/compare.html?a=1&b=999").status == 404);
   CHECK(d.kill(SIGTERM) == 0);
 }
 
