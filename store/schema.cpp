@@ -382,6 +382,12 @@ UPDATE runs SET fingerprint = fingerprint || '#' || id WHERE id NOT IN (
 DROP INDEX runs_fingerprint;
 CREATE UNIQUE INDEX runs_fingerprint ON runs(fingerprint);
 )sql",
+    // 23: fusion candidates found from tensor shapes (analyzers/patterns/shape_fusion.h): the
+    // shapes that prove them and the onnx_rewrite pass that performs them on an ONNX model.
+    R"sql(
+ALTER TABLE fusion_candidates ADD COLUMN detail TEXT;
+ALTER TABLE fusion_candidates ADD COLUMN rewrite TEXT;
+)sql",
 };
 
 // Rows of tables that became blocks are moved into blocks; the tables are dropped, so the names

@@ -6,6 +6,7 @@
 
 #include "analyzers/patterns/matcher.h"
 #include "analyzers/patterns/op_graph.h"
+#include "analyzers/patterns/shape_fusion.h"
 #include "analyzers/patterns/structure.h"
 #include "analyzers/patterns/transdata.h"
 #include "store/bind.h"
@@ -64,8 +65,9 @@ PatternSummary analyze_patterns(store::Database& db, int64_t run_id,
     db.prepare(std::string("DELETE FROM ") + table + " WHERE run_id=?1").bind(1, run_id).run();
   auto add_candidate = db.prepare(
       "INSERT INTO fusion_candidates(run_id, pattern, kind, pass, fix, source, graph, nodes, "
-      "types, ops, fused, count, total_us, share, graph_format, saved_bytes, structural_share) "
-      "VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17)");
+      "types, ops, fused, count, total_us, share, graph_format, saved_bytes, structural_share, "
+      "detail, rewrite) "
+      "VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,?18,?19)");
   auto add_chain = db.prepare(
       "INSERT INTO transdata_chains(run_id, kind, source, graph, nodes, transdata, formats, "
       "culprit, count, total_us, share, graph_format, bytes, structural_share) "
@@ -94,7 +96,8 @@ PatternSummary analyze_patterns(store::Database& db, int64_t run_id,
                     m.pattern->fix, g.source, g.graph, join(names), join(types), join(c.ops),
                     int64_t{m.fused}, c.count, c.total_us, share(c.total_us), format,
                     graph ? opt_bytes(est.bytes) : std::nullopt,
-                    graph ? std::optional<double>(est.share) : std::nullopt);
+                    graph ? std::optional<double>(est.share) : std::nullopt,
+                    std::optional<std::string>(), std::optional<std::string>());
       ++summary.candidates;
     }
     for (const auto& chain : patterns::find_transdata_chains(g)) {
@@ -110,6 +113,23 @@ PatternSummary analyze_patterns(store::Database& db, int64_t run_id,
       ++summary.chains;
     }
     if (!graph) continue;
+    auto bias_adds = patterns::find_matmul_bias_adds(g);
+    auto chains = patterns::find_eltwise_chains(g, bias_adds);
+    bias_adds.insert(bias_adds.end(), chains.begin(), chains.end());
+    for (const auto& f : bias_adds) {
+      std::vector<std::string> names, types;
+      for (size_t n : f.nodes) {
+        names.push_back(g.nodes[n].name);
+        types.push_back(g.nodes[n].type);
+      }
+      Cost c = cost_of(g, f.nodes, times);
+      auto est = patterns::estimate(g, size, f.kept);
+      store::insert(add_candidate, run_id, f.pattern, f.kind, f.pass, std::string(), g.source,
+                    g.graph, join(names), join(types), join(c.ops), int64_t{f.fused}, c.count,
+                    c.total_us, share(c.total_us), format, opt_bytes(est.bytes), est.share,
+                    f.detail, f.rewrite);
+      ++summary.candidates;
+    }
     for (const auto& cl : patterns::find_cleanups(g)) {
       std::vector<std::string> names;
       for (size_t n : cl.nodes) names.push_back(g.nodes[n].name);

@@ -16,7 +16,7 @@ CREATE TABLE fusion_candidates(
   run_id INTEGER NOT NULL, pattern TEXT NOT NULL, kind TEXT NOT NULL, pass TEXT, fix TEXT,
   source TEXT NOT NULL, graph TEXT, nodes TEXT NOT NULL, types TEXT NOT NULL, ops TEXT,
   fused INTEGER NOT NULL, count INTEGER, total_us REAL, share REAL, graph_format TEXT,
-  saved_bytes INTEGER, structural_share REAL);
+  saved_bytes INTEGER, structural_share REAL, detail TEXT, rewrite TEXT);
 CREATE INDEX fusion_candidates_run ON fusion_candidates(run_id);
 )sql"});
   a.writes.push_back({"transdata_chains", R"sql(

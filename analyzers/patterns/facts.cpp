@@ -48,6 +48,13 @@ void declare_patterns_facts(std::vector<FactType>& out) {
            "graph only: saved_bytes over the output bytes of the graph's compute nodes when all "
            "are recorded, else the nodes fusion removes over the compute nodes",
            ""},
+          {"detail", T::String, "",
+           "shape-checked patterns (matmul_bias_add, eltwise_chain): the shapes that prove the "
+           "pass applies and the element type, e.g. [32,512] + bias [512], FLOAT16",
+           ""},
+          {"rewrite", T::String, "",
+           "the onnx_rewrite pass that performs it on the ONNX model (fuse_matmul_add), or empty",
+           ""},
       },
       // first_us / last_us: time of the end nodes' ops (graph_op_matches, else same name).
       R"sql(WITH c AS MATERIALIZED (
@@ -58,7 +65,7 @@ void declare_patterns_facts(std::vector<FactType>& out) {
     CASE WHEN fused THEN 'yes' ELSE 'no' END AS fused,
     CASE WHEN coalesce(ops, '') <> '' THEN 'yes' ELSE 'no' END AS profiled,
     count, total_us, share, coalesce(graph_format, 'none') AS graph_format,
-    saved_bytes, structural_share
+    saved_bytes, structural_share, coalesce(detail, '') AS detail, coalesce(rewrite, '') AS rewrite
   FROM fusion_candidates WHERE run_id = ?1 ORDER BY total_us DESC, structural_share DESC
   LIMIT 5000),
 t AS MATERIALIZED (

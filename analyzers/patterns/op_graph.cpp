@@ -23,6 +23,14 @@ std::string first_item(const std::string& list) {
   return f;
 }
 
+// Inputs beyond this index are not tracked per index (no op the analyzers inspect has more).
+constexpr int64_t kMaxInputs = 64;
+
+std::string& at(std::vector<std::string>& v, int64_t i) {
+  if (v.size() <= static_cast<size_t>(i)) v.resize(static_cast<size_t>(i) + 1);
+  return v[static_cast<size_t>(i)];
+}
+
 // Kahn's order; nodes on cycles (should not happen in a graph) keep their insertion order
 // after the sorted ones.
 void assign_topological_order(OpGraph& g) {
@@ -150,13 +158,16 @@ std::vector<OpGraph> graphs_from_store(store::Database& db, int64_t run_id) {
   if (graphs.empty()) return {};
 
   auto edges = db.prepare(
-      "SELECT graph, src, dst FROM graph_edges WHERE run_id=?1 AND control=0 ORDER BY rowid");
+      "SELECT graph, src, dst, dst_index FROM graph_edges WHERE run_id=?1 AND control=0 "
+      "ORDER BY rowid");
   edges.bind(1, run_id);
   while (edges.step()) {
     std::string graph = edges.text(0);
     auto a = index.find({graph, edges.text(1)});
     auto b = index.find({graph, edges.text(2)});
     if (b == index.end() || !graphs.count(graph)) continue;
+    if (!edges.is_null(3) && edges.int64(3) >= 0 && edges.int64(3) < kMaxInputs)
+      at(graphs[graph].nodes[b->second].in_src, edges.int64(3)) = edges.text(1);
     if (a == index.end()) {  // a graph input or a constant (ONNX initializer) read by name
       graphs[graph].nodes[b->second].value_inputs.push_back(edges.text(1));
       continue;
@@ -167,21 +178,37 @@ std::vector<OpGraph> graphs_from_store(store::Database& db, int64_t run_id) {
   // Tensors: formats and element types of the first input and output, output bytes, and the
   // types of graph inputs and initializers (by name).
   auto tensors = db.prepare(
-      "SELECT graph, node, direction, format, dtype, bytes, name FROM tensors WHERE run_id=?1 "
-      "ORDER BY idx DESC");
+      "SELECT graph, node, direction, format, dtype, bytes, name, idx, shape FROM tensors "
+      "WHERE run_id=?1 ORDER BY idx DESC");
   tensors.bind(1, run_id);
+  std::map<std::string, std::set<std::string>> graph_outputs;          // graph -> names
+  std::map<std::pair<std::string, std::string>, size_t> output_names;  // (graph, tensor) -> node
   while (tensors.step()) {
     auto git = graphs.find(tensors.text(0));
     if (git == graphs.end()) continue;
     std::string dir = tensors.text(2);
     if (dir == "graph_input" || dir == "initializer") {
       if (!tensors.is_null(4)) git->second.value_dtypes[tensors.text(6)] = tensors.text(4);
+      if (dir == "initializer") git->second.initializers.insert(tensors.text(6));
+      continue;
+    }
+    if (dir == "graph_output") {
+      if (!tensors.is_null(6)) graph_outputs[tensors.text(0)].insert(tensors.text(6));
       continue;
     }
     auto it = index.find({tensors.text(0), tensors.text(1)});
     if (it == index.end()) continue;
     auto& n = git->second.nodes[it->second];
     bool in = dir == "input";
+    const int64_t idx = tensors.int64(7);
+    std::string shape = tensors.is_null(8) ? "" : tensors.text(8);
+    if (in && idx >= 0 && idx < kMaxInputs) {
+      at(n.in_shapes, idx) = shape;
+      if (!tensors.is_null(3)) at(n.in_formats, idx) = first_item(tensors.text(3));
+    } else if (!in && idx == 0) {
+      n.out_shape = shape;
+      if (!tensors.is_null(6)) output_names[{tensors.text(0), tensors.text(6)}] = it->second;
+    }
     if (!tensors.is_null(3)) (in ? n.in_format : n.out_format) = first_item(tensors.text(3));
     if (!tensors.is_null(4)) (in ? n.in_dtype : n.out_dtype) = first_item(tensors.text(4));
     if (in) {
@@ -193,6 +220,12 @@ std::vector<OpGraph> graphs_from_store(store::Database& db, int64_t run_id) {
       else
         n.out_bytes += tensors.int64(5);
     }
+  }
+
+  for (const auto& [key, node] : output_names) {
+    auto it = graph_outputs.find(key.first);
+    if (it != graph_outputs.end() && it->second.count(key.second))
+      graphs[key.first].nodes[node].graph_output = true;
   }
 
   // Profiled ops: through graph_op_matches when the graph analyzer filled it, else by name.

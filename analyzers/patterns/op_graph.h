@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "store/database.h"
@@ -28,7 +29,12 @@ struct OpNode {
   int64_t out_bytes = -1;                 // summed output tensor bytes; -1 when one is unknown
   std::vector<std::string> ops;           // profiled op names of this node
   std::string in_format, out_format;      // first input / output format, when recorded
-  size_t order = 0;                       // topological (graph) or first-start (sequence) position
+  // Per input index (graphs only): the producing node's or value's name, the recorded shape
+  // (JSON array as stored; "" when not recorded) and format.
+  std::vector<std::string> in_src, in_shapes, in_formats;
+  std::string out_shape;      // first output's shape (JSON), "" when not recorded
+  bool graph_output = false;  // an output is also a graph output (ONNX: read outside the graph)
+  size_t order = 0;           // topological (graph) or first-start (sequence) position
 };
 
 struct OpGraph {
@@ -36,6 +42,7 @@ struct OpGraph {
   std::string graph;   // graph name ("" for sequences)
   std::string format;  // ge or onnx for graphs, "" for sequences
   std::unordered_map<std::string, std::string> value_dtypes;  // graph inputs and initializers
+  std::unordered_set<std::string> initializers;               // ONNX constants read by name
   std::vector<OpNode> nodes;
   std::vector<std::vector<size_t>> succ, pred;
   std::unordered_map<std::string, std::vector<size_t>> by_type;
