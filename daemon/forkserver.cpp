@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <fstream>
 #include <map>
 #include <new>
 #include <vector>
@@ -37,6 +38,14 @@ void on_out_of_memory() {
     (void)n;
   }
   _exit(3);
+}
+
+// Bytes the process maps now (VmSize, from /proc/self/statm).
+uint64_t mapped_bytes() {
+  std::ifstream statm("/proc/self/statm");
+  uint64_t pages = 0;
+  statm >> pages;
+  return pages * static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
 }
 
 std::string prepare_out_of_memory(uint64_t limit) {
@@ -67,7 +76,10 @@ std::string prepare_out_of_memory(uint64_t limit) {
   ::sigprocmask(SIG_SETMASK, &all, nullptr);
   for (int s : {SIGCHLD, SIGTERM, SIGINT, SIGHUP, SIGPIPE}) ::signal(s, SIG_DFL);
   if (job.memory_bytes() > 0) {
-    rlimit as{job.memory_bytes(), job.memory_bytes()};
+    // On top of what the forkserver already maps: under ASan that is terabytes of shadow
+    // reservation, and an absolute limit would fail the worker's first allocation.
+    rlim_t limit = mapped_bytes() + job.memory_bytes();
+    rlimit as{limit, limit};
     ::setrlimit(RLIMIT_AS, &as);
   }
   if (job.cpu_ms() > 0) {
