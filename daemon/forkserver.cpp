@@ -10,13 +10,13 @@
 #include <unistd.h>
 
 #include <chrono>
-#include <fstream>
 #include <map>
 #include <new>
 #include <vector>
 
 #include "daemon/analysis_bridge.h"
 #include "daemon/ipc.h"
+#include "engine/pack_child.h"
 
 namespace perfsage::daemon {
 namespace {
@@ -38,14 +38,6 @@ void on_out_of_memory() {
     (void)n;
   }
   _exit(3);
-}
-
-// Bytes the process maps now (VmSize, from /proc/self/statm).
-uint64_t mapped_bytes() {
-  std::ifstream statm("/proc/self/statm");
-  uint64_t pages = 0;
-  statm >> pages;
-  return pages * static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
 }
 
 std::string prepare_out_of_memory(uint64_t limit) {
@@ -78,7 +70,7 @@ std::string prepare_out_of_memory(uint64_t limit) {
   if (job.memory_bytes() > 0) {
     // On top of what the forkserver already maps: under ASan that is terabytes of shadow
     // reservation, and an absolute limit would fail the worker's first allocation.
-    rlim_t limit = mapped_bytes() + job.memory_bytes();
+    rlim_t limit = engine::mapped_bytes() + job.memory_bytes();
     rlimit as{limit, limit};
     ::setrlimit(RLIMIT_AS, &as);
   }

@@ -26,14 +26,6 @@ constexpr int kExitFailed = 4;
 constexpr std::chrono::milliseconds kGrace{2000};
 constexpr size_t kMaxOutcomeBytes = 256u << 20;
 
-// Bytes the process maps now (VmSize), the base of the child's address-space limit.
-size_t mapped_bytes() {
-  std::ifstream statm("/proc/self/statm");
-  size_t pages = 0;
-  statm >> pages;
-  return pages * static_cast<size_t>(sysconf(_SC_PAGESIZE));
-}
-
 void set_limit(int resource, rlim_t soft, rlim_t hard) {
   rlimit lim{soft, hard};
   setrlimit(resource, &lim);
@@ -189,6 +181,13 @@ PackEvaluation evaluate_pack_in_child(const CompiledPack& pack, const FactSource
   for (auto& f : *msg.mutable_findings()) out.findings.push_back(std::move(f));
   out.duplicates = msg.duplicates();
   return out;
+}
+
+size_t mapped_bytes() {
+  std::ifstream statm("/proc/self/statm");
+  size_t pages = 0;
+  statm >> pages;
+  return pages * static_cast<size_t>(sysconf(_SC_PAGESIZE));
 }
 
 }  // namespace perfsage::engine

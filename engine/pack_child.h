@@ -14,6 +14,10 @@
 
 namespace perfsage::engine {
 
+// Bytes the calling process maps now (VmSize): the base that a child's RLIMIT_AS is set on
+// top of (under ASan it includes terabytes of shadow reservation).
+size_t mapped_bytes();
+
 PackEvaluation evaluate_pack_in_child(const CompiledPack& pack, const FactSource& source,
                                       double base_us, const std::string& device,
                                       const Budget& budget);
