@@ -388,6 +388,17 @@ CREATE UNIQUE INDEX runs_fingerprint ON runs(fingerprint);
 ALTER TABLE fusion_candidates ADD COLUMN detail TEXT;
 ALTER TABLE fusion_candidates ADD COLUMN rewrite TEXT;
 )sql",
+    // 24: the resolved device's vendor, architecture and the precisions its matrix units run
+    // (analyzers/roofline/hardware_spec.h), which the precision advice is decided from.
+    R"sql(
+ALTER TABLE hardware_specs ADD COLUMN vendor TEXT;
+ALTER TABLE hardware_specs ADD COLUMN arch TEXT;
+ALTER TABLE hardware_specs ADD COLUMN isa TEXT;
+ALTER TABLE hardware_specs ADD COLUMN matrix_fp16 TEXT;
+ALTER TABLE hardware_specs ADD COLUMN matrix_bf16 TEXT;
+ALTER TABLE hardware_specs ADD COLUMN matrix_tf32 TEXT;
+ALTER TABLE hardware_specs ADD COLUMN matrix_fp8 TEXT;
+)sql",
 };
 
 // Rows of tables that became blocks are moved into blocks; the tables are dropped, so the names

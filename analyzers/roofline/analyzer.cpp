@@ -17,7 +17,8 @@ CREATE TABLE hardware_specs(
   cube_cores REAL, vector_cores REAL, sm_count REAL, freq_mhz REAL, memory_gib REAL,
   l2_mib REAL, compute_major INTEGER, peak_fp32 REAL, peak_tf32 REAL, peak_fp16 REAL,
   peak_bf16 REAL, peak_int8 REAL, peak_vector REAL, bandwidth REAL, cores_source TEXT,
-  freq_source TEXT, peak_source TEXT, bw_source TEXT, note TEXT);
+  freq_source TEXT, peak_source TEXT, bw_source TEXT, note TEXT, vendor TEXT, arch TEXT,
+  isa TEXT, matrix_fp16 TEXT, matrix_bf16 TEXT, matrix_tf32 TEXT, matrix_fp8 TEXT);
 )sql"});
   a.writes.push_back({"roofline_ops", R"sql(
 CREATE TABLE roofline_ops(

@@ -15,20 +15,43 @@ void declare_roofline_facts(std::vector<FactType>& out) {
       "The run's device resolved against the hardware database (`knowledge_bases/hardware/`): "
       "peaks and bandwidth, and where each came from. The run's own facts (info.json core "
       "count and clock, Kineto SM count and memory) override the table; without a chip name on "
-      "Ascend, cube cores are inferred from the largest AI_CORE block dim.",
+      "Ascend, cube cores are inferred from the largest AI_CORE block dim. `vendor`, `arch`, "
+      "`isa` and `matrix_*` say what the device's matrix units (Tensor Cores, AMD MFMA "
+      "matrix cores) run, from the part's table entry or, for an NVIDIA device the "
+      "table lacks, from its compute capability: decide precision advice from them, never "
+      "from `compute_major` alone (AMD reports 9.x for CDNA parts).",
       "one per analysed run",
       {
           {"part", T::String, "", "matched hardware-database part, empty when none", ""},
           {"match", T::Symbol, "",
-           "alias, pattern, generic (name + cores/clock), block_dim or none", "none"},
+           "alias, pattern, generic (name + cores/clock), vendor (AMD: CU count + memory), "
+           "block_dim or none",
+           "none"},
           {"candidates", T::String, "", "parts that fit equally well (ambiguous inference)", ""},
-          {"family", T::Symbol, "", "ascend, cuda or unknown", ""},
+          {"family", T::Symbol, "", "ascend, cuda (any GPU: CUDA or ROCm/HIP) or unknown", ""},
+          {"vendor", T::Symbol, "", "nvidia, amd, huawei or unknown", "unknown"},
+          {"arch", T::Symbol, "",
+           "volta, turing, ampere, ada, hopper, blackwell (NVIDIA), cdna1, cdna2, cdna3 (AMD) "
+           "or unknown",
+           "unknown"},
+          {"isa", T::Symbol, "", "architecture id: sm_70, sm_90, gfx90a, gfx942, ... or unknown",
+           "unknown"},
           {"cube_cores", T::Integer, "count", "Ascend AI (cube) cores", ""},
           {"vector_cores", T::Integer, "count", "Ascend vector cores", ""},
-          {"sm_count", T::Integer, "count", "GPU streaming multiprocessors", ""},
+          {"sm_count", T::Integer, "count", "GPU SMs (NVIDIA) or compute units (AMD)", ""},
           {"freq_mhz", T::Float, "MHz", "core clock", ""},
-          {"compute_major", T::Integer, "", "CUDA compute capability major version (0 unknown)",
+          {"compute_major", T::Integer, "",
+           "computeMajor as the run reports it (0 unknown): the CUDA compute capability's major "
+           "version on NVIDIA; on AMD the gfx id's major digit (9 for gfx908, gfx90a and "
+           "gfx942), not a CUDA generation",
            ""},
+          {"matrix_fp16", T::Symbol, "", "the matrix units run FP16: yes, no or unknown",
+           "unknown"},
+          {"matrix_bf16", T::Symbol, "", "the matrix units run BF16: yes, no or unknown",
+           "unknown"},
+          {"matrix_tf32", T::Symbol, "",
+           "the matrix units run TF32 (AMD XF32 counts): yes, no or unknown", "unknown"},
+          {"matrix_fp8", T::Symbol, "", "the matrix units run FP8: yes, no or unknown", "unknown"},
           {"peak_fp32", T::Float, "FLOP/s", "FP32 peak (CUDA cores)", ""},
           {"peak_tf32", T::Float, "FLOP/s", "TF32 Tensor-Core peak", ""},
           {"peak_fp16", T::Float, "FLOP/s", "FP16 peak (cube / Tensor Cores)", ""},
@@ -42,7 +65,8 @@ void declare_roofline_facts(std::vector<FactType>& out) {
       R"sql(SELECT part, match, candidates, family, CAST(cube_cores AS INTEGER) AS cube_cores,
   CAST(vector_cores AS INTEGER) AS vector_cores, CAST(sm_count AS INTEGER) AS sm_count, freq_mhz,
   compute_major, peak_fp32, peak_tf32, peak_fp16, peak_int8, bandwidth, cores_source, peak_source,
-  bw_source, note FROM hardware_specs WHERE run_id = ?1)sql"});
+  bw_source, note, vendor, arch, isa, matrix_fp16, matrix_bf16, matrix_tf32, matrix_fp8
+  FROM hardware_specs WHERE run_id = ?1)sql"});
 
   out.push_back(FactType{
       "roofline",

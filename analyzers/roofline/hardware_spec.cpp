@@ -1,6 +1,8 @@
 #include "analyzers/roofline/hardware_spec.h"
 
+#include <algorithm>
 #include <cmath>
+#include <regex>
 
 namespace perfsage::analyzers::roofline {
 namespace {
@@ -12,16 +14,27 @@ constexpr double kVectorFlopPerCycle = 128;
 struct RunFacts {
   RunDevice dev;
   std::optional<int> aiv_num;
-  int compute_major = 0;
+  int compute_major = 0, compute_minor = 0;
   bool ascend_ops = false;
   int max_cube_block_dim = 0;
 };
+
+// The gfx id an AMD device names, in its name ("gfx90a") or in Kineto's deviceProperties
+// ("gcnArchName": "gfx90a:sramecc+:xnack-"); empty when none.
+std::string gfx_id(const std::string& text) {
+  static const std::regex re("gfx[0-9a-f]+", std::regex::icase);
+  std::smatch m;
+  if (!std::regex_search(text, m, re)) return "";
+  std::string id = m.str();
+  for (char& c : id) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return id;
+}
 
 RunFacts read_run(store::Database& db, int64_t run_id) {
   RunFacts f;
   auto st = db.prepare(
       "SELECT coalesce(name, chip), ai_core_num, aiv_num, sm_count, freq_mhz, memory_bytes, "
-      "compute_capability FROM hardware WHERE run_id = ?1 "
+      "compute_capability, vendor, props FROM hardware WHERE run_id = ?1 "
       "ORDER BY (coalesce(name, chip) IS NULL), rank, device_id LIMIT 1");
   st.bind(1, run_id);
   if (st.step()) {
@@ -32,12 +45,32 @@ RunFacts read_run(store::Database& db, int64_t run_id) {
     if (!st.is_null(4) && st.real(4) > 0) f.dev.freq_mhz = st.real(4);
     if (!st.is_null(5) && st.int64(5) > 0)
       f.dev.memory_gib = static_cast<double>(st.int64(5)) / (1024.0 * 1024 * 1024);
-    if (!st.is_null(6)) f.compute_major = std::atoi(st.text(6).c_str());
+    if (!st.is_null(6)) {
+      std::string cc = st.text(6);  // "8.0"; on AMD "9.0" / "9.4" (gfx digits)
+      f.compute_major = std::atoi(cc.c_str());
+      auto dot = cc.find('.');
+      if (dot != std::string::npos) f.compute_minor = std::atoi(cc.c_str() + dot + 1);
+      if (f.compute_major > 0) {
+        f.dev.compute_major = f.compute_major;
+        f.dev.compute_minor = f.compute_minor;
+      }
+    }
+    if (!st.is_null(7)) f.dev.vendor = st.text(7);
+    f.dev.isa = gfx_id(f.dev.name);
+    if (f.dev.isa.empty() && !st.is_null(8)) {
+      std::string props = st.text(8);
+      auto at = props.find("\"gcnArchName\"");
+      if (at != std::string::npos) f.dev.isa = gfx_id(props.substr(at, 64));
+    }
   }
-  if (f.dev.name.empty()) {
-    auto r = db.prepare("SELECT chip FROM runs WHERE id = ?1 AND chip IS NOT NULL AND chip != ''");
+  {
+    auto r = db.prepare("SELECT chip, device FROM runs WHERE id = ?1");
     r.bind(1, run_id);
-    if (r.step()) f.dev.name = r.text(0);
+    if (r.step()) {
+      if (f.dev.name.empty() && !r.is_null(0)) f.dev.name = r.text(0);
+      // The Kineto collector says rocm for a run on AMD GPUs.
+      if (f.dev.vendor.empty() && !r.is_null(1) && r.text(1) == "rocm") f.dev.vendor = "AMD";
+    }
   }
   auto ops = db.prepare(
       "SELECT count(*), max(CASE WHEN core_type IN ('AI_CORE','MIX_AIC') THEN block_dim END) "
@@ -62,6 +95,50 @@ double HardwareSpec::peak_for(const std::string& precision) const {
   auto it = peak.find(precision);
   return it == peak.end() ? 0 : it->second;
 }
+
+std::string HardwareSpec::matrix_for(const std::string& precision) const {
+  auto it = matrix.find(precision);
+  return it == matrix.end() ? "unknown" : it->second;
+}
+
+namespace {
+
+// vendor, arch, isa and the matrix precisions: the part's; an NVIDIA device the table does not
+// name (or a part without them) gets those its compute capability implies. AMD reports gfx
+// digits where NVIDIA reports the compute capability, so nothing is derived from them.
+void resolve_precisions(HardwareSpec& s, const RunFacts& f, const Part* part) {
+  std::string vendor = part && !part->vendor.empty() ? part->vendor : device_vendor(f.dev);
+  if (vendor.empty() && f.ascend_ops) vendor = "huawei";
+  s.vendor = vendor.empty() ? "unknown" : vendor;
+  std::string arch = part ? part->arch : "", isa = part ? part->isa : "";
+  std::optional<std::vector<std::string>> matrix;
+  if (part) matrix = part->matrix;
+  std::string cc = std::to_string(f.compute_major) + "." + std::to_string(f.compute_minor);
+  if (vendor == "nvidia" && f.compute_major > 0 && (arch.empty() || !matrix)) {
+    CudaArch derived = cuda_arch(f.compute_major, f.compute_minor);
+    if (!derived.arch.empty()) {
+      std::string what = arch.empty() && !matrix ? "arch " + derived.arch + " and matrix precisions"
+                         : arch.empty()          ? "arch " + derived.arch
+                                                 : "matrix precisions";
+      if (arch.empty()) arch = derived.arch;
+      if (isa.empty()) isa = derived.isa;
+      if (!matrix) matrix = derived.matrix;
+      s.note += (s.note.empty() ? "" : "; ") + what + " derived from compute capability " + cc;
+    }
+  } else if (vendor == "amd" && !part && f.compute_major > 0) {
+    s.note += (s.note.empty() ? "" : "; ") + std::string("compute capability ") + cc +
+              " is a gfx id on AMD, not a CUDA generation: arch and matrix precisions unknown";
+  }
+  s.arch = arch.empty() ? "unknown" : arch;
+  s.isa = isa.empty() ? "unknown" : isa;
+  for (const char* prec : kMatrixPrecisions) {
+    s.matrix[prec] = !matrix                                                            ? "unknown"
+                     : std::find(matrix->begin(), matrix->end(), prec) != matrix->end() ? "yes"
+                                                                                        : "no";
+  }
+}
+
+}  // namespace
 
 HardwareSpec resolve_hardware(store::Database& db, int64_t run_id, const HardwareDb& hw) {
   RunFacts f = read_run(db, run_id);
@@ -145,7 +222,15 @@ HardwareSpec resolve_hardware(store::Database& db, int64_t run_id, const Hardwar
       s.note = "chip '" + f.dev.name + "' is not in the hardware database";
     else if (s.note.empty())
       s.note = "no chip name, core count or block dims in the run";
+  } else if (s.match == "vendor") {
+    s.note = "generic name '" + f.dev.name + "': matched by vendor, " +
+             std::to_string(*f.dev.sm_count) + " CUs" +
+             (f.dev.memory_gib
+                  ? " and " + std::to_string(std::lround(*f.dev.memory_gib)) + " GiB of memory"
+                  : std::string()) +
+             (s.candidates.empty() ? "" : "; the parts listed in candidates fit as well");
   }
+  resolve_precisions(s, f, part);
   return s;
 }
 
@@ -156,8 +241,9 @@ HardwareSpec compute_hardware_spec(store::Database& db, int64_t run_id, const Ha
       "INSERT INTO hardware_specs(run_id, part, match, candidates, family, cube_cores, "
       "vector_cores, sm_count, freq_mhz, memory_gib, l2_mib, compute_major, peak_fp32, peak_tf32, "
       "peak_fp16, peak_bf16, peak_int8, peak_vector, bandwidth, cores_source, freq_source, "
-      "peak_source, bw_source, note) VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,"
-      "?16,?17,?18,?19,?20,?21,?22,?23,?24)");
+      "peak_source, bw_source, note, vendor, arch, isa, matrix_fp16, matrix_bf16, matrix_tf32, "
+      "matrix_fp8) VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,?18,?19,"
+      "?20,?21,?22,?23,?24,?25,?26,?27,?28,?29,?30,?31)");
   auto opt = [](double v) { return v > 0 ? std::optional<double>(v) : std::nullopt; };
   st.bind(1, run_id).bind(2, s.part).bind(3, s.match).bind(4, s.candidates).bind(5, s.family);
   st.bind(6, opt(s.cube_cores)).bind(7, opt(s.vector_cores)).bind(8, opt(s.sm_count));
@@ -168,6 +254,9 @@ HardwareSpec compute_hardware_spec(store::Database& db, int64_t run_id, const Ha
   st.bind(17, opt(s.peak_for("int8"))).bind(18, opt(s.peak_for("vector_fp16")));
   st.bind(19, opt(s.bandwidth)).bind(20, s.cores_source).bind(21, s.freq_source);
   st.bind(22, s.peak_source).bind(23, s.bw_source).bind(24, s.note);
+  st.bind(25, s.vendor).bind(26, s.arch).bind(27, s.isa);
+  st.bind(28, s.matrix_for("fp16")).bind(29, s.matrix_for("bf16"));
+  st.bind(30, s.matrix_for("tf32")).bind(31, s.matrix_for("fp8"));
   st.run();
   return s;
 }
