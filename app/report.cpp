@@ -42,12 +42,13 @@ perfsage::v1::Base build_base(store::Database& db, int64_t run_id) {
   // The run fact states the base (docs/facts.md, "The base of gains and shares").
   std::string kind = "none";
   double base_us = 0, steps = 0;
-  int64_t ranks = 1;
+  int64_t ranks = 1, stubs = 0;
   for (const auto& [slot, v] : facts[0]) {
     if (slot == "base") kind = v.text;
     if (slot == "base_us") base_us = v.number();
     if (slot == "base_steps") steps = v.number();
     if (slot == "base_ranks") ranks = static_cast<int64_t>(v.number());
+    if (slot == "stub_steps") stubs = static_cast<int64_t>(v.number());
   }
   base.set_kind(kind);
   base.set_us(base_us);
@@ -56,7 +57,10 @@ perfsage::v1::Base build_base(store::Database& db, int64_t run_id) {
   if (kind == "step")
     base.set_text("per step: one rank's mean step over " + engine::format_number(steps) +
                   " step(s) on " + std::to_string(ranks) + " rank(s), " +
-                  engine::format_us(base_us));
+                  engine::format_us(base_us) +
+                  (stubs > 0 ? "; " + std::to_string(stubs) +
+                                   " stub step(s) under a quarter of the median left out"
+                             : std::string()));
   else if (kind == "run")
     base.set_text("per run: the whole recorded run, " + engine::format_us(base_us));
   else

@@ -47,11 +47,12 @@ void render_finding(std::ostringstream& os, int n, const perfsage::v1::Finding& 
      << n << ". [" << upper(engine::severity_name(r.severity())) << "] " << r.title() << "  ("
      << r.pack() << "/" << r.rule() << ", id " << r.id() << ")\n";
   os << "   " << r.message() << "\n";
-  if (r.subjects_size()) {
-    os << "   subjects: ";
-    for (int i = 0; i < r.subjects_size(); ++i) os << (i ? ", " : "") << r.subjects(i);
-    os << "\n";
-  }
+  // An empty subject (a call issued outside any framework op) keeps the id apart but says
+  // nothing to a reader.
+  std::string subjects;
+  for (const auto& s : r.subjects())
+    if (!s.empty()) subjects += (subjects.empty() ? "" : ", ") + s;
+  if (!subjects.empty()) os << "   subjects: " << subjects << "\n";
   if (r.evidence_size()) {
     os << "   evidence:";
     for (const auto& e : r.evidence()) os << " " << e.name() << "=" << evidence_text(e);

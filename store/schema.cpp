@@ -399,6 +399,26 @@ ALTER TABLE hardware_specs ADD COLUMN matrix_bf16 TEXT;
 ALTER TABLE hardware_specs ADD COLUMN matrix_tf32 TEXT;
 ALTER TABLE hardware_specs ADD COLUMN matrix_fp8 TEXT;
 )sql",
+    // 25: host blocking, queue depth and collective types of GPU runs (declared by
+    // analyzers/gpu/analyzer.cpp; made here too so that a fresh store has every table the fact
+    // queries read).
+    R"sql(
+CREATE TABLE host_blocking(
+  run_id INTEGER NOT NULL, rank INTEGER NOT NULL, kind TEXT NOT NULL, call TEXT NOT NULL,
+  op TEXT NOT NULL, top_op TEXT NOT NULL, python TEXT NOT NULL, in_step INTEGER,
+  calls INTEGER NOT NULL, dur_ns INTEGER NOT NULL, max_ns INTEGER NOT NULL);
+CREATE INDEX host_blocking_run ON host_blocking(run_id);
+CREATE TABLE gpu_queues(
+  run_id INTEGER NOT NULL, rank INTEGER NOT NULL, device INTEGER, stream INTEGER,
+  activities INTEGER NOT NULL, unlinked INTEGER NOT NULL, graph_launched INTEGER NOT NULL,
+  busy_us REAL NOT NULL, window_us REAL NOT NULL, max_depth INTEGER NOT NULL,
+  median_depth REAL NOT NULL, mean_depth REAL NOT NULL, zero_share REAL);
+CREATE INDEX gpu_queues_run ON gpu_queues(run_id);
+CREATE TABLE gpu_collectives(
+  run_id INTEGER NOT NULL, rank INTEGER NOT NULL, type TEXT NOT NULL, kernels INTEGER NOT NULL,
+  dur_ns INTEGER NOT NULL, bytes REAL);
+CREATE INDEX gpu_collectives_run ON gpu_collectives(run_id);
+)sql",
 };
 
 // Rows of tables that became blocks are moved into blocks; the tables are dropped, so the names

@@ -41,6 +41,10 @@ void declare_run_facts(std::vector<FactType>& out) {
            "whole run and all ranks divided by it is the amount per base",
            "1.0"},
           {"ref_time_us", T::Float, "us", "the same as base_us (its former name)", ""},
+          {"stub_steps", T::Integer, "count",
+           "steps under a quarter of their rank's median step (cut short by the end of "
+           "profiling), left out of base_us and every step mean",
+           "0"},
           {"has_device", T::Symbol, "", "yes when device activity was recorded, else no", "no"},
           {"comm_device_us", T::Float, "us",
            "summed device time of communication tasks (Ascend HCCL tasks, NCCL kernels)", ""},
@@ -89,6 +93,7 @@ SELECT coalesce(nullif(lower(r.framework), ''), 'unknown') AS framework,
   (SELECT steps FROM base) AS base_steps, (SELECT ranks FROM base) AS base_ranks,
   (SELECT units FROM base) AS base_units,
   coalesce((SELECT us FROM reftime), 0.0) AS ref_time_us,
+  (SELECT count(*) FROM stepall) - (SELECT count(*) FROM stepdur) AS stub_steps,
   CASE WHEN (SELECT n FROM ops) + (SELECT n FROM dev) > 0 THEN 'yes' ELSE 'no' END AS has_device,
   coalesce((SELECT us FROM commtotal), 0.0) AS comm_device_us,
   coalesce((SELECT us FROM commtotal) * 1000.0 /

@@ -56,6 +56,27 @@ CREATE TABLE gpu_time_breakdown(
   kernel_wait_us REAL NOT NULL, other_wait_us REAL NOT NULL, kernel_wait_cutoff_us REAL NOT NULL);
 CREATE INDEX gpu_time_breakdown_run ON gpu_time_breakdown(run_id);
 )sql"});
+  a.writes.push_back({"host_blocking", R"sql(
+CREATE TABLE host_blocking(
+  run_id INTEGER NOT NULL, rank INTEGER NOT NULL, kind TEXT NOT NULL, call TEXT NOT NULL,
+  op TEXT NOT NULL, top_op TEXT NOT NULL, python TEXT NOT NULL, in_step INTEGER,
+  calls INTEGER NOT NULL, dur_ns INTEGER NOT NULL, max_ns INTEGER NOT NULL);
+CREATE INDEX host_blocking_run ON host_blocking(run_id);
+)sql"});
+  a.writes.push_back({"gpu_queues", R"sql(
+CREATE TABLE gpu_queues(
+  run_id INTEGER NOT NULL, rank INTEGER NOT NULL, device INTEGER, stream INTEGER,
+  activities INTEGER NOT NULL, unlinked INTEGER NOT NULL, graph_launched INTEGER NOT NULL,
+  busy_us REAL NOT NULL, window_us REAL NOT NULL, max_depth INTEGER NOT NULL,
+  median_depth REAL NOT NULL, mean_depth REAL NOT NULL, zero_share REAL);
+CREATE INDEX gpu_queues_run ON gpu_queues(run_id);
+)sql"});
+  a.writes.push_back({"gpu_collectives", R"sql(
+CREATE TABLE gpu_collectives(
+  run_id INTEGER NOT NULL, rank INTEGER NOT NULL, type TEXT NOT NULL, kernels INTEGER NOT NULL,
+  dur_ns INTEGER NOT NULL, bytes REAL);
+CREATE INDEX gpu_collectives_run ON gpu_collectives(run_id);
+)sql"});
   a.adds_to = {"steps"};
   a.run = [](store::Database& db, int64_t run_id, const AnalyzerResources& /*resources*/) {
     gpu::analyze_gpu_run(db, run_id);

@@ -18,7 +18,30 @@ constexpr const char* kTensorCoreKernel = R"sql((k.name LIKE '%h884%' OR k.name 
   OR k.name LIKE '%16816%' OR k.name LIKE '%c1688%' OR k.name LIKE '%xmma%' OR k.name LIKE '%tf32%'
   OR k.name LIKE '%wgmma%' OR k.name LIKE '%sm90%' OR k.name LIKE '%tensorop%'
   OR k.name LIKE '%dgrad_1x1_stride_2x2%' OR k.name LIKE '%first_layer_wgrad_kernel%'
-  OR k.name LIKE '%conv1x1%' OR k.name LIKE '%conv2d_c1_k1%' OR k.name LIKE '%direct_group%'))sql";
+  OR k.name LIKE '%conv1x1%' OR k.name LIKE '%conv2d_c1_k1%' OR k.name LIKE '%direct_group%'
+  OR k.name LIKE '%mfma%' OR k.name GLOB '*_MI[0-9]*x[0-9]*'))sql";
+
+// Who wrote a kernel, from its name (docs/gpu-definitions.md, "Kernel origin"): a library's
+// kernels (block size, registers and algorithm are the library's choice), PyTorch's own, Triton
+// (torch.compile or hand-written), or user code. Order matters: cuDNN's implicit-GEMM
+// convolutions contain "gemm", rocBLAS/Tensile names start with Cijk.
+constexpr const char* kOrigin = R"sql(CASE
+  WHEN k.name LIKE '%nccl%' THEN 'nccl'
+  WHEN k.name LIKE '%rccl%' THEN 'rccl'
+  WHEN k.name LIKE '%hipblaslt%' THEN 'hipblaslt'
+  WHEN k.name GLOB 'Cijk_*' THEN 'tensile'
+  WHEN k.name LIKE '%miopen%' OR k.name GLOB 'naive_conv*' OR k.name GLOB '*igemm*' THEN 'miopen'
+  WHEN k.name LIKE '%cudnn%' OR k.name LIKE '%implicit_convolve%' OR k.name LIKE '%dgrad%'
+    OR k.name LIKE '%wgrad%' OR k.name LIKE '%fprop%' OR k.name LIKE '%winograd%'
+    OR k.name LIKE '%nchwToNhwc%' OR k.name LIKE '%nhwcToNchw%' OR k.name LIKE '%bn_fw_%'
+    OR k.name LIKE '%bn_bw_%' OR k.name GLOB '*conv2d_grouped_direct*' THEN 'cudnn'
+  WHEN k.name LIKE '%cutlass%' THEN 'cutlass'
+  WHEN k.name LIKE '%cublas%' OR k.name LIKE '%gemm%' OR k.name LIKE '%gemv%'
+    OR k.name LIKE '%xmma%' OR k.name GLOB '*_sgemm_*' OR k.name LIKE '%splitKreduce%' THEN 'cublas'
+  WHEN k.name LIKE 'triton%' OR k.name LIKE '%triton_%' THEN 'triton'
+  WHEN k.name LIKE '%at::native%' OR k.name LIKE '%at::%' OR k.name LIKE '%c10::%'
+    OR k.name LIKE '%pytorch%' OR k.name LIKE '%Memcpy%' OR k.name LIKE '%Memset%' THEN 'pytorch'
+  ELSE 'user' END)sql";
 
 // CPU ops whose kernels could use Tensor Cores (autocast lists: convolutions, matmuls, RNNs).
 constexpr const char* kEligibleOp =
@@ -44,7 +67,8 @@ ko AS (SELECT k.*, CASE WHEN )sql" +
          CASE WHEN k.op IS NOT NULL AND )sql" +
          std::string(kEligibleOp) + R"sql( THEN 1 ELSE 0 END AS eligible,
          CASE WHEN )sql" +
-         std::string(kCollective) + R"sql( THEN 1 ELSE 0 END AS coll
+         std::string(kCollective) + R"sql( THEN 1 ELSE 0 END AS coll, )sql" + std::string(kOrigin) +
+         R"sql( AS origin
        FROM kg k))sql";
 }
 
@@ -291,6 +315,15 @@ FROM x ORDER BY rank)sql"});
            "yes for communication kernels (NCCL, RCCL, HCCL, gloo names, or launched by a c10d "
            "or nccl: op)",
            "no"},
+          {"origin", T::Symbol, "",
+           "who wrote the kernel, from its name: cublas (cuBLAS/cuBLASLt), cudnn, cutlass, nccl, "
+           "rccl, tensile (rocBLAS), hipblaslt, miopen, triton, pytorch (PyTorch's own kernels) "
+           "or user",
+           "user"},
+          {"library", T::Symbol, "",
+           "yes when a library or PyTorch chose the kernel's launch configuration (every origin "
+           "but triton and user): occupancy and grid size are not the user's to change",
+           "no"},
       },
       "WITH " + kernels_with_ops() + R"sql(
 SELECT name, coalesce(op, '') AS op, sum(n) AS count, sum(dur_ns) / 1000.0 AS total_us,
@@ -300,7 +333,8 @@ SELECT name, coalesce(op, '') AS op, sum(n) AS count, sum(dur_ns) / 1000.0 AS to
   coalesce(CAST(sum(bps_sum) AS REAL) / nullif(sum(bps_n), 0), -1.0) AS blocks_per_sm,
   CASE WHEN max(tc) = 1 THEN 'yes' ELSE 'no' END AS tensor_core,
   CASE WHEN max(eligible) = 1 THEN 'yes' ELSE 'no' END AS eligible,
-  CASE WHEN max(coll) = 1 THEN 'yes' ELSE 'no' END AS collective
+  CASE WHEN max(coll) = 1 THEN 'yes' ELSE 'no' END AS collective, min(origin) AS origin,
+  CASE WHEN min(origin) IN ('triton', 'user') THEN 'no' ELSE 'yes' END AS library
 FROM ko GROUP BY name, op ORDER BY total_us DESC LIMIT 20000)sql"});
 
   out.push_back(FactType{
@@ -309,7 +343,20 @@ FROM ko GROUP BY name, op ORDER BY total_us DESC LIMIT 20000)sql"});
       "of kernels launched by Tensor-Core eligible ops, split by the ops' input precision.",
       "one per run with GPU kernels",
       {
-          {"compute_major", T::Integer, "", "compute capability major (0 unknown)", ""},
+          {"compute_major", T::Integer, "",
+           "compute capability major as the trace states it (0 unknown; on AMD the gfx major, "
+           "not a CUDA generation)",
+           ""},
+          {"vendor", T::Symbol, "", "nvidia, amd or unknown (hardware_spec)", "unknown"},
+          {"arch", T::String, "", "architecture of the matched part (volta, ampere, cdna2, ...)",
+           ""},
+          {"matrix_fp16", T::Symbol, "", "the matrix units run FP16: yes, no or unknown",
+           "unknown"},
+          {"matrix_bf16", T::Symbol, "", "the matrix units run BF16: yes, no or unknown",
+           "unknown"},
+          {"matrix_tf32", T::Symbol, "", "the matrix units run TF32: yes, no or unknown",
+           "unknown"},
+          {"mfma_us", T::Float, "us", "time in AMD matrix-core (MFMA) kernels", ""},
           {"kernel_us", T::Float, "us", "summed kernel time", ""},
           {"tc_us", T::Float, "us", "time in Tensor-Core kernels", ""},
           {"eligible_us", T::Float, "us", "time in kernels launched by eligible ops", ""},
@@ -322,9 +369,18 @@ FROM ko GROUP BY name, op ORDER BY total_us DESC LIMIT 20000)sql"});
       },
       "WITH " + kernels_with_ops() + R"sql(,
 hw AS (SELECT max(CAST(compute_capability AS INTEGER)) AS major FROM hardware WHERE run_id = ?1),
+spec AS (SELECT coalesce(vendor, 'unknown') AS vendor, coalesce(arch, '') AS arch,
+           coalesce(matrix_fp16, 'unknown') AS fp16, coalesce(matrix_bf16, 'unknown') AS bf16,
+           coalesce(matrix_tf32, 'unknown') AS tf32 FROM hardware_specs WHERE run_id = ?1 LIMIT 1),
 f32 AS (SELECT op, sum(dur_ns) AS ns FROM ko WHERE eligible = 1 AND tc = 0
         AND (types LIKE '%"float"%' OR types LIKE '%"float32"%') GROUP BY op)
-SELECT coalesce((SELECT major FROM hw), 0) AS compute_major, sum(dur_ns) / 1000.0 AS kernel_us,
+SELECT coalesce((SELECT major FROM hw), 0) AS compute_major,
+  coalesce((SELECT vendor FROM spec), 'unknown') AS vendor, coalesce((SELECT arch FROM spec), '') AS arch,
+  coalesce((SELECT fp16 FROM spec), 'unknown') AS matrix_fp16,
+  coalesce((SELECT bf16 FROM spec), 'unknown') AS matrix_bf16,
+  coalesce((SELECT tf32 FROM spec), 'unknown') AS matrix_tf32,
+  sum(CASE WHEN tc = 1 AND (name LIKE '%mfma%' OR name GLOB '*_MI[0-9]*x[0-9]*') THEN dur_ns ELSE 0 END) / 1000.0 AS mfma_us,
+  sum(dur_ns) / 1000.0 AS kernel_us,
   sum(CASE WHEN tc = 1 THEN dur_ns ELSE 0 END) / 1000.0 AS tc_us,
   sum(CASE WHEN eligible = 1 THEN dur_ns ELSE 0 END) / 1000.0 AS eligible_us,
   coalesce((SELECT sum(ns) FROM f32), 0) / 1000.0 AS eligible_fp32_us,

@@ -6,6 +6,8 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
+#include <string_view>
 
 #include "store/database.h"
 
@@ -32,5 +34,15 @@ void compute_time_breakdown(store::Database& db, int64_t run_id, const GpuAnalys
 void compute_kernel_groups(store::Database& db, int64_t run_id);
 // Rebuilds api_totals (host API calls per rank and name) for the api fact.
 void compute_api_totals(store::Database& db, int64_t run_id);
+// Calls that block the host (syncs, device-to-host and blocking copies) per rank, call, issuing
+// op and Python frame, inside or outside the steps: host_blocking.
+void compute_host_blocking(store::Database& db, int64_t run_id);
+// HTA's queue length per stream: depth statistics, unlinked and graph-launched activities:
+// gpu_queues.
+void compute_queue_depth(store::Database& db, int64_t run_id);
+// Collective kernels per rank and type (AllReduce, SendRecv, ...): gpu_collectives.
+void compute_collectives(store::Database& db, int64_t run_id);
+// The collective type of a communication kernel from its "Collective name" argument or name.
+std::string collective_type(std::string_view name, std::string_view args);
 
 }  // namespace perfsage::analyzers::gpu

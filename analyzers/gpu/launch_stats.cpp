@@ -184,6 +184,9 @@ void analyze_gpu_run(store::Database& db, int64_t run_id, const GpuAnalysisOptio
   compute_launch_stats(db, run_id, opt);
   compute_time_breakdown(db, run_id, opt);
   compute_api_totals(db, run_id);
+  compute_host_blocking(db, run_id);
+  compute_queue_depth(db, run_id);
+  compute_collectives(db, run_id);
   compute_launch_ops(db, run_id);
   compute_kernel_groups(db, run_id);
   txn.commit();

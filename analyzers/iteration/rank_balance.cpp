@@ -22,7 +22,15 @@ WITH src AS (
   GROUP BY rank, source),
 pick AS (SELECT rank, source FROM src s
          WHERE NOT EXISTS (SELECT 1 FROM src t WHERE t.rank = s.rank
-                           AND (t.pref < s.pref OR (t.pref = s.pref AND t.source < s.source))))
+                           AND (t.pref < s.pref OR (t.pref = s.pref AND t.source < s.source)))),
+-- Stub steps (under a quarter of the rank's median recorded step: cut short by the end of
+-- profiling) are left out, as the run fact's base leaves them out (core/fact_types.cpp).
+med AS (SELECT rank, d AS med FROM (
+          SELECT rank, dur_ns AS d, row_number() OVER (PARTITION BY rank ORDER BY dur_ns) AS i,
+            count(*) OVER (PARTITION BY rank) AS n
+          FROM (SELECT rank, step, max(dur_ns) AS dur_ns FROM recorded_steps
+                WHERE run_id = ?1 AND dur_ns > 0 GROUP BY rank, step))
+        WHERE i = n / 2 + 1)
 INSERT INTO iteration_ranks(run_id, rank, source, steps, dur_us, computing_us, comm_us,
   comm_not_overlapped_us, overlapped_us, free_us, dataloader_us, optimizer_us)
 SELECT ?1, s.rank, s.source, count(*),
@@ -32,7 +40,8 @@ SELECT ?1, s.rank, s.source, count(*),
   coalesce(sum(s.free_us), 0), coalesce(sum(s.dataloader_us), 0),
   coalesce(sum(s.optimizer_us), 0)
 FROM steps s JOIN pick p ON p.rank = s.rank AND p.source = s.source
-WHERE s.run_id = ?1
+LEFT JOIN med m ON m.rank = s.rank
+WHERE s.run_id = ?1 AND (s.dur_ns IS NULL OR m.med IS NULL OR s.dur_ns >= 0.25 * m.med)
 GROUP BY s.rank, s.source)sql")
       .bind(1, run_id)
       .run();

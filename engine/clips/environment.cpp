@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 
 #include "engine/clips/checked_math.h"
@@ -256,6 +257,26 @@ const Environment::SlotCheck* Environment::slot_check(void* tmpl, const std::str
   return &slot_checks_.emplace(key, check).first->second;
 }
 
+namespace {
+
+// A slot value as an error message shows it: numbers printed, long texts cut.
+std::string render(const Value& v) {
+  char buf[32];
+  switch (v.type) {
+    case ValueType::Integer:
+      return std::to_string(v.integer);
+    case ValueType::Float:
+      std::snprintf(buf, sizeof buf, "%.17g", v.real);
+      return buf;
+    case ValueType::Multifield:
+      return "(" + std::to_string(v.items.size()) + " values)";
+    default:
+      return v.text.size() > 80 ? v.text.substr(0, 77) + "..." : v.text;
+  }
+}
+
+}  // namespace
+
 void Environment::assert_fact(void* tmpl, const std::vector<std::pair<std::string, Value>>& slots) {
   if (!tmpl) throw EngineError("assert_fact: no such template");
   for (const auto& [slot, value] : slots) {
@@ -271,7 +292,7 @@ void Environment::assert_fact(void* tmpl, const std::vector<std::pair<std::strin
                   ? check->multi && std::all_of(value.items.begin(), value.items.end(), allowed)
                   : !check->multi && allowed(value);
     if (!ok)
-      throw EngineError("value '" + value.text + "' does not fit slot '" + slot +
+      throw EngineError("value '" + render(value) + "' does not fit slot '" + slot +
                         "' of template '" + EnvGetDeftemplateName(env_, tmpl) + "'");
   }
   struct fact* f = EnvCreateFact(env_, tmpl);
@@ -286,14 +307,36 @@ void Environment::assert_fact(void* tmpl, const std::vector<std::pair<std::strin
     }
   }
   EnvAssignFactSlotDefaults(env_, f);
+  const size_t errors_before = messages_.size();
   void* asserted = EnvAssert(env_, f);
+  const bool new_error = std::any_of(messages_.begin() + static_cast<long>(errors_before),
+                                     messages_.end(),
+                                     [](const Message& m) { return m.channel == "werror"; });
+  // With fact duplication off (CLIPS' default), EnvAssert returns NULL for a fact equal in
+  // every slot to one already asserted, and frees it: the rules already see that fact, so it is
+  // no refusal (two roofline rows of one op with the same shapes are one fact).
+  if (!asserted && !GetEvaluationError(env_) && !new_error) return;
   if (!asserted || GetEvaluationError(env_)) {
-    // A constraint violation is reported through the error flag; undo and surface it.
+    // A constraint violation is reported through the error flag; undo and surface it, naming
+    // the slots and values so that the fact can be found in the query's output.
     if (asserted) EnvRetract(env_, asserted);
     SetEvaluationError(env_, FALSE);
     SetHaltExecution(env_, FALSE);
+    std::string detail;
+    for (size_t i = errors_before; i < messages_.size(); ++i)
+      if (messages_[i].channel == "werror") detail += messages_[i].text;
+    std::string values;
+    for (const auto& [slot, value] : slots) {
+      if (values.size() > 400) {
+        values += " ...";
+        break;
+      }
+      values += (values.empty() ? "" : ", ") + slot + "=" + render(value);
+    }
+    while (!detail.empty() && (detail.back() == '\n' || detail.back() == ' ')) detail.pop_back();
     throw EngineError(std::string("CLIPS refused a fact of template '") +
-                      EnvGetDeftemplateName(env_, tmpl) + "': " + errors_text());
+                      EnvGetDeftemplateName(env_, tmpl) + "' (" + values + ")" +
+                      (detail.empty() ? std::string() : ": " + detail));
   }
 }
 

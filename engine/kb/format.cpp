@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 
 #include "store/json_text.h"
 
@@ -111,13 +112,64 @@ std::string format_evidence(const std::string& key, double v) {
   return std::fabs(v) >= 1e6 ? format_si(v) : format_number(v);
 }
 
+std::string short_name(const std::string& name) {
+  constexpr size_t kMax = 100;
+  std::string out;
+  out.reserve(std::min(name.size(), kMax + 8));
+  size_t i = 0;
+  // A leading return type ("void ", "__global__ void ") is not part of the name.
+  for (const char* prefix : {"__global__ ", "void "})
+    if (name.compare(i, std::strlen(prefix), prefix) == 0) i += std::strlen(prefix);
+  while (i < name.size()) {
+    char c = name[i];
+    if (c == '<') {
+      // Template arguments, nested ones included, become "<...>".
+      int depth = 0;
+      size_t j = i;
+      for (; j < name.size(); ++j) {
+        if (name[j] == '<') ++depth;
+        if (name[j] == '>' && --depth == 0) break;
+      }
+      out += "<...>";
+      i = j < name.size() ? j + 1 : name.size();
+      continue;
+    }
+    if (c == '(') {
+      int depth = 0;
+      size_t j = i;
+      for (; j < name.size(); ++j) {
+        if (name[j] == '(') ++depth;
+        if (name[j] == ')' && --depth == 0) break;
+      }
+      // "(anonymous namespace)::" is part of a qualified name; any other group is the
+      // parameter list, which ends the name.
+      if (j + 2 < name.size() && name.compare(j + 1, 2, "::") == 0) {
+        out.append(name, i, j + 1 - i);
+        i = j + 1;
+        continue;
+      }
+      break;
+    }
+    out += c;
+    ++i;
+  }
+  while (!out.empty() && out.back() == ' ') out.pop_back();
+  if (out.empty()) out = name;
+  if (out.size() > kMax) {
+    size_t cut = kMax - 3;
+    while (cut > 0 && (static_cast<unsigned char>(out[cut]) & 0xC0) == 0x80) --cut;  // UTF-8
+    out = out.substr(0, cut) + "...";
+  }
+  return out;
+}
+
 std::string format_value(const clips::Value& v, const std::string& fmt) {
   if (v.type == clips::ValueType::Multifield) {
     std::string out;
     for (const auto& item : v.items) out += (out.empty() ? "" : ", ") + format_value(item, fmt);
     return out;
   }
-  if (!v.is_number()) return v.text;
+  if (!v.is_number()) return fmt == "name" ? short_name(v.text) : v.text;
   double x = v.number();
   if (fmt == "us") return format_us(x);
   if (fmt == "ms") return format_us(x * 1e3);

@@ -16,7 +16,12 @@ std::string format_bytes(double bytes);
 std::string format_number(double v);
 // Large and small numbers with an SI prefix and 3-4 significant digits: 1.27e11 -> "127.0 G".
 std::string format_si(double v);
-// One value with an optional unit format (us, ms, s, pct, int, num, si, flops, bytes).
+// A symbol name for titles: a C++ kernel or function name without its return type, template
+// arguments and parameter lists ("void at::native::elementwise_kernel<128, 4, ...>(int, ...)"
+// -> "at::native::elementwise_kernel<...>"), at most 100 characters. Other names are kept.
+std::string short_name(const std::string& name);
+// One value with an optional unit format (us, ms, s, pct, int, num, si, flops, bytes; name
+// shortens a kernel or function name with short_name).
 std::string format_value(const clips::Value& v, const std::string& fmt);
 
 // An evidence number for people, its unit taken from the key's name (the naming convention

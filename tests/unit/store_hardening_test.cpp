@@ -74,13 +74,15 @@ TEST_CASE("the run-status migration: old analysed runs complete, duplicates keep
         "(3, '[]', 'b', 'x', 'ingested', NULL), (4, '[]', 'c', 'x', 'ingested', 1),"
         "(5, '[]', 'c', 'x', 'ingested', NULL)");
     // ... and without what later versions added (23: two fusion_candidates columns; 24: the
-    // hardware_specs precision columns).
+    // hardware_specs precision columns; 25: three GPU tables).
     db.exec(
         "ALTER TABLE fusion_candidates DROP COLUMN detail;"
         "ALTER TABLE fusion_candidates DROP COLUMN rewrite");
     for (const char* column : {"vendor", "arch", "isa", "matrix_fp16", "matrix_bf16",
                                "matrix_tf32", "matrix_fp8"})
       db.exec(std::string("ALTER TABLE hardware_specs DROP COLUMN ") + column);
+    // 25: the GPU host-blocking, queue and collective tables.
+    db.exec("DROP TABLE host_blocking; DROP TABLE gpu_queues; DROP TABLE gpu_collectives");
     db.exec("DELETE FROM schema_version WHERE version >= " + std::to_string(version));
   }
   Database db(path);

@@ -1,0 +1,128 @@
+// Collective type per NCCL/RCCL kernel and rank (docs/gpu-definitions.md, "Collectives"): the
+// type from Kineto's "Collective name" argument when the kernel carries one, else from the kernel
+// name (ncclKernel_AllReduce_RING_LL_Sum_float, ncclDevKernel_SendRecv, ...). NCCL implements
+// all-to-all with grouped send/receive, so an all-to-all shows as SendRecv kernels unless the
+// argument names it. Message sizes are summed where the kernel's arguments carry them.
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+
+#include "analyzers/gpu/device_spans.h"
+#include "analyzers/gpu/gpu_analysis.h"
+#include "store/bind.h"
+#include "store/block_scan.h"
+#include "store/records.h"
+#include "store/text_hash.h"
+
+namespace perfsage::analyzers::gpu {
+namespace {
+
+// Lower-case letters and digits only: "_allgather_base", "AllGather" and "all_gather" agree.
+std::string fold(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (char c : s) {
+    if (c >= 'A' && c <= 'Z') out += static_cast<char>(c + 32);
+    else if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')) out += c;
+  }
+  return out;
+}
+
+// The value of a string argument "key": "value" in a kernel's args JSON, empty when absent.
+std::string_view string_arg(std::string_view args, std::string_view key) {
+  auto k = args.find(key);
+  if (k == std::string_view::npos) return {};
+  auto colon = args.find(':', k + key.size());
+  if (colon == std::string_view::npos) return {};
+  auto open = args.find('"', colon);
+  if (open == std::string_view::npos) return {};
+  auto close = args.find('"', open + 1);
+  if (close == std::string_view::npos) return {};
+  return args.substr(open + 1, close - open - 1);
+}
+
+// A numeric argument "key": 123, or nullopt.
+std::optional<double> number_arg(std::string_view args, std::string_view key) {
+  auto k = args.find(key);
+  if (k == std::string_view::npos) return std::nullopt;
+  auto colon = args.find(':', k + key.size());
+  if (colon == std::string_view::npos) return std::nullopt;
+  size_t i = colon + 1;
+  while (i < args.size() && (args[i] == ' ' || args[i] == '"')) ++i;
+  size_t j = i;
+  while (j < args.size() && ((args[j] >= '0' && args[j] <= '9') || args[j] == '.')) ++j;
+  if (j == i) return std::nullopt;
+  return std::stod(std::string(args.substr(i, j - i)));
+}
+
+double dtype_bytes(std::string_view dtype) {
+  std::string d = fold(dtype);
+  if (d.find("64") != std::string::npos || d == "double") return 8;
+  if (d.find("16") != std::string::npos || d == "half") return 2;
+  if (d.find("8") != std::string::npos || d == "byte" || d == "char" || d == "bool") return 1;
+  return 4;
+}
+
+}  // namespace
+
+std::string collective_type(std::string_view name, std::string_view args) {
+  std::string arg = fold(string_arg(args, "\"Collective name\""));
+  std::string n = arg.empty() ? fold(name) : arg;
+  // Longer names first: all-reduce contains reduce, send/recv contain send and recv.
+  struct Kind {
+    const char* needle;
+    const char* type;
+  };
+  static constexpr Kind kKinds[] = {
+      {"alltoall", "AllToAll"},           {"allreduce", "AllReduce"},
+      {"reducescatter", "ReduceScatter"}, {"allgather", "AllGather"},
+      {"sendrecv", "SendRecv"},           {"broadcast", "Broadcast"},
+      {"bcast", "Broadcast"},             {"reduce", "Reduce"},
+      {"send", "Send"},                   {"recv", "Recv"},
+      {"gather", "Gather"},               {"scatter", "Scatter"},
+      {"barrier", "Barrier"}};
+  for (const auto& k : kKinds)
+    if (n.find(k.needle) != std::string::npos) return k.type;
+  return "Other";
+}
+
+void compute_collectives(store::Database& db, int64_t run) {
+  db.prepare("DELETE FROM gpu_collectives WHERE run_id=?1").bind(1, run).run();
+  const auto& schema = store::device_event_schema();
+  auto col = [&](const char* name) { return store::column_index(schema, name); };
+  const int c_rank = col("rank"), c_name = col("name"), c_dur = col("dur_ns"),
+            c_args = col("args");
+  struct Total {
+    int64_t kernels = 0, dur = 0, sized = 0;
+    double bytes = 0;
+  };
+  std::map<std::pair<int64_t, std::string>, Total> totals;
+  std::unordered_map<std::string, bool, store::TextHash, std::equal_to<>> comm_name;
+  store::BlockScan scan(db, schema, run, std::string("kernel"), {"rank", "name", "dur_ns", "args"});
+  while (scan.next()) {
+    auto& b = scan.block();
+    for (size_t r = 0; r < b.rows(); ++r) {
+      std::string_view name = b.text_at(c_name, r);
+      std::string_view args = b.is_null(c_args, r) ? std::string_view() : b.text_at(c_args, r);
+      auto it = comm_name.find(name);
+      if (it == comm_name.end())
+        it = comm_name.emplace(std::string(name), is_comm_kernel(name, {})).first;
+      if (!it->second && !is_comm_kernel({}, args)) continue;
+      Total& t = totals[{b.int_at(c_rank, r), collective_type(name, args)}];
+      ++t.kernels;
+      t.dur += b.int_at(c_dur, r);
+      if (auto n = number_arg(args, "\"In msg nelems\"")) {
+        t.bytes += *n * dtype_bytes(string_arg(args, "\"dtype\""));
+        ++t.sized;
+      }
+    }
+  }
+  auto insert = db.prepare("INSERT INTO gpu_collectives VALUES(?1,?2,?3,?4,?5,?6)");
+  for (const auto& [key, t] : totals)
+    store::insert(insert, run, key.first, key.second, t.kernels, t.dur,
+                  t.sized > 0 ? std::optional<double>(t.bytes) : std::nullopt);
+}
+
+}  // namespace perfsage::analyzers::gpu

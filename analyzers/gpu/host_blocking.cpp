@@ -1,0 +1,231 @@
+// Host blocking per rank (docs/gpu-definitions.md, "Host blocking"): the runtime calls that stop
+// the CPU until the GPU has caught up, whether each ran inside a ProfilerStep, and the
+// framework op (and Python frame) that issued it.
+//  * sync: cuda/hip/cu ...Synchronize calls: the host waits for the device, a stream or an event;
+//  * dtoh_copy: a device-to-host copy into pageable memory (tensor.item(), .cpu(), .tolist()),
+//    or one issued by a blocking API: it returns only when the copy is done, and the copy starts
+//    only after everything queued before it, so the host waits for the whole queue;
+//  * blocking_copy: any other copy issued by a blocking API (cudaMemcpy, hipMemcpyWithStream).
+// Asynchronous copies to or from pinned memory do not block; a pageable host-to-device async
+// copy only stages the data (the pageable_memcpy finding), without waiting for the queue.
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <unordered_map>
+#include <vector>
+
+#include "analyzers/gpu/gpu_analysis.h"
+#include "store/bind.h"
+#include "store/block_scan.h"
+#include "store/records.h"
+
+namespace perfsage::analyzers::gpu {
+namespace {
+
+struct Copy {
+  bool dtoh = false, pageable = false;
+};
+
+struct Call {
+  int64_t pid, tid, start, end;
+  const char* kind;
+  std::string name;
+  // The enclosing framework ops on the same thread: innermost and outermost, and the innermost
+  // Python frame.
+  int64_t inner_start = 0, outer_start = 0, python_start = 0;
+  int64_t inner_dur = 0, outer_dur = 0;
+  std::string inner, outer, python;
+};
+
+bool contains(std::string_view s, std::string_view part) {
+  return s.find(part) != std::string_view::npos;
+}
+
+bool is_sync(std::string_view name) {
+  return contains(name, "Synchronize");
+}
+
+bool is_copy_call(std::string_view name) {
+  return contains(name, "Memcpy") || contains(name, "memcpy");
+}
+
+std::unordered_map<int64_t, Copy> load_copies(store::Database& db, int64_t run, int64_t rank) {
+  std::unordered_map<int64_t, Copy> out;
+  auto st = db.prepare(
+      "SELECT correlation, name, coalesce(memcpy_kind, '') FROM device_events WHERE run_id=?1 "
+      "AND rank=?2 AND kind='memcpy' AND correlation IS NOT NULL");
+  st.bind(1, run).bind(2, rank);
+  while (st.step()) {
+    std::string name = st.text(1), kind = st.text(2);
+    Copy c;
+    c.dtoh = contains(name, "DtoH") || contains(kind, "DtoH") || contains(name, "Device -> Pageable") ||
+             contains(name, "Device -> Pinned");
+    c.pageable = contains(name, "Pageable") || contains(kind, "Pageable");
+    out[st.int64(0)] = c;
+  }
+  return out;
+}
+
+std::vector<std::pair<int64_t, int64_t>> load_step_windows(store::Database& db, int64_t run,
+                                                           int64_t rank) {
+  std::vector<std::pair<int64_t, int64_t>> w;
+  auto st = db.prepare(
+      "SELECT start_ns, start_ns + dur_ns FROM steps WHERE run_id=?1 AND rank=?2 AND "
+      "source='ProfilerStep' AND start_ns IS NOT NULL AND dur_ns > 0 ORDER BY start_ns");
+  st.bind(1, run).bind(2, rank);
+  while (st.step()) w.emplace_back(st.int64(0), st.int64(1));
+  return w;
+}
+
+// The blocking calls of the rank, from the runtime and driver blocks.
+std::vector<Call> load_blocking_calls(store::Database& db, int64_t run, int64_t rank,
+                                      const std::unordered_map<int64_t, Copy>& copies) {
+  const auto& schema = store::host_event_schema();
+  auto col = [&](const char* name) { return store::column_index(schema, name); };
+  const int c_rank = col("rank"), c_name = col("name"), c_pid = col("pid"), c_tid = col("tid"),
+            c_start = col("start_ns"), c_dur = col("dur_ns"), c_corr = col("correlation");
+  std::vector<Call> out;
+  for (const char* kind : {"runtime", "driver"}) {
+    store::BlockScan scan(db, schema, run, std::string(kind),
+                          {"rank", "name", "pid", "tid", "start_ns", "dur_ns", "correlation"});
+    while (scan.next()) {
+      auto& b = scan.block();
+      for (size_t r = 0; r < b.rows(); ++r) {
+        if (b.int_at(c_rank, r) != rank) continue;
+        std::string_view name = b.text_at(c_name, r);
+        const char* what = nullptr;
+        if (is_sync(name)) {
+          what = "sync";
+        } else if (is_copy_call(name)) {
+          const bool async = contains(name, "Async");
+          std::optional<Copy> copy;
+          if (!b.is_null(c_corr, r)) {
+            auto it = copies.find(b.int_at(c_corr, r));
+            if (it != copies.end()) copy = it->second;
+          }
+          if (copy && copy->dtoh && (copy->pageable || !async))
+            what = "dtoh_copy";
+          else if (!async)
+            what = "blocking_copy";
+        }
+        if (!what) continue;
+        Call c;
+        c.pid = b.is_null(c_pid, r) ? 0 : b.int_at(c_pid, r);
+        c.tid = b.is_null(c_tid, r) ? 0 : b.int_at(c_tid, r);
+        c.start = b.int_at(c_start, r);
+        c.end = c.start + b.int_at(c_dur, r);
+        c.kind = what;
+        c.name = std::string(name);
+        out.push_back(std::move(c));
+      }
+    }
+  }
+  return out;
+}
+
+// Names each call's enclosing framework ops and Python frame on its thread: one pass over the
+// rank's CPU ops, annotations and Python events, each looking up the calls in its time range.
+void attribute(store::Database& db, int64_t run, int64_t rank, std::vector<Call>& calls) {
+  std::map<std::pair<int64_t, int64_t>, std::vector<Call*>> by_thread;
+  for (auto& c : calls) by_thread[{c.pid, c.tid}].push_back(&c);
+  for (auto& [thread, list] : by_thread)
+    std::sort(list.begin(), list.end(), [](const Call* a, const Call* b) { return a->start < b->start; });
+  const auto& schema = store::host_event_schema();
+  auto col = [&](const char* name) { return store::column_index(schema, name); };
+  const int c_rank = col("rank"), c_name = col("name"), c_pid = col("pid"), c_tid = col("tid"),
+            c_start = col("start_ns"), c_dur = col("dur_ns");
+  for (const char* kind : {"cpu_op", "user_annotation", "python"}) {
+    const bool python = kind[0] == 'p';
+    store::BlockScan scan(db, schema, run, std::string(kind),
+                          {"rank", "name", "pid", "tid", "start_ns", "dur_ns"});
+    while (scan.next()) {
+      auto& b = scan.block();
+      for (size_t r = 0; r < b.rows(); ++r) {
+        if (b.int_at(c_rank, r) != rank) continue;
+        auto it = by_thread.find({b.is_null(c_pid, r) ? 0 : b.int_at(c_pid, r),
+                                  b.is_null(c_tid, r) ? 0 : b.int_at(c_tid, r)});
+        if (it == by_thread.end()) continue;
+        const int64_t start = b.int_at(c_start, r), dur = b.int_at(c_dur, r), end = start + dur;
+        auto& list = it->second;
+        auto first = std::lower_bound(list.begin(), list.end(), start,
+                                      [](const Call* c, int64_t t) { return c->start < t; });
+        if (first == list.end() || (*first)->start > end) continue;
+        std::string_view name = b.text_at(c_name, r);
+        // Step markers and profiler bookkeeping enclose everything; they name no culprit.
+        if (name.rfind("ProfilerStep#", 0) == 0 || name.rfind("## ", 0) == 0) continue;
+        for (auto c = first; c != list.end() && (*c)->start <= end; ++c) {
+          Call& call = **c;
+          if (call.end > end) continue;
+          if (python) {
+            if (call.python.empty() || start >= call.python_start) {
+              call.python = std::string(name);
+              call.python_start = start;
+            }
+            continue;
+          }
+          if (call.inner.empty() || start > call.inner_start ||
+              (start == call.inner_start && dur < call.inner_dur)) {
+            call.inner = std::string(name);
+            call.inner_start = start;
+            call.inner_dur = dur;
+          }
+          if (call.outer.empty() || start < call.outer_start ||
+              (start == call.outer_start && dur > call.outer_dur)) {
+            call.outer = std::string(name);
+            call.outer_start = start;
+            call.outer_dur = dur;
+          }
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+
+void compute_host_blocking(store::Database& db, int64_t run) {
+  db.prepare("DELETE FROM host_blocking WHERE run_id=?1").bind(1, run).run();
+  std::vector<int64_t> ranks;
+  {
+    auto st = db.prepare(
+        "SELECT DISTINCT rank FROM host_events WHERE run_id=?1 AND kind IN ('runtime','driver')");
+    st.bind(1, run);
+    while (st.step()) ranks.push_back(st.int64(0));
+  }
+  auto insert = db.prepare(
+      "INSERT INTO host_blocking VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11)");
+  for (int64_t rank : ranks) {
+    auto copies = load_copies(db, run, rank);
+    auto calls = load_blocking_calls(db, run, rank, copies);
+    if (calls.empty()) continue;
+    attribute(db, run, rank, calls);
+    auto windows = load_step_windows(db, run, rank);
+    struct Total {
+      int64_t calls = 0, dur = 0, max = 0;
+    };
+    using Key = std::tuple<std::string, std::string, std::string, std::string, std::string, int>;
+    std::map<Key, Total> totals;
+    for (const auto& c : calls) {
+      int in_step = -1;  // no steps recorded
+      if (!windows.empty()) {
+        auto w = std::upper_bound(windows.begin(), windows.end(), c.start,
+                                  [](int64_t t, const auto& win) { return t < win.first; });
+        in_step = w != windows.begin() && c.start < std::prev(w)->second ? 1 : 0;
+      }
+      Total& t = totals[{c.kind, c.name, c.inner, c.outer, c.python, in_step}];
+      ++t.calls;
+      t.dur += c.end - c.start;
+      t.max = std::max(t.max, c.end - c.start);
+    }
+    for (const auto& [key, t] : totals) {
+      const auto& [kind, name, op, top_op, python, in_step] = key;
+      store::insert(insert, run, rank, kind, name, op, top_op, python,
+                    in_step < 0 ? std::optional<int64_t>() : std::optional<int64_t>(in_step),
+                    t.calls, t.dur, t.max);
+    }
+  }
+}
+
+}  // namespace perfsage::analyzers::gpu

@@ -1,0 +1,154 @@
+// Fact types of the host's side of a GPU run: host_blocking (calls that stop the CPU until the
+// GPU catches up, inside or outside the steps, with the op that issued them), gpu_queue (HTA's
+// queue length per rank's busiest stream, graph launches) and collective (collective kernels by
+// type). Definitions: docs/gpu-definitions.md.
+#include "analyzers/core/fact_types.h"
+
+namespace perfsage::analyzers {
+
+using store::FactType;
+using store::SlotType;
+
+void declare_gpu_host_facts(std::vector<FactType>& out) {
+  using T = SlotType;
+  out.push_back(FactType{
+      "host_blocking",
+      "Runtime calls that block the host until the GPU catches up, summed over ranks per (kind, "
+      "call, issuing op) (analyzers/gpu/host_blocking.cpp): `sync` (...Synchronize), "
+      "`dtoh_copy` (a device-to-host copy into pageable memory or by a blocking API: it waits "
+      "for everything queued before it, as tensor.item(), .cpu() and .tolist() do) and "
+      "`blocking_copy` (other copies by a blocking API). Only time inside ProfilerSteps counts "
+      "per step: a sync after the last step (profiler teardown, a final checkpoint) is no cost "
+      "of any step.",
+      "one per (kind, call, op), at most 2000, most in-step time first",
+      {
+          {"kind", T::Symbol, "", "sync, dtoh_copy or blocking_copy", ""},
+          {"call", T::String, "", "runtime call (cudaStreamSynchronize, cudaMemcpyAsync, ...)",
+           ""},
+          {"op", T::String, "",
+           "innermost framework op (cpu_op or annotation) enclosing the call on its thread "
+           "(aten::_local_scalar_dense, aten::to, ...); empty when none",
+           ""},
+          {"top_op", T::String, "", "outermost enclosing framework op; empty when none", ""},
+          {"python", T::String, "", "innermost enclosing Python frame when the trace has them",
+           ""},
+          {"ranks", T::Integer, "count", "ranks where the call was made", ""},
+          {"calls", T::Integer, "count", "calls in the whole trace", ""},
+          {"step_calls", T::Integer, "count", "calls inside steps", ""},
+          {"in_step_us", T::Float, "us", "call time inside steps, summed over ranks", ""},
+          {"outside_us", T::Float, "us", "call time outside every step (before, after, between)",
+           ""},
+          {"unknown_us", T::Float, "us", "call time of ranks without steps", ""},
+          {"max_us", T::Float, "us", "longest call", ""},
+          {"per_step_us", T::Float, "us",
+           "in_step_us per base unit (one rank's step); 0 without steps", ""},
+          {"share", T::Float, "ratio", "per_step_us / run base_us; 0 without steps", ""},
+          {"all_share", T::Float, "ratio",
+           "all host-blocking time inside steps per step, every kind and call, / base_us", ""},
+          {"steps", T::Symbol, "", "yes when the run's base is a step (in-step time is known)",
+           "no"},
+      },
+      R"sql(WITH {common},
+g AS (SELECT kind, call, op, max(top_op) AS top_op, max(python) AS python,
+        count(DISTINCT rank) AS ranks, sum(calls) AS calls,
+        sum(CASE WHEN in_step = 1 THEN calls ELSE 0 END) AS step_calls,
+        sum(CASE WHEN in_step = 1 THEN dur_ns ELSE 0 END) AS in_ns,
+        sum(CASE WHEN in_step = 0 THEN dur_ns ELSE 0 END) AS out_ns,
+        sum(CASE WHEN in_step IS NULL THEN dur_ns ELSE 0 END) AS unknown_ns, max(max_ns) AS max_ns
+      FROM host_blocking WHERE run_id = ?1 GROUP BY kind, call, op),
+stepbase AS (SELECT CASE WHEN kind = 'step' AND us > 0 THEN 1 ELSE 0 END AS ok, units, us FROM base)
+SELECT kind, call, op, top_op, python, ranks, calls, step_calls, in_ns / 1000.0 AS in_step_us,
+  out_ns / 1000.0 AS outside_us, unknown_ns / 1000.0 AS unknown_us, max_ns / 1000.0 AS max_us,
+  CASE WHEN (SELECT ok FROM stepbase) = 1 THEN in_ns / 1000.0 / (SELECT units FROM stepbase)
+       ELSE 0.0 END AS per_step_us,
+  CASE WHEN (SELECT ok FROM stepbase) = 1
+       THEN in_ns / 1000.0 / (SELECT units FROM stepbase) / (SELECT us FROM stepbase)
+       ELSE 0.0 END AS share,
+  CASE WHEN (SELECT ok FROM stepbase) = 1
+       THEN (SELECT sum(in_ns) FROM g) / 1000.0 / (SELECT units FROM stepbase) / (SELECT us FROM stepbase)
+       ELSE 0.0 END AS all_share,
+  CASE WHEN (SELECT ok FROM stepbase) = 1 THEN 'yes' ELSE 'no' END AS steps
+FROM g ORDER BY in_ns DESC, out_ns DESC, kind, call, op LIMIT 2000)sql"});
+
+  out.push_back(FactType{
+      "gpu_queue",
+      "How far the host runs ahead of the GPU on one rank, as HTA's queue length (+1 when the "
+      "runtime enqueues an activity, -1 when it ends on the GPU, per stream), on the rank's "
+      "busiest stream (most activity time); and how the rank's activities were enqueued.",
+      "one per rank with GPU activity",
+      {
+          {"rank", T::Integer, "", "rank", ""},
+          {"ranks", T::Integer, "count", "ranks with GPU activity", "1"},
+          {"streams", T::Integer, "count", "streams with activity", ""},
+          {"activities", T::Integer, "count", "GPU activities (kernels, copies, sets)", ""},
+          {"unlinked", T::Integer, "count",
+           "activities without a runtime or driver call of their correlation id (HTA drops them)",
+           ""},
+          {"unlinked_share", T::Float, "ratio", "unlinked / activities", ""},
+          {"graph_launched", T::Integer, "count",
+           "activities enqueued by a graph launch (cudaGraphLaunch, hipGraphLaunch, "
+           "cuGraphLaunch)",
+           ""},
+          {"graph_share", T::Float, "ratio", "graph_launched / activities", ""},
+          {"stream", T::Integer, "", "the busiest stream (-1 unknown)", "-1"},
+          {"stream_activities", T::Integer, "count", "activities on that stream", ""},
+          {"median_depth", T::Float, "count",
+           "time-weighted median queue depth of that stream over its window (first enqueue to "
+           "last end)",
+           ""},
+          {"mean_depth", T::Float, "count", "time-weighted mean queue depth", ""},
+          {"max_depth", T::Integer, "count", "deepest queue", ""},
+          {"zero_share", T::Float, "ratio", "share of the window with an empty queue", ""},
+      },
+      R"sql(WITH q AS MATERIALIZED (SELECT * FROM gpu_queues WHERE run_id = ?1),
+r AS (SELECT rank, count(*) AS streams, sum(activities) AS activities, sum(unlinked) AS unlinked,
+        sum(graph_launched) AS graph_launched FROM q GROUP BY rank),
+top AS (SELECT q.* FROM q WHERE NOT EXISTS (
+          SELECT 1 FROM q q2 WHERE q2.rank = q.rank AND (q2.busy_us > q.busy_us
+            OR (q2.busy_us = q.busy_us AND coalesce(q2.stream, -1) < coalesce(q.stream, -1)))))
+SELECT r.rank, (SELECT count(*) FROM r) AS ranks, r.streams, r.activities, r.unlinked,
+  CAST(r.unlinked AS REAL) / r.activities AS unlinked_share, r.graph_launched,
+  CAST(r.graph_launched AS REAL) / r.activities AS graph_share, coalesce(top.stream, -1) AS stream,
+  top.activities AS stream_activities, top.median_depth, top.mean_depth, top.max_depth,
+  coalesce(top.zero_share, 1.0) AS zero_share
+FROM r JOIN top ON top.rank = r.rank WHERE r.activities > 0 GROUP BY r.rank ORDER BY r.rank)sql"});
+
+  out.push_back(FactType{
+      "collective",
+      "Collective kernels (NCCL, RCCL) by type, summed over the profiled ranks "
+      "(analyzers/gpu/collectives.cpp). On one rank a collective's duration includes waiting "
+      "for the slowest rank to arrive: `profiled_ranks` below `world_size` says the wait "
+      "cannot be told from the transfer.",
+      "one per collective type",
+      {
+          {"type", T::Symbol, "",
+           "AllReduce, AllGather, ReduceScatter, AllToAll, SendRecv, Send, Recv, Broadcast, "
+           "Reduce, Gather, Scatter, Barrier or Other",
+           "Other"},
+          {"kernels", T::Integer, "count", "kernels", ""},
+          {"total_us", T::Float, "us", "summed kernel time over the profiled ranks", ""},
+          {"per_base_us", T::Float, "us", "total_us per base unit (one rank's step)", ""},
+          {"comm_share", T::Float, "ratio", "share of all collective kernel time", ""},
+          {"bytes", T::Float, "bytes",
+           "summed message bytes where the kernels carry them (-1 unknown)", "-1.0"},
+          {"dominant", T::Symbol, "", "yes for the type with the most time", "no"},
+          {"ranks", T::Integer, "count", "profiled ranks running this type", ""},
+          {"profiled_ranks", T::Integer, "count", "profiled ranks with collective kernels", ""},
+          {"world_size", T::Integer, "count",
+           "ranks of the job as the trace states it (distributedInfo); 0 unknown", "0"},
+      },
+      R"sql(WITH {common},
+c AS MATERIALIZED (SELECT * FROM gpu_collectives WHERE run_id = ?1),
+t AS (SELECT type, count(DISTINCT rank) AS ranks, sum(kernels) AS kernels, sum(dur_ns) AS ns,
+        sum(bytes) AS bytes FROM c GROUP BY type)
+SELECT type, kernels, ns / 1000.0 AS total_us, ns / 1000.0 / (SELECT units FROM base) AS per_base_us,
+  CAST(ns AS REAL) / (SELECT sum(ns) FROM t) AS comm_share, coalesce(bytes, -1.0) AS bytes,
+  CASE WHEN ns = (SELECT max(ns) FROM t)
+        AND type = (SELECT min(type) FROM t WHERE ns = (SELECT max(ns) FROM t)) THEN 'yes'
+       ELSE 'no' END AS dominant,
+  ranks, (SELECT count(DISTINCT rank) FROM c) AS profiled_ranks,
+  coalesce((SELECT max(world_size) FROM ranks WHERE run_id = ?1), 0) AS world_size
+FROM t ORDER BY ns DESC, type)sql"});
+}
+
+}  // namespace perfsage::analyzers

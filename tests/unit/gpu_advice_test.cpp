@@ -1,0 +1,289 @@
+// GPU advice on traces made the way real runs differ (tests/unit/kineto_trace_builder.h), each
+// rule with a firing case and a silent case from its guard: a sync inside the steps vs one after
+// the last step, a pageable device-to-host copy vs a pinned asynchronous one, tiny kernels on a
+// shallow queue vs a deep one or CUDA graphs, all-reduce vs SendRecv with the one-rank caveat,
+// FP32 matmuls on an A100, a V100 and an MI250, library vs user kernels, a stub last step.
+// Needs no ../shared.
+#include <string>
+
+#include "engine/kb/format.h"
+#include "integration/cli_support.h"
+#include "kineto_trace_builder.h"
+#include "test_support.h"
+
+using namespace perfsage;
+using namespace perfsage::test;
+
+namespace {
+
+perfsage::v1::AnalysisReport analyze_trace(const KinetoTraceBuilder& b) {
+  TempDir dir;
+  auto path = dir.write("run.pt.trace.json", b.json());
+  return analyze_json({path.string()});
+}
+
+bool any_text(const perfsage::v1::AnalysisReport& r, const std::string& needle) {
+  for (const auto& f : r.recommendations())
+    if (f.title().find(needle) != std::string::npos ||
+        f.message().find(needle) != std::string::npos)
+      return true;
+  return false;
+}
+
+// Five 10 ms steps, each with 6 ms of kernels on stream 7.
+KinetoTraceBuilder busy_steps() {
+  KinetoTraceBuilder b;
+  for (int s = 0; s < 5; ++s) {
+    double t = 1000 + s * 10000;
+    b.step(s + 1, t, 10000);
+    for (int k = 0; k < 6; ++k)
+      b.launch("cudaLaunchKernel", t + 10 + k * 1000, 5, "kernel", "my_kernel", t + 100 + k * 1000,
+               900);
+  }
+  return b;
+}
+
+}  // namespace
+
+TEST_CASE("a sync inside the steps is a finding, one after the last step is not", "[gpu][advice]") {
+  SECTION("in the step") {
+    auto b = busy_steps();
+    for (int s = 0; s < 5; ++s) b.runtime("cudaDeviceSynchronize", 1000 + s * 10000 + 7000, 1500);
+    auto r = analyze_trace(b);
+    auto f = findings(r, "gpu_runtime", "sync_api");
+    REQUIRE(f.size() == 1);
+    CHECK(sev(*f[0]) == "high");
+    CHECK(evidence_number(*f[0], "per_step_us") == Approx(1500));
+    CHECK(f[0]->estimated_gain_us() == Approx(750));
+  }
+  SECTION("after the last step: profiler teardown waits for a full queue") {
+    auto b = busy_steps();
+    b.runtime("cudaDeviceSynchronize", 1000 + 5 * 10000 + 100, 40000);
+    auto r = analyze_trace(b);
+    CHECK(findings(r, "gpu_runtime", "sync_api").empty());
+    CHECK_FALSE(any_text(r, "cudaDeviceSynchronize"));
+  }
+}
+
+TEST_CASE("a blocking device-to-host copy is attributed to the op that issued it",
+          "[gpu][advice]") {
+  auto make = [](const char* copy_name) {
+    auto b = busy_steps();
+    for (int s = 0; s < 5; ++s) {
+      double t = 1000 + s * 10000 + 6500;
+      b.op("aten::item", t, 2000);
+      b.op("aten::_local_scalar_dense", t + 10, 1980);
+      b.launch("cudaMemcpyAsync", t + 20, 1900, "gpu_memcpy", copy_name, t + 1850, 5, 7,
+               R"("bytes": 4)");
+    }
+    return b;
+  };
+  SECTION("into pageable memory: the call waits for the queue") {
+    auto r = analyze_trace(make("Memcpy DtoH (Device -> Pageable)"));
+    auto f = findings(r, "gpu_runtime", "blocking_dtoh_copy");
+    REQUIRE(f.size() == 1);
+    CHECK(evidence_text(*f[0], "op") == "aten::_local_scalar_dense");
+    CHECK(evidence_text(*f[0], "top_op") == "aten::item");
+    CHECK(evidence_number(*f[0], "per_step_us") == Approx(1900));
+    CHECK(sev(*f[0]) == "high");  // 19 % of the step
+    CHECK(f[0]->title().find("aten::_local_scalar_dense") != std::string::npos);
+    // Not reported a second time as a microsecond-sized pageable-memory finding.
+    CHECK(findings(r, "gpu_runtime", "pageable_memcpy").empty());
+  }
+  SECTION("asynchronously into pinned memory: the host goes on") {
+    auto r = analyze_trace(make("Memcpy DtoH (Device -> Pinned)"));
+    CHECK(findings(r, "gpu_runtime", "blocking_dtoh_copy").empty());
+    CHECK(findings(r, "gpu_runtime", "sync_api").empty());
+  }
+}
+
+namespace {
+
+// Five 2 ms steps of 200 tiny kernels. Shallow: the host launches each kernel just before the
+// previous one ends. Deep: the host enqueues the whole step at its start and the GPU works
+// through the queue. `call` names the enqueueing call.
+KinetoTraceBuilder tiny_kernels(bool deep, const std::string& call = "cudaLaunchKernel") {
+  KinetoTraceBuilder b;
+  for (int s = 0; s < 5; ++s) {
+    double t = 1000 + s * 2000;
+    b.step(s + 1, t, 2000);
+    for (int k = 0; k < 200; ++k) {
+      double launch = deep ? t + k * 1.0 : t + k * 9.0;
+      double start = deep ? t + 220 + k * 8.0 : launch + 7;
+      b.launch(call, launch, deep ? 0.5 : 5, "kernel", "vectorized_elementwise_kernel", start, 4);
+    }
+  }
+  return b;
+}
+
+}  // namespace
+
+TEST_CASE("launch-bound advice needs shallow queues and no CUDA graphs", "[gpu][advice]") {
+  SECTION("shallow queue, short gaps between back-to-back kernels: launch-bound") {
+    auto r = analyze_trace(tiny_kernels(false));
+    auto f = findings(r, "gpu_runtime", "launch_bound");
+    REQUIRE(f.size() == 1);
+    CHECK(evidence_number(*f[0], "queue_median_depth") <= 1.0);
+    CHECK(evidence_number(*f[0], "kernel_wait_share") > 0.5);
+  }
+  SECTION("deep queue: the host runs ahead, the GPU is the bottleneck") {
+    auto r = analyze_trace(tiny_kernels(true));
+    CHECK(findings(r, "gpu_runtime", "launch_bound").empty());
+    CHECK(findings(r, "gpu_runtime", "launch_delay").empty());
+    CHECK_FALSE(any_text(r, "CUDA Graphs"));
+  }
+  SECTION("work already launched through CUDA graphs") {
+    auto r = analyze_trace(tiny_kernels(false, "cudaGraphLaunch"));
+    CHECK(findings(r, "gpu_runtime", "launch_bound").empty());
+    CHECK(findings(r, "gpu_kernels", "tiny_kernels_per_op").empty());
+  }
+}
+
+namespace {
+
+// Five 10 ms steps: 5 ms of compute, then 3 ms of a collective on stream 20 not under compute.
+KinetoTraceBuilder exposed_collective(const std::string& kernel, int world_size) {
+  KinetoTraceBuilder b;
+  b.distributed(0, world_size);
+  for (int s = 0; s < 5; ++s) {
+    double t = 1000 + s * 10000;
+    b.step(s + 1, t, 10000);
+    b.launch("cudaLaunchKernel", t + 10, 5, "kernel", "my_kernel", t + 100, 5000);
+    b.launch("cudaLaunchKernel", t + 20, 5, "kernel", kernel, t + 5200, 3000, 20);
+  }
+  return b;
+}
+
+}  // namespace
+
+TEST_CASE("communication advice follows the collective type", "[gpu][advice]") {
+  SECTION("all-reduce: DDP bucketing, with the one-rank caveat") {
+    auto r = analyze_trace(
+        exposed_collective("ncclKernel_AllReduce_RING_LL_Sum_float(ncclWorkElem)", 8));
+    auto f = findings(r, "gpu_iteration", "exposed_communication");
+    REQUIRE(f.size() == 1);
+    CHECK(evidence_text(*f[0], "collective") == "AllReduce");
+    CHECK(f[0]->message().find("bucket") != std::string::npos);
+    CHECK(f[0]->message().find("Only 1 of the job's 8 ranks") != std::string::npos);
+  }
+  SECTION("SendRecv: no DDP bucketing advice") {
+    auto r = analyze_trace(
+        exposed_collective("ncclDevKernel_SendRecv(ncclDevComm*, unsigned long, ncclWork*)", 1));
+    auto f = findings(r, "gpu_iteration", "exposed_communication");
+    REQUIRE(f.size() == 1);
+    CHECK(evidence_text(*f[0], "collective") == "SendRecv");
+    CHECK(f[0]->message().find("bucket") == std::string::npos);
+    CHECK(f[0]->message().find("point-to-point") != std::string::npos);
+    CHECK(f[0]->message().find("ranks were profiled") == std::string::npos);
+  }
+}
+
+namespace {
+
+// FP32 matmuls (aten::mm on float inputs) whose kernels use no matrix units: 6 ms per 10 ms step.
+KinetoTraceBuilder fp32_matmuls(const std::string& kernel) {
+  KinetoTraceBuilder b;
+  int64_t ext = 1;
+  for (int s = 0; s < 5; ++s) {
+    double t = 1000 + s * 10000;
+    b.step(s + 1, t, 10000);
+    for (int k = 0; k < 3; ++k, ++ext) {
+      std::string id = R"("External id": )" + std::to_string(ext);
+      b.op("aten::mm", t + 10 + k * 2000, 50, id + R"(, "Input type": ["float", "float"])");
+      b.launch("cudaLaunchKernel", t + 20 + k * 2000, 5, "kernel", kernel, t + 100 + k * 2000, 2000,
+               7, id);
+    }
+  }
+  return b;
+}
+
+}  // namespace
+
+TEST_CASE("precision advice comes from the part's matrix units", "[gpu][advice]") {
+  SECTION("A100: TF32 or bf16") {
+    auto r = analyze_trace(fp32_matmuls("ampere_sgemm_128x64_nn"));
+    CHECK(findings(r, "gpu_kernels", "fp32_without_tensor_cores").size() == 1);
+    CHECK(findings(r, "gpu_kernels", "fp32_amp_float16").empty());
+  }
+  SECTION("V100: AMP float16 with GradScaler, never TF32 or bf16") {
+    auto b = fp32_matmuls("volta_sgemm_128x64_nn");
+    b.device("Tesla V100-SXM2-32GB", 7, 0, 80, 32);
+    auto r = analyze_trace(b);
+    auto f = findings(r, "gpu_kernels", "fp32_amp_float16");
+    REQUIRE(f.size() == 1);
+    CHECK(f[0]->message().find("GradScaler") != std::string::npos);
+    CHECK(findings(r, "gpu_kernels", "fp32_without_tensor_cores").empty());
+    CHECK_FALSE(any_text(r, "allow_tf32"));
+    CHECK_FALSE(any_text(r, "set_float32_matmul_precision"));
+    CHECK_FALSE(any_text(r, "bfloat16"));
+  }
+  SECTION("MI250: AMP on ROCm's matrix cores, compute capability 9 is no Hopper") {
+    auto b = fp32_matmuls("Cijk_Ailk_Bljk_SB_MT64x64x8_SN_1LDSB0_APM1_ABV0");
+    b.device("AMD Instinct MI250X / MI250", 9, 0, 110, 64);
+    auto r = analyze_trace(b);
+    CHECK(findings(r, "gpu_kernels", "amd_fp32_without_matrix_cores").size() == 1);
+    CHECK(findings(r, "gpu_kernels", "fp32_without_tensor_cores").empty());
+    CHECK(findings(r, "gpu_kernels", "fp32_amp_float16").empty());
+    CHECK_FALSE(any_text(r, "allow_tf32"));
+  }
+  SECTION("MFMA kernels are matrix-core work") {
+    auto b = fp32_matmuls("Cijk_Ailk_Bljk_HHS_BH_MT128x128x32_MI32x32x8x1_SN_1LDSB1");
+    b.device("AMD Instinct MI250X / MI250", 9, 0, 110, 64);
+    auto r = analyze_trace(b);
+    CHECK(findings(r, "gpu_kernels", "amd_fp32_without_matrix_cores").empty());
+  }
+}
+
+TEST_CASE("occupancy advice only for kernels the user can change", "[gpu][advice]") {
+  const std::string user =
+      "void my_ns::my_kernel<float, 256, (anonymous namespace)::Functor>(float const*, float*, int)";
+  const std::string library = "void cudnn::detail::implicit_convolve_sgemm<float, float, 1024>(int)";
+  KinetoTraceBuilder b;
+  for (int s = 0; s < 5; ++s) {
+    double t = 1000 + s * 10000;
+    b.step(s + 1, t, 10000);
+    b.launch("cudaLaunchKernel", t + 10, 5, "kernel", user, t + 100, 3000, 7,
+             R"("est. achieved occupancy %": 15)");
+    b.launch("cudaLaunchKernel", t + 20, 5, "kernel", library, t + 3200, 3000, 7,
+             R"("est. achieved occupancy %": 15)");
+  }
+  auto r = analyze_trace(b);
+  auto low = findings(r, "gpu_kernels", "low_occupancy");
+  REQUIRE(low.size() == 1);
+  CHECK(has_subject(*low[0], user));
+  // The title names the kernel without its return type, template arguments and parameters;
+  // the evidence keeps the full name.
+  CHECK(low[0]->title().find("my_ns::my_kernel<...>") != std::string::npos);
+  CHECK(low[0]->title().find("float const*") == std::string::npos);
+  CHECK(evidence_text(*low[0], "kernel") == user);
+  auto lib = findings(r, "gpu_kernels", "library_kernel_choice");
+  REQUIRE(lib.size() == 1);
+  CHECK(sev(*lib[0]) == "info");
+  CHECK(lib[0]->message().find("cudnn.benchmark") != std::string::npos);
+}
+
+TEST_CASE("a stub last step is left out of the mean step", "[gpu][advice]") {
+  KinetoTraceBuilder b;
+  for (int s = 0; s < 4; ++s) {
+    double t = 1000 + s * 9000;
+    b.step(s + 1, t, 9000);
+    b.launch("cudaLaunchKernel", t + 10, 5, "kernel", "my_kernel", t + 100, 8000);
+  }
+  b.step(5, 1000 + 4 * 9000, 49);
+  auto r = analyze_trace(b);
+  CHECK(r.base().us() == Approx(9000));
+  CHECK(r.base().text().find("1 stub step(s)") != std::string::npos);
+}
+
+TEST_CASE("short_name elides return types, template arguments and parameter lists", "[format]") {
+  CHECK(engine::short_name("void at::native::vectorized_elementwise_kernel<4, "
+                           "at::native::FillFunctor<float>, at::detail::Array<char*, 1> >(int, "
+                           "at::native::FillFunctor<float>, at::detail::Array<char*, 1>)") ==
+        "at::native::vectorized_elementwise_kernel<...>");
+  CHECK(engine::short_name("ncclKernel_AllReduce_RING_LL_Sum_float(ncclWorkElem)") ==
+        "ncclKernel_AllReduce_RING_LL_Sum_float");
+  CHECK(engine::short_name("void at::native::(anonymous namespace)::f<int>(int)") ==
+        "at::native::(anonymous namespace)::f<...>");
+  CHECK(engine::short_name("volta_sgemm_128x64_nn") == "volta_sgemm_128x64_nn");
+  CHECK(engine::short_name(std::string(300, 'k')).size() == 100);
+}
