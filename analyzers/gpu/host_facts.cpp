@@ -100,18 +100,22 @@ FROM g ORDER BY in_ns DESC, out_ns DESC, kind, call, op LIMIT 2000)sql"});
           {"max_depth", T::Integer, "count", "deepest queue", ""},
           {"zero_share", T::Float, "ratio", "share of the window with an empty queue", ""},
       },
+      // One pass with window functions: per rank its busiest stream (most activity time, then
+      // the lowest stream id) and the rank's totals.
       R"sql(WITH q AS MATERIALIZED (SELECT * FROM gpu_queues WHERE run_id = ?1),
-r AS (SELECT rank, count(*) AS streams, sum(activities) AS activities, sum(unlinked) AS unlinked,
-        sum(graph_launched) AS graph_launched FROM q GROUP BY rank),
-top AS (SELECT q.* FROM q WHERE NOT EXISTS (
-          SELECT 1 FROM q q2 WHERE q2.rank = q.rank AND (q2.busy_us > q.busy_us
-            OR (q2.busy_us = q.busy_us AND coalesce(q2.stream, -1) < coalesce(q.stream, -1)))))
-SELECT r.rank, (SELECT count(*) FROM r) AS ranks, r.streams, r.activities, r.unlinked,
-  CAST(r.unlinked AS REAL) / r.activities AS unlinked_share, r.graph_launched,
-  CAST(r.graph_launched AS REAL) / r.activities AS graph_share, coalesce(top.stream, -1) AS stream,
-  top.activities AS stream_activities, top.median_depth, top.mean_depth, top.max_depth,
-  coalesce(top.zero_share, 1.0) AS zero_share
-FROM r JOIN top ON top.rank = r.rank WHERE r.activities > 0 GROUP BY r.rank ORDER BY r.rank)sql"});
+w AS (SELECT q.*,
+        row_number() OVER (PARTITION BY rank ORDER BY busy_us DESC, coalesce(stream, -1)) AS i,
+        count(*) OVER (PARTITION BY rank) AS rank_streams,
+        sum(activities) OVER (PARTITION BY rank) AS rank_activities,
+        sum(unlinked) OVER (PARTITION BY rank) AS rank_unlinked,
+        sum(graph_launched) OVER (PARTITION BY rank) AS rank_graph FROM q)
+SELECT rank, (SELECT count(DISTINCT rank) FROM q) AS ranks, rank_streams AS streams,
+  rank_activities AS activities, rank_unlinked AS unlinked,
+  CAST(rank_unlinked AS REAL) / rank_activities AS unlinked_share, rank_graph AS graph_launched,
+  CAST(rank_graph AS REAL) / rank_activities AS graph_share, coalesce(stream, -1) AS stream,
+  activities AS stream_activities, median_depth, mean_depth, max_depth,
+  coalesce(zero_share, 1.0) AS zero_share
+FROM w WHERE i = 1 AND rank_activities > 0 ORDER BY rank)sql"});
 
   out.push_back(FactType{
       "collective",

@@ -44,6 +44,26 @@ TEST_CASE("asserting a bad slot or a wrong type throws instead of storing garbag
   CHECK(env.facts("op").empty());
 }
 
+TEST_CASE("a fact equal in every slot to an asserted one is no refusal") {
+  // Two roofline rows of one op with the same shapes are one fact: CLIPS keeps one and
+  // returns NULL for the second, which must not fail the pack.
+  clips::Environment env;
+  REQUIRE(env.load("(deftemplate op (slot name (type STRING)) (slot us (type FLOAT)))").empty());
+  auto* op = env.find_template("op");
+  env.assert_fact(op, {{"name", Value::of_string("MatMul")}, {"us", Value::of_float(2.5)}});
+  CHECK_NOTHROW(
+      env.assert_fact(op, {{"name", Value::of_string("MatMul")}, {"us", Value::of_float(2.5)}}));
+  CHECK(env.facts("op").size() == 1);
+}
+
+TEST_CASE("a refused fact names the slot and the value") {
+  clips::Environment env;
+  REQUIRE(env.load("(deftemplate op (slot name (type STRING)) (slot n (type INTEGER)))").empty());
+  auto* op = env.find_template("op");
+  CHECK_THROWS_WITH(env.assert_fact(op, {{"n", Value::of_float(2.5)}}),
+                    Catch::Contains("'2.5'") && Catch::Contains("slot 'n'"));
+}
+
 TEST_CASE("parse errors carry the line inside the loaded text and output is captured") {
   clips::Environment env;
   auto errors =
