@@ -27,7 +27,9 @@ void render_run(std::ostringstream& os, const perfsage::v1::AnalysisReport& repo
   if (!r.chip().empty()) os << " (" << r.chip() << ")";
   os << ", ranks " << r.ranks() << ", steps " << r.steps() << "\n";
   os << "  step time " << (r.step_time_us() > 0 ? engine::format_us(r.step_time_us()) : "n/a")
-     << ", device time " << engine::format_us(r.device_time_us()) << ", " << r.ops()
+     // A sum of activity durations over all devices and streams: concurrent streams make it
+     // larger than the time the run took, so it is named for what it is.
+     << ", summed device activity " << engine::format_us(r.device_time_us()) << ", " << r.ops()
      << " op tasks, " << r.kernels() << " kernels\n";
 }
 

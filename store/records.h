@@ -43,7 +43,7 @@ struct HostEvent {
 // A device-side activity: kernel, memcpy, memset, sync, GPU annotation.
 struct DeviceEvent {
   int64_t rank = 0;
-  std::string kind;  // kernel, memcpy, memset, sync, gpu_annotation
+  std::string kind;  // kernel, memcpy, memset, sync, gpu_annotation, range (CUPTI counters)
   std::string name;
   OptInt device, stream;
   int64_t start_ns = 0, dur_ns = 0;

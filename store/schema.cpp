@@ -399,7 +399,8 @@ ALTER TABLE hardware_specs ADD COLUMN matrix_bf16 TEXT;
 ALTER TABLE hardware_specs ADD COLUMN matrix_tf32 TEXT;
 ALTER TABLE hardware_specs ADD COLUMN matrix_fp8 TEXT;
 )sql",
-    // 25: host blocking, queue depth and collective types of GPU runs (declared by
+    // 25: host blocking, queue depth, collective types and CUPTI range counters of GPU runs
+    // (declared by
     // analyzers/gpu/analyzer.cpp; made here too so that a fresh store has every table the fact
     // queries read).
     R"sql(
@@ -418,6 +419,11 @@ CREATE TABLE gpu_collectives(
   run_id INTEGER NOT NULL, rank INTEGER NOT NULL, type TEXT NOT NULL, kernels INTEGER NOT NULL,
   dur_ns INTEGER NOT NULL, bytes REAL);
 CREATE INDEX gpu_collectives_run ON gpu_collectives(run_id);
+CREATE TABLE gpu_range_counters(
+  run_id INTEGER NOT NULL, rank INTEGER NOT NULL, name TEXT NOT NULL, ranges INTEGER NOT NULL,
+  replay_ns INTEGER NOT NULL, flops_fp16 REAL, flops_fp32 REAL, flops_fp64 REAL,
+  tensor_insts REAL, dram_bytes REAL);
+CREATE INDEX gpu_range_counters_run ON gpu_range_counters(run_id);
 )sql",
 };
 

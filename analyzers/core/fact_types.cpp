@@ -58,6 +58,7 @@ std::vector<store::FactType> fact_types() {
   declare_op_facts(out);
   declare_gpu_facts(out);
   declare_gpu_host_facts(out);
+  declare_gpu_range_facts(out);
   declare_graph_facts(out);
   declare_patterns_facts(out);
   declare_iteration_facts(out);

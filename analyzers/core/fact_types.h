@@ -17,6 +17,7 @@ void declare_run_facts(std::vector<store::FactType>& out);        // core/run_fa
 void declare_op_facts(std::vector<store::FactType>& out);         // core/op_facts.cpp
 void declare_gpu_facts(std::vector<store::FactType>& out);        // gpu/facts.cpp
 void declare_gpu_host_facts(std::vector<store::FactType>& out);   // gpu/host_facts.cpp
+void declare_gpu_range_facts(std::vector<store::FactType>& out);  // gpu/range_facts.cpp
 void declare_graph_facts(std::vector<store::FactType>& out);      // graph/facts.cpp
 void declare_patterns_facts(std::vector<store::FactType>& out);   // patterns/facts.cpp
 void declare_iteration_facts(std::vector<store::FactType>& out);  // iteration/facts.cpp

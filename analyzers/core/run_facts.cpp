@@ -41,6 +41,10 @@ void declare_run_facts(std::vector<FactType>& out) {
            "whole run and all ranks divided by it is the amount per base",
            "1.0"},
           {"ref_time_us", T::Float, "us", "the same as base_us (its former name)", ""},
+          {"vendor", T::Symbol, "",
+           "GPU vendor of the resolved hardware (nvidia, amd), so advice can name CUDA or HIP "
+           "APIs; unknown otherwise",
+           "unknown"},
           {"stub_steps", T::Integer, "count",
            "steps under a quarter of their rank's median step (cut short by the end of "
            "profiling), left out of base_us and every step mean",
@@ -94,6 +98,8 @@ SELECT coalesce(nullif(lower(r.framework), ''), 'unknown') AS framework,
   (SELECT units FROM base) AS base_units,
   coalesce((SELECT us FROM reftime), 0.0) AS ref_time_us,
   (SELECT count(*) FROM stepall) - (SELECT count(*) FROM stepdur) AS stub_steps,
+  coalesce((SELECT CASE WHEN vendor IN ('nvidia', 'amd') THEN vendor END FROM hardware_specs
+            WHERE run_id = ?1 LIMIT 1), 'unknown') AS vendor,
   CASE WHEN (SELECT n FROM ops) + (SELECT n FROM dev) > 0 THEN 'yes' ELSE 'no' END AS has_device,
   coalesce((SELECT us FROM commtotal), 0.0) AS comm_device_us,
   coalesce((SELECT us FROM commtotal) * 1000.0 /

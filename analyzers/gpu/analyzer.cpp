@@ -77,6 +77,13 @@ CREATE TABLE gpu_collectives(
   dur_ns INTEGER NOT NULL, bytes REAL);
 CREATE INDEX gpu_collectives_run ON gpu_collectives(run_id);
 )sql"});
+  a.writes.push_back({"gpu_range_counters", R"sql(
+CREATE TABLE gpu_range_counters(
+  run_id INTEGER NOT NULL, rank INTEGER NOT NULL, name TEXT NOT NULL, ranges INTEGER NOT NULL,
+  replay_ns INTEGER NOT NULL, flops_fp16 REAL, flops_fp32 REAL, flops_fp64 REAL,
+  tensor_insts REAL, dram_bytes REAL);
+CREATE INDEX gpu_range_counters_run ON gpu_range_counters(run_id);
+)sql"});
   a.adds_to = {"steps"};
   a.run = [](store::Database& db, int64_t run_id, const AnalyzerResources& /*resources*/) {
     gpu::analyze_gpu_run(db, run_id);

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -98,6 +99,7 @@ void compute_launch_stats(store::Database& db, int64_t run, const GpuAnalysisOpt
     // One pass over the API calls, from the blocks: totals per name (classified per name
     // below: a few dozen names instead of millions of calls) and each linked call's end.
     std::unordered_map<std::string, NameTotal, store::TextHash, std::equal_to<>> by_name;
+    std::unordered_set<int64_t> graph_launched;  // correlations of graph launches
     {
       const auto& schema = store::host_event_schema();
       auto col = [&](const char* name) { return store::column_index(schema, name); };
@@ -120,8 +122,12 @@ void compute_launch_stats(store::Database& db, int64_t run, const GpuAnalysisOpt
             if (dur > opt.slow_launch_ns) ++it->second.over;
             if (b.is_null(c_corr, r)) continue;
             auto call = call_end.find(b.int_at(c_corr, r));
-            if (call != call_end.end())
-              call->second = std::max(call->second, b.int_at(c_start, r) + dur);
+            if (call == call_end.end()) continue;
+            // A graph launch enqueues every activity of the graph at once: when its later
+            // kernels start is the graph's order, not a launch delay (they count as linked).
+            if (name.find("GraphLaunch") != std::string_view::npos)
+              graph_launched.insert(call->first);
+            call->second = std::max(call->second, b.int_at(c_start, r) + dur);
           }
         }
       }
@@ -146,14 +152,15 @@ void compute_launch_stats(store::Database& db, int64_t run, const GpuAnalysisOpt
       }
       if (name.find("StreamWaitEvent") != std::string::npos) wait_event += calls;
     }
-    int64_t linked = 0, delayed = 0, delay_sum = 0, delay_max = 0;
+    int64_t linked = 0, timed = 0, delayed = 0, delay_sum = 0, delay_max = 0;
     for (const auto& [correlation, start] : activities) {
       int64_t end = call_end[correlation];
       if (end == std::numeric_limits<int64_t>::min()) continue;  // no launch call recorded
-      int64_t delay = start - end;
       ++linked;
+      if (graph_launched.count(correlation)) continue;
+      int64_t delay = start - end;
       delay_sum += delay;
-      delay_max = linked == 1 ? delay : std::max(delay_max, delay);
+      delay_max = timed++ == 0 ? delay : std::max(delay_max, delay);
       if (delay > opt.launch_delay_ns) ++delayed;
     }
 
@@ -167,8 +174,8 @@ void compute_launch_stats(store::Database& db, int64_t run, const GpuAnalysisOpt
     auto us = [](double ns) { return ns / 1e3; };
     std::optional<double> launch_avg, delay_avg, delay_max_us;
     if (launches > 0) launch_avg = us(static_cast<double>(launch_ns) / launches);
-    if (linked > 0) {
-      delay_avg = us(static_cast<double>(delay_sum) / linked);
+    if (timed > 0) {
+      delay_avg = us(static_cast<double>(delay_sum) / timed);
       delay_max_us = us(static_cast<double>(delay_max));
     }
     store::insert(insert, run, rank, launches, us(static_cast<double>(launch_ns)), launch_avg, slow,
@@ -187,6 +194,7 @@ void analyze_gpu_run(store::Database& db, int64_t run_id, const GpuAnalysisOptio
   compute_host_blocking(db, run_id);
   compute_queue_depth(db, run_id);
   compute_collectives(db, run_id);
+  compute_range_counters(db, run_id);
   compute_launch_ops(db, run_id);
   compute_kernel_groups(db, run_id);
   txn.commit();

@@ -159,13 +159,37 @@ ORDER BY total_us DESC, structural_share DESC LIMIT 5000)sql"});
           {"compute_nodes", T::Integer, "count", "compute nodes of the graph", ""},
           {"instances", T::Integer, "count", "clean-ups of this kind in the graph", ""},
           {"kind_share", T::Float, "ratio", "their structural shares summed", ""},
+          {"matched", T::Integer, "count",
+           "removed nodes matched to profiled ops (graph_op_matches): the last `removed` of "
+           "`nodes` are the ones the clean-up removes",
+           "0"},
+          {"measured_us", T::Float, "us",
+           "profiled time of the matched removed nodes' ops per base unit (one rank's step, "
+           "else the run); 0 without a match",
+           "0.0"},
+          {"measured_share", T::Float, "ratio", "measured_us / run base_us", "0.0"},
       },
-      R"sql(SELECT graph, graph_format, kind, pass, nodes,
+      // The removed nodes are the last `removed` entries of `nodes` (a Conv stays, its
+      // BatchNormalization goes); their ops' profiled time, summed over ranks, per base unit.
+      R"sql(WITH {common},
+g AS MATERIALIZED (SELECT rowid AS id, * FROM graph_cleanups WHERE run_id = ?1),
+n AS MATERIALIZED (SELECT g.id, g.graph, CAST(j.value AS TEXT) AS node, j.key AS i,
+        json_array_length('["' || replace(g.nodes, ';', '","') || '"]') AS total, g.removed
+      FROM g, json_each('["' || replace(g.nodes, ';', '","') || '"]') j),
+m AS (SELECT n.id, count(DISTINCT n.node) AS matched, sum(o.total_us) AS us
+      FROM n CROSS JOIN graph_op_matches gm ON gm.run_id = ?1 AND gm.node = n.node AND gm.graph = n.graph
+      JOIN (SELECT name, sum(total_us) AS total_us FROM op_stats WHERE run_id = ?1 GROUP BY name) o
+        ON o.name = gm.op_name
+      WHERE n.i >= n.total - n.removed GROUP BY n.id)
+SELECT graph, graph_format, kind, pass, nodes,
   CASE WHEN instr(nodes, ';') > 0 THEN substr(nodes, 1, instr(nodes, ';') - 1) ELSE nodes END AS first,
   removed, detail, CASE WHEN exact THEN 'yes' ELSE 'no' END AS exact, bytes, structural_share,
   compute_nodes, count(*) OVER (PARTITION BY graph, kind) AS instances,
-  sum(structural_share) OVER (PARTITION BY graph, kind) AS kind_share
-FROM graph_cleanups WHERE run_id = ?1 ORDER BY structural_share DESC LIMIT 5000)sql"});
+  sum(structural_share) OVER (PARTITION BY graph, kind) AS kind_share,
+  coalesce(m.matched, 0) AS matched,
+  coalesce(m.us / (SELECT units FROM base), 0.0) AS measured_us,
+  coalesce(m.us / (SELECT units FROM base) / nullif((SELECT us FROM base), 0), 0.0) AS measured_share
+FROM g LEFT JOIN m ON m.id = g.id ORDER BY structural_share DESC LIMIT 5000)sql"});
 }
 
 }  // namespace perfsage::analyzers

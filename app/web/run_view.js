@@ -72,7 +72,7 @@ var PerfsageRunView = (function () {
       ["ranks", run.ranks],
       ["steps", run.steps],
       ["step time", run.step_time_us ? fmtUs(run.step_time_us) : ""],
-      ["device time", run.device_time_us ? fmtUs(run.device_time_us) : ""],
+      ["summed device activity", run.device_time_us ? fmtUs(run.device_time_us) : ""],
       ["gains measured against", base.text]
     ].filter(function (f) { return f[1] !== undefined && f[1] !== "" && f[1] !== "0" && f[1] !== 0; });
     return el("section", { class: "run-header" }, [

@@ -13,7 +13,7 @@ namespace {
 
 constexpr int64_t kMaxDurationNs = 604800LL * 1000 * 1000 * 1000;  // 7 days
 
-constexpr std::array<std::pair<std::string_view, Category>, 33> kCategories{{
+constexpr std::array<std::pair<std::string_view, Category>, 34> kCategories{{
     {"cpu_op", Category::cpu_op},
     {"operator", Category::cpu_op},
     {"user_annotation", Category::user_annotation},
@@ -37,6 +37,7 @@ constexpr std::array<std::pair<std::string_view, Category>, 33> kCategories{{
     {"cuda_sync", Category::sync},
     {"xpu_sync", Category::sync},
     {"gpu_user_annotation", Category::gpu_annotation},
+    {"cuda_profiler_range", Category::profiler_range},
     {"ac2g", Category::flow},
     {"fwdbwd", Category::flow},
     {"async", Category::flow},
@@ -224,6 +225,7 @@ const char* EventMapper::map(const TraceEvent& ev, Batch& out) {
            : c == Category::memcpy ? "memcpy"
            : c == Category::memset ? "memset"
            : c == Category::sync   ? "sync"
+           : c == Category::profiler_range ? "range"
                                    : "gpu_annotation";
   d.name.assign(ev.name);
   d.device = ev.device ? ev.device : ev.pid;

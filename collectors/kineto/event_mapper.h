@@ -39,6 +39,7 @@ enum class Category {
   memset,
   sync,
   gpu_annotation,
+  profiler_range,  // CUPTI range profiler: counters per range, replayed times
   flow,
   other
 };

@@ -287,3 +287,38 @@ TEST_CASE("short_name elides return types, template arguments and parameter list
   CHECK(engine::short_name("volta_sgemm_128x64_nn") == "volta_sgemm_128x64_nn");
   CHECK(engine::short_name(std::string(300, 'k')).size() == 100);
 }
+
+TEST_CASE("a CUPTI range-profiler trace is read as counters and said to be one",
+          "[gpu][advice][cupti]") {
+  KinetoTraceBuilder b;
+  auto range = [&](const std::string& name, double ts, const std::string& metrics) {
+    b.gpu("cuda_profiler_range", name, ts, 1000, 0, -1, metrics);
+  };
+  // FP32: 2 x 1e9 fma + 1e6 add + 1e6 mul = 2.002 GFLOP over 300 MB: 6.67 FLOP/byte, below the
+  // A100-80GB's FP32 ridge (19.5 TFLOP/s / 2039 GB/s = 9.56).
+  const std::string fp32 =
+      R"("smsp__sass_thread_inst_executed_op_ffma_pred_on.sum": 1000000000, )"
+      R"("smsp__sass_thread_inst_executed_op_fadd_pred_on.sum": 1000000, )"
+      R"("smsp__sass_thread_inst_executed_op_fmul_pred_on.sum": 1000000, )"
+      R"("dram__bytes_read.sum": 200000000, "dram__bytes_write.sum": 100000000)";
+  range("layer1_matmul", 1000, fp32);
+  range("layer1_matmul", 2000, fp32);
+  // Tensor Core work: its FLOPs are not in the SASS counters, so no side is claimed.
+  range("attention", 3000,
+        R"("smsp__sass_thread_inst_executed_op_ffma_pred_on.sum": 1000000, )"
+        R"("sm__inst_executed_pipe_tensor.sum": 5000000, "dram__bytes_read.sum": 100000000)");
+  auto r = analyze_trace(b);
+  auto trace = findings(r, "roofline", "range_profiler_trace");
+  REQUIRE(trace.size() == 1);
+  CHECK(evidence_number(*trace[0], "ranges") == 3);
+  CHECK(evidence_number(*trace[0], "with_tensor") == 1);
+  CHECK(trace[0]->message().find("replay times") != std::string::npos);
+  auto mem = findings(r, "roofline", "range_memory_side");
+  REQUIRE(mem.size() == 1);
+  CHECK(has_subject(*mem[0], "layer1_matmul"));
+  CHECK(evidence_number(*mem[0], "flops") == Approx(2 * 2.002e9));
+  CHECK(evidence_number(*mem[0], "intensity") == Approx(2.002e9 / 3e8));
+  // No time-based rule judges replayed times.
+  CHECK(findings(r, "gpu_iteration").empty());
+  CHECK(findings(r, "gpu_runtime").empty());
+}

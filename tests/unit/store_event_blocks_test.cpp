@@ -213,7 +213,7 @@ DROP TABLE action_plans; DROP TABLE action_applies; DROP TABLE action_files;
 DROP TABLE action_audit; DROP TABLE action_verdicts; DROP TABLE gpu_time_breakdown; DROP TABLE shape_alignment;
 DROP TABLE findings; DROP TABLE pack_results; DROP TABLE comm_ops; DROP TABLE graph_cleanups;
 DROP TABLE host_op_self; DROP TABLE host_blocking; DROP TABLE gpu_queues;
-DROP TABLE gpu_collectives;
+DROP TABLE gpu_collectives; DROP TABLE gpu_range_counters;
 ALTER TABLE hardware_specs DROP COLUMN vendor; ALTER TABLE hardware_specs DROP COLUMN arch;
 ALTER TABLE hardware_specs DROP COLUMN isa; ALTER TABLE hardware_specs DROP COLUMN matrix_fp16;
 ALTER TABLE hardware_specs DROP COLUMN matrix_bf16; ALTER TABLE hardware_specs DROP COLUMN matrix_tf32;

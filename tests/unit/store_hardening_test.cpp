@@ -82,7 +82,9 @@ TEST_CASE("the run-status migration: old analysed runs complete, duplicates keep
                                "matrix_tf32", "matrix_fp8"})
       db.exec(std::string("ALTER TABLE hardware_specs DROP COLUMN ") + column);
     // 25: the GPU host-blocking, queue and collective tables.
-    db.exec("DROP TABLE host_blocking; DROP TABLE gpu_queues; DROP TABLE gpu_collectives");
+    db.exec(
+        "DROP TABLE host_blocking; DROP TABLE gpu_queues; DROP TABLE gpu_collectives; "
+        "DROP TABLE gpu_range_counters");
     db.exec("DELETE FROM schema_version WHERE version >= " + std::to_string(version));
   }
   Database db(path);
