@@ -6,6 +6,7 @@
 #include <regex>
 
 #include "cli_support.h"
+#include "unit/gpu_advice_traces.h"
 
 using namespace perfsage::test;
 namespace fs = std::filesystem;
@@ -32,34 +33,54 @@ std::vector<fs::path> made_here_inputs() {
       community / "torch_data_parallel" / "tests" / "fixtures" / "dp_two_gpus.pt.trace.json"};
 }
 
-}  // namespace
-
-TEST_CASE("every finding on the inputs made here reads as text for people") {
+// Checks every finding of `report` as text for people; returns how many were checked.
+int check_text(const perfsage::v1::AnalysisReport& report, const std::string& label) {
   // Placeholders, internal conventions, numbers printed raw (0.03392492, 1.2e+06), and a ratio
   // without its unit where a percentage is meant ("0.03392 of the step"); a quantity with its
   // unit (0.1667 FLOP/byte, 0.6401 GB/s) is text for people.
-  const std::regex raw(R"(\d\.\d{6,}|\de[+-]\d|\bnan\b|\binf\b|\bNULL\b|)"
-                       R"(\b0\.\d{3,}(?![\d.])(?!\s*(FLOP|GB|MB|KB|B\b|bytes|µs|us|ms|s\b|%)))");
+  static const std::regex raw(R"(\d\.\d{6,}|\de[+-]\d|\bnan\b|\binf\b|\bNULL\b|)"
+                              R"(\b0\.\d{3,}(?![\d.])(?!\s*(FLOP|GB|MB|KB|B\b|bytes|µs|us|ms|s\b|%)))");
   int total = 0;
-  for (const auto& input : made_here_inputs()) {
-    auto report = analyze_json({input.string()});
-    for (const auto& r : report.recommendations()) {
-      ++total;
-      INFO(input.filename().string() << ": " << r.pack() << "/" << r.rule() << ": " << r.title());
-      std::string text = r.title() + "\n" + r.message();
-      if (r.action().has_code_hint()) text += "\n" + r.action().code_hint().hint();
-      INFO(text);
-      for (const char* bad : {"{?", "${", "-100 %"}) CHECK(text.find(bad) == std::string::npos);
-      CHECK_FALSE(std::regex_search(text, raw));
-      CHECK(std::isfinite(r.estimated_gain_us()));
-      CHECK(r.estimated_gain_us() >= 0);
-      CHECK(r.estimated_gain_share() >= 0);
-      CHECK(r.estimated_gain_share() <= 1.0);
-      for (const auto& e : r.evidence()) {
-        INFO(e.name());
-        if (e.has_number()) CHECK(std::isfinite(e.number()));
-      }
+  for (const auto& r : report.recommendations()) {
+    ++total;
+    INFO(label << ": " << r.pack() << "/" << r.rule() << ": " << r.title());
+    std::string text = r.title() + "\n" + r.message();
+    if (r.action().has_code_hint()) text += "\n" + r.action().code_hint().hint();
+    INFO(text);
+    for (const char* bad : {"{?", "${", "-100 %"}) CHECK(text.find(bad) == std::string::npos);
+    CHECK_FALSE(std::regex_search(text, raw));
+    CHECK(std::isfinite(r.estimated_gain_us()));
+    CHECK(r.estimated_gain_us() >= 0);
+    CHECK(r.estimated_gain_share() >= 0);
+    CHECK(r.estimated_gain_share() <= 1.0);
+    // Titles name kernels by their short names: a whole templated signature is no title.
+    CHECK(r.title().size() <= 200);
+    for (const auto& e : r.evidence()) {
+      INFO(e.name());
+      if (e.has_number()) CHECK(std::isfinite(e.number()));
     }
   }
+  return total;
+}
+
+}  // namespace
+
+TEST_CASE("every finding on the inputs made here reads as text for people") {
+  int total = 0;
+  for (const auto& input : made_here_inputs())
+    total += check_text(analyze_json({input.string()}), input.filename().string());
   CHECK(total >= 50);
+}
+
+TEST_CASE("every GPU finding on the traces made for the GPU advice reads as text for people") {
+  // The traces of tests/unit/gpu_advice_traces.h: in-step and teardown syncs, device-to-host
+  // copies, shallow and deep queues, CUDA graphs, collectives by type, FP32 on A100, V100 and
+  // MI250, library and user kernels, a stub step, CUPTI ranges.
+  int total = 0;
+  for (const auto& [label, trace] : gpu_advice_traces()) {
+    TempDir dir;
+    auto path = dir.write("run.pt.trace.json", trace.json());
+    total += check_text(analyze_json({path.string()}), label);
+  }
+  CHECK(total >= 15);
 }

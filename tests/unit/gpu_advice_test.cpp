@@ -8,7 +8,7 @@
 
 #include "engine/kb/format.h"
 #include "integration/cli_support.h"
-#include "kineto_trace_builder.h"
+#include "unit/gpu_advice_traces.h"
 #include "test_support.h"
 
 using namespace perfsage;
@@ -30,26 +30,12 @@ bool any_text(const perfsage::v1::AnalysisReport& r, const std::string& needle) 
   return false;
 }
 
-// Five 10 ms steps, each with 6 ms of kernels on stream 7.
-KinetoTraceBuilder busy_steps() {
-  KinetoTraceBuilder b;
-  for (int s = 0; s < 5; ++s) {
-    double t = 1000 + s * 10000;
-    b.step(s + 1, t, 10000);
-    for (int k = 0; k < 6; ++k)
-      b.launch("cudaLaunchKernel", t + 10 + k * 1000, 5, "kernel", "my_kernel", t + 100 + k * 1000,
-               900);
-  }
-  return b;
-}
 
 }  // namespace
 
 TEST_CASE("a sync inside the steps is a finding, one after the last step is not", "[gpu][advice]") {
   SECTION("in the step") {
-    auto b = busy_steps();
-    for (int s = 0; s < 5; ++s) b.runtime("cudaDeviceSynchronize", 1000 + s * 10000 + 7000, 1500);
-    auto r = analyze_trace(b);
+    auto r = analyze_trace(sync_in_steps());
     auto f = findings(r, "gpu_runtime", "sync_api");
     REQUIRE(f.size() == 1);
     CHECK(sev(*f[0]) == "high");
@@ -57,9 +43,7 @@ TEST_CASE("a sync inside the steps is a finding, one after the last step is not"
     CHECK(f[0]->estimated_gain_us() == Approx(750));
   }
   SECTION("after the last step: profiler teardown waits for a full queue") {
-    auto b = busy_steps();
-    b.runtime("cudaDeviceSynchronize", 1000 + 5 * 10000 + 100, 40000);
-    auto r = analyze_trace(b);
+    auto r = analyze_trace(sync_after_last_step());
     CHECK(findings(r, "gpu_runtime", "sync_api").empty());
     CHECK_FALSE(any_text(r, "cudaDeviceSynchronize"));
   }
@@ -67,19 +51,8 @@ TEST_CASE("a sync inside the steps is a finding, one after the last step is not"
 
 TEST_CASE("a blocking device-to-host copy is attributed to the op that issued it",
           "[gpu][advice]") {
-  auto make = [](const char* copy_name) {
-    auto b = busy_steps();
-    for (int s = 0; s < 5; ++s) {
-      double t = 1000 + s * 10000 + 6500;
-      b.op("aten::item", t, 2000);
-      b.op("aten::_local_scalar_dense", t + 10, 1980);
-      b.launch("cudaMemcpyAsync", t + 20, 1900, "gpu_memcpy", copy_name, t + 1850, 5, 7,
-               R"("bytes": 4)");
-    }
-    return b;
-  };
   SECTION("into pageable memory: the call waits for the queue") {
-    auto r = analyze_trace(make("Memcpy DtoH (Device -> Pageable)"));
+    auto r = analyze_trace(dtoh_copy_steps("Memcpy DtoH (Device -> Pageable)"));
     auto f = findings(r, "gpu_runtime", "blocking_dtoh_copy");
     REQUIRE(f.size() == 1);
     CHECK(evidence_text(*f[0], "op") == "aten::_local_scalar_dense");
@@ -91,32 +64,11 @@ TEST_CASE("a blocking device-to-host copy is attributed to the op that issued it
     CHECK(findings(r, "gpu_runtime", "pageable_memcpy").empty());
   }
   SECTION("asynchronously into pinned memory: the host goes on") {
-    auto r = analyze_trace(make("Memcpy DtoH (Device -> Pinned)"));
+    auto r = analyze_trace(dtoh_copy_steps("Memcpy DtoH (Device -> Pinned)"));
     CHECK(findings(r, "gpu_runtime", "blocking_dtoh_copy").empty());
     CHECK(findings(r, "gpu_runtime", "sync_api").empty());
   }
 }
-
-namespace {
-
-// Five 2 ms steps of 200 tiny kernels. Shallow: the host launches each kernel just before the
-// previous one ends. Deep: the host enqueues the whole step at its start and the GPU works
-// through the queue. `call` names the enqueueing call.
-KinetoTraceBuilder tiny_kernels(bool deep, const std::string& call = "cudaLaunchKernel") {
-  KinetoTraceBuilder b;
-  for (int s = 0; s < 5; ++s) {
-    double t = 1000 + s * 2000;
-    b.step(s + 1, t, 2000);
-    for (int k = 0; k < 200; ++k) {
-      double launch = deep ? t + k * 1.0 : t + k * 9.0;
-      double start = deep ? t + 220 + k * 8.0 : launch + 7;
-      b.launch(call, launch, deep ? 0.5 : 5, "kernel", "vectorized_elementwise_kernel", start, 4);
-    }
-  }
-  return b;
-}
-
-}  // namespace
 
 TEST_CASE("launch-bound advice needs shallow queues and no CUDA graphs", "[gpu][advice]") {
   SECTION("shallow queue, short gaps between back-to-back kernels: launch-bound") {
@@ -139,23 +91,6 @@ TEST_CASE("launch-bound advice needs shallow queues and no CUDA graphs", "[gpu][
   }
 }
 
-namespace {
-
-// Five 10 ms steps: 5 ms of compute, then 3 ms of a collective on stream 20 not under compute.
-KinetoTraceBuilder exposed_collective(const std::string& kernel, int world_size) {
-  KinetoTraceBuilder b;
-  b.distributed(0, world_size);
-  for (int s = 0; s < 5; ++s) {
-    double t = 1000 + s * 10000;
-    b.step(s + 1, t, 10000);
-    b.launch("cudaLaunchKernel", t + 10, 5, "kernel", "my_kernel", t + 100, 5000);
-    b.launch("cudaLaunchKernel", t + 20, 5, "kernel", kernel, t + 5200, 3000, 20);
-  }
-  return b;
-}
-
-}  // namespace
-
 TEST_CASE("communication advice follows the collective type", "[gpu][advice]") {
   SECTION("all-reduce: DDP bucketing, with the one-rank caveat") {
     auto r = analyze_trace(
@@ -177,27 +112,6 @@ TEST_CASE("communication advice follows the collective type", "[gpu][advice]") {
     CHECK(f[0]->message().find("ranks were profiled") == std::string::npos);
   }
 }
-
-namespace {
-
-// FP32 matmuls (aten::mm on float inputs) whose kernels use no matrix units: 6 ms per 10 ms step.
-KinetoTraceBuilder fp32_matmuls(const std::string& kernel) {
-  KinetoTraceBuilder b;
-  int64_t ext = 1;
-  for (int s = 0; s < 5; ++s) {
-    double t = 1000 + s * 10000;
-    b.step(s + 1, t, 10000);
-    for (int k = 0; k < 3; ++k, ++ext) {
-      std::string id = R"("External id": )" + std::to_string(ext);
-      b.op("aten::mm", t + 10 + k * 2000, 50, id + R"(, "Input type": ["float", "float"])");
-      b.launch("cudaLaunchKernel", t + 20 + k * 2000, 5, "kernel", kernel, t + 100 + k * 2000, 2000,
-               7, id);
-    }
-  }
-  return b;
-}
-
-}  // namespace
 
 TEST_CASE("precision advice comes from the part's matrix units", "[gpu][advice]") {
   SECTION("A100: TF32 or bf16") {
@@ -235,19 +149,8 @@ TEST_CASE("precision advice comes from the part's matrix units", "[gpu][advice]"
 }
 
 TEST_CASE("occupancy advice only for kernels the user can change", "[gpu][advice]") {
-  const std::string user =
-      "void my_ns::my_kernel<float, 256, (anonymous namespace)::Functor>(float const*, float*, int)";
-  const std::string library = "void cudnn::detail::implicit_convolve_sgemm<float, float, 1024>(int)";
-  KinetoTraceBuilder b;
-  for (int s = 0; s < 5; ++s) {
-    double t = 1000 + s * 10000;
-    b.step(s + 1, t, 10000);
-    b.launch("cudaLaunchKernel", t + 10, 5, "kernel", user, t + 100, 3000, 7,
-             R"("est. achieved occupancy %": 15)");
-    b.launch("cudaLaunchKernel", t + 20, 5, "kernel", library, t + 3200, 3000, 7,
-             R"("est. achieved occupancy %": 15)");
-  }
-  auto r = analyze_trace(b);
+  const std::string& user = kUserKernel;
+  auto r = analyze_trace(library_and_user_kernels());
   auto low = findings(r, "gpu_kernels", "low_occupancy");
   REQUIRE(low.size() == 1);
   CHECK(has_subject(*low[0], user));
@@ -263,14 +166,7 @@ TEST_CASE("occupancy advice only for kernels the user can change", "[gpu][advice
 }
 
 TEST_CASE("a stub last step is left out of the mean step", "[gpu][advice]") {
-  KinetoTraceBuilder b;
-  for (int s = 0; s < 4; ++s) {
-    double t = 1000 + s * 9000;
-    b.step(s + 1, t, 9000);
-    b.launch("cudaLaunchKernel", t + 10, 5, "kernel", "my_kernel", t + 100, 8000);
-  }
-  b.step(5, 1000 + 4 * 9000, 49);
-  auto r = analyze_trace(b);
+  auto r = analyze_trace(stub_last_step());
   CHECK(r.base().us() == Approx(9000));
   CHECK(r.base().text().find("1 stub step(s)") != std::string::npos);
 }
@@ -290,24 +186,7 @@ TEST_CASE("short_name elides return types, template arguments and parameter list
 
 TEST_CASE("a CUPTI range-profiler trace is read as counters and said to be one",
           "[gpu][advice][cupti]") {
-  KinetoTraceBuilder b;
-  auto range = [&](const std::string& name, double ts, const std::string& metrics) {
-    b.gpu("cuda_profiler_range", name, ts, 1000, 0, -1, metrics);
-  };
-  // FP32: 2 x 1e9 fma + 1e6 add + 1e6 mul = 2.002 GFLOP over 300 MB: 6.67 FLOP/byte, below the
-  // A100-80GB's FP32 ridge (19.5 TFLOP/s / 2039 GB/s = 9.56).
-  const std::string fp32 =
-      R"("smsp__sass_thread_inst_executed_op_ffma_pred_on.sum": 1000000000, )"
-      R"("smsp__sass_thread_inst_executed_op_fadd_pred_on.sum": 1000000, )"
-      R"("smsp__sass_thread_inst_executed_op_fmul_pred_on.sum": 1000000, )"
-      R"("dram__bytes_read.sum": 200000000, "dram__bytes_write.sum": 100000000)";
-  range("layer1_matmul", 1000, fp32);
-  range("layer1_matmul", 2000, fp32);
-  // Tensor Core work: its FLOPs are not in the SASS counters, so no side is claimed.
-  range("attention", 3000,
-        R"("smsp__sass_thread_inst_executed_op_ffma_pred_on.sum": 1000000, )"
-        R"("sm__inst_executed_pipe_tensor.sum": 5000000, "dram__bytes_read.sum": 100000000)");
-  auto r = analyze_trace(b);
+  auto r = analyze_trace(range_profiler());
   auto trace = findings(r, "roofline", "range_profiler_trace");
   REQUIRE(trace.size() == 1);
   CHECK(evidence_number(*trace[0], "ranges") == 3);
