@@ -5,7 +5,10 @@
 //  * dtoh_copy: a device-to-host copy into pageable memory (tensor.item(), .cpu(), .tolist()),
 //    or one issued by a blocking API: it returns only when the copy is done, and the copy starts
 //    only after everything queued before it, so the host waits for the whole queue;
-//  * blocking_copy: any other copy issued by a blocking API (cudaMemcpy, hipMemcpyWithStream).
+//  * blocking_copy: any other copy issued by a blocking API (cudaMemcpy, hipMemcpyWithStream);
+//  * alloc: cudaMalloc / cudaFree and their HIP and driver twins: the caching allocator asking
+//    the driver for memory or giving it back (cudaFree synchronises the device first).
+//    Stream-ordered allocation (cudaMallocAsync, cudaFreeAsync) and pinned host memory are not.
 // Asynchronous copies to or from pinned memory do not block; a pageable host-to-device async
 // copy only stages the data (the pageable_memcpy finding), without waiting for the queue.
 #include <algorithm>
@@ -45,6 +48,14 @@ bool contains(std::string_view s, std::string_view part) {
 
 bool is_sync(std::string_view name) {
   return contains(name, "Synchronize");
+}
+
+bool is_alloc(std::string_view name) {
+  if (contains(name, "Async") || contains(name, "Host") || contains(name, "Managed")) return false;
+  for (std::string_view call : {"cudaMalloc", "cudaFree", "hipMalloc", "hipFree", "cuMemAlloc",
+                                "cuMemFree"})
+    if (name.rfind(call, 0) == 0) return true;
+  return false;
 }
 
 bool is_copy_call(std::string_view name) {
@@ -98,6 +109,8 @@ std::vector<Call> load_blocking_calls(store::Database& db, int64_t run, int64_t 
         const char* what = nullptr;
         if (is_sync(name)) {
           what = "sync";
+        } else if (is_alloc(name)) {
+          what = "alloc";
         } else if (is_copy_call(name)) {
           const bool async = contains(name, "Async");
           std::optional<Copy> copy;

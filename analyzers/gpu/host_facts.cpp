@@ -17,12 +17,16 @@ void declare_gpu_host_facts(std::vector<FactType>& out) {
       "call, issuing op) (analyzers/gpu/host_blocking.cpp): `sync` (...Synchronize), "
       "`dtoh_copy` (a device-to-host copy into pageable memory or by a blocking API: it waits "
       "for everything queued before it, as tensor.item(), .cpu() and .tolist() do) and "
-      "`blocking_copy` (other copies by a blocking API). Only time inside ProfilerSteps counts "
+      "`blocking_copy` (other copies by a blocking API) and `alloc` (cudaMalloc / cudaFree: the "
+      "caching allocator going to the driver; cudaFree synchronises the device). Only time "
+      "inside ProfilerSteps counts "
       "per step: a sync after the last step (profiler teardown, a final checkpoint) is no cost "
       "of any step.",
       "one per (kind, call, op), at most 2000, most in-step time first",
       {
-          {"kind", T::Symbol, "", "sync, dtoh_copy or blocking_copy", ""},
+          {"kind", T::Symbol, "",
+           "sync, dtoh_copy, blocking_copy or alloc (cudaMalloc/cudaFree and HIP/driver twins)",
+           ""},
           {"call", T::String, "", "runtime call (cudaStreamSynchronize, cudaMemcpyAsync, ...)",
            ""},
           {"op", T::String, "",
