@@ -424,6 +424,11 @@ CREATE TABLE gpu_range_counters(
   replay_ns INTEGER NOT NULL, flops_fp16 REAL, flops_fp32 REAL, flops_fp64 REAL,
   tensor_insts REAL, dram_bytes REAL);
 CREATE INDEX gpu_range_counters_run ON gpu_range_counters(run_id);
+CREATE TABLE gpu_collective_ranks(
+  run_id INTEGER NOT NULL, rank INTEGER NOT NULL, type TEXT NOT NULL, aligned INTEGER NOT NULL,
+  unaligned INTEGER NOT NULL, wait_ns INTEGER NOT NULL, transfer_ns INTEGER NOT NULL,
+  last_count INTEGER NOT NULL, clock_offset_ns INTEGER NOT NULL);
+CREATE INDEX gpu_collective_ranks_run ON gpu_collective_ranks(run_id);
 )sql",
 };
 

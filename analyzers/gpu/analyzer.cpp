@@ -84,6 +84,13 @@ CREATE TABLE gpu_range_counters(
   tensor_insts REAL, dram_bytes REAL);
 CREATE INDEX gpu_range_counters_run ON gpu_range_counters(run_id);
 )sql"});
+  a.writes.push_back({"gpu_collective_ranks", R"sql(
+CREATE TABLE gpu_collective_ranks(
+  run_id INTEGER NOT NULL, rank INTEGER NOT NULL, type TEXT NOT NULL, aligned INTEGER NOT NULL,
+  unaligned INTEGER NOT NULL, wait_ns INTEGER NOT NULL, transfer_ns INTEGER NOT NULL,
+  last_count INTEGER NOT NULL, clock_offset_ns INTEGER NOT NULL);
+CREATE INDEX gpu_collective_ranks_run ON gpu_collective_ranks(run_id);
+)sql"});
   a.adds_to = {"steps"};
   a.run = [](store::Database& db, int64_t run_id, const AnalyzerResources& /*resources*/) {
     gpu::analyze_gpu_run(db, run_id);

@@ -42,6 +42,9 @@ void compute_host_blocking(store::Database& db, int64_t run_id);
 void compute_queue_depth(store::Database& db, int64_t run_id);
 // Collective kernels per rank and type (AllReduce, SendRecv, ...): gpu_collectives.
 void compute_collectives(store::Database& db, int64_t run_id);
+// Collectives of each type aligned across ranks: each rank's wait for the last rank and its
+// transfer time, after removing the ranks' clock offsets: gpu_collective_ranks.
+void compute_collective_alignment(store::Database& db, int64_t run_id);
 // Counters of CUPTI range-profiler ranges per rank and range name: gpu_range_counters.
 void compute_range_counters(store::Database& db, int64_t run_id);
 // The collective type of a communication kernel from its "Collective name" argument or name.

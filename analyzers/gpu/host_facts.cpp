@@ -1,7 +1,8 @@
-// Fact types of the host's side of a GPU run: host_blocking (calls that stop the CPU until the
-// GPU catches up, inside or outside the steps, with the op that issued them), gpu_queue (HTA's
-// queue length per rank's busiest stream, graph launches) and collective (collective kernels by
-// type). Definitions: docs/gpu-definitions.md.
+// Fact types of the host's side of a GPU run and of its collectives: host_blocking (calls that
+// stop the CPU until the GPU catches up, inside or outside the steps, with the op that issued
+// them), gpu_queue (HTA's queue length per rank's busiest stream, graph launches), collective
+// (collective kernels by type) and collective_wait (collectives aligned across ranks: waiting
+// vs transfer). Definitions: docs/gpu-definitions.md.
 #include "analyzers/core/fact_types.h"
 
 namespace perfsage::analyzers {
@@ -157,6 +158,45 @@ SELECT type, kernels, ns / 1000.0 AS total_us, ns / 1000.0 / (SELECT units FROM 
   ranks, (SELECT count(DISTINCT rank) FROM c) AS profiled_ranks,
   coalesce((SELECT max(world_size) FROM ranks WHERE run_id = ?1), 0) AS world_size
 FROM t ORDER BY ns DESC, type)sql"});
+
+  out.push_back(FactType{
+      "collective_wait",
+      "Collectives of one type aligned across the profiled ranks (analyzers/gpu/"
+      "collective_alignment.cpp): the n-th collective of a type is the same on every rank; the "
+      "last rank to start it sets the start of the transfer, and each rank's time before that is "
+      "waiting. Clock offsets between the ranks' hosts are removed first (the median difference "
+      "of the collectives' ends). Absent with fewer than two ranks of a type.",
+      "one per collective type run on at least two profiled ranks",
+      {
+          {"type", T::Symbol, "", "collective type (AllReduce, AllGather, ...)", "Other"},
+          {"ranks", T::Integer, "count", "ranks aligned", ""},
+          {"aligned", T::Integer, "count", "collectives aligned on every rank", ""},
+          {"unaligned", T::Integer, "count",
+           "collectives beyond the shortest rank's count (ranks that recorded more)", ""},
+          {"wait_us", T::Float, "us", "waiting for the last rank, summed over ranks", ""},
+          {"transfer_us", T::Float, "us", "the rest of the kernels' time, summed over ranks", ""},
+          {"wait_share", T::Float, "ratio", "wait_us / (wait_us + transfer_us)", ""},
+          {"wait_per_base_us", T::Float, "us",
+           "wait_us per base unit (one rank's step, else the run)", ""},
+          {"wait_base_share", T::Float, "ratio", "wait_per_base_us / run base_us", ""},
+          {"straggler", T::Integer, "", "the rank that arrived last most often", ""},
+          {"straggler_last", T::Integer, "count", "collectives it arrived last at", ""},
+          {"max_clock_offset_us", T::Float, "us", "largest clock offset removed", ""},
+      },
+      R"sql(WITH {common},
+c AS MATERIALIZED (SELECT * FROM gpu_collective_ranks WHERE run_id = ?1),
+s AS (SELECT type, rank, last_count, row_number() OVER (PARTITION BY type
+        ORDER BY last_count DESC, rank) AS i FROM c),
+t AS (SELECT type, count(*) AS ranks, max(aligned) AS aligned, sum(unaligned) AS unaligned,
+        sum(wait_ns) / 1000.0 AS wait_us, sum(transfer_ns) / 1000.0 AS transfer_us,
+        max(abs(clock_offset_ns)) / 1000.0 AS max_offset FROM c GROUP BY type)
+SELECT t.type, t.ranks, t.aligned, t.unaligned, t.wait_us, t.transfer_us,
+  coalesce(t.wait_us / nullif(t.wait_us + t.transfer_us, 0), 0.0) AS wait_share,
+  t.wait_us / (SELECT units FROM base) AS wait_per_base_us,
+  coalesce(t.wait_us / (SELECT units FROM base) / nullif((SELECT us FROM base), 0), 0.0)
+    AS wait_base_share,
+  s.rank AS straggler, s.last_count AS straggler_last, t.max_offset AS max_clock_offset_us
+FROM t JOIN s ON s.type = t.type AND s.i = 1 ORDER BY t.wait_us DESC)sql"});
 }
 
 }  // namespace perfsage::analyzers

@@ -194,6 +194,7 @@ void analyze_gpu_run(store::Database& db, int64_t run_id, const GpuAnalysisOptio
   compute_host_blocking(db, run_id);
   compute_queue_depth(db, run_id);
   compute_collectives(db, run_id);
+  compute_collective_alignment(db, run_id);
   compute_range_counters(db, run_id);
   compute_launch_ops(db, run_id);
   compute_kernel_groups(db, run_id);

@@ -201,3 +201,23 @@ TEST_CASE("a CUPTI range-profiler trace is read as counters and said to be one",
   CHECK(findings(r, "gpu_iteration").empty());
   CHECK(findings(r, "gpu_runtime").empty());
 }
+
+TEST_CASE("with every rank given, collectives split into waiting and transfer", "[gpu][advice]") {
+  // Rank 1 computes 2 ms longer; its clock runs 5 ms ahead, which aligning the all-reduces' ends
+  // removes. Rank 0 waits 2 ms in each of 5 all-reduces: 10 ms over 10 rank-steps of 10 ms.
+  TempDir dir;
+  auto r0 = dir.write("rank0.pt.trace.json", ddp_rank(0, 5000).json());
+  auto r1 = dir.write("rank1.pt.trace.json", ddp_rank(1, 5000).json());
+  auto r = analyze_json({r0.string(), r1.string()});
+  auto f = findings(r, "gpu_iteration", "collective_straggler");
+  REQUIRE(f.size() == 1);
+  CHECK(evidence_number(*f[0], "straggler") == 1);
+  CHECK(evidence_number(*f[0], "straggler_last") == 5);
+  CHECK(evidence_number(*f[0], "wait_us") == Approx(10000));
+  CHECK(evidence_number(*f[0], "wait_per_step_us") == Approx(1000));
+  CHECK(evidence_number(*f[0], "max_clock_offset_us") == Approx(5000));
+  // Both ranks profiled: no one-rank caveat on the exposed communication.
+  auto exposed = findings(r, "gpu_iteration", "exposed_communication");
+  REQUIRE(exposed.size() == 1);
+  CHECK(exposed[0]->message().find("ranks were profiled") == std::string::npos);
+}

@@ -146,6 +146,25 @@ inline KinetoTraceBuilder range_profiler() {
   return b;
 }
 
+// Rank `rank` of a two-rank DDP job: five 10 ms steps of 5 ms compute, then an all-reduce that
+// ends at the same moment on both ranks. Rank 1 computes 2 ms longer, so rank 0 waits 2 ms in
+// every all-reduce; rank 1's host clock runs `skew_us` ahead of rank 0's.
+inline KinetoTraceBuilder ddp_rank(int rank, double skew_us) {
+  KinetoTraceBuilder b;
+  b.distributed(rank, 2);
+  const double late = rank == 1 ? 2000 : 0, shift = rank == 1 ? skew_us : 0;
+  for (int s = 0; s < 5; ++s) {
+    double t = 1000 + s * 10000 + shift;
+    b.step(s + 1, t, 10000);
+    b.launch("cudaLaunchKernel", t + 10, 5, "kernel", "my_kernel", t + 100, 5000 + late);
+    double comm_start = t + 5200 + late, comm_end = t + 8200;
+    b.launch("cudaLaunchKernel", t + 20, 5, "kernel",
+             "ncclKernel_AllReduce_RING_LL_Sum_float(ncclWorkElem)", comm_start,
+             comm_end - comm_start, 20);
+  }
+  return b;
+}
+
 // Every trace above, named, with the devices the precision advice depends on.
 inline std::vector<std::pair<std::string, KinetoTraceBuilder>> gpu_advice_traces() {
   std::vector<std::pair<std::string, KinetoTraceBuilder>> out = {

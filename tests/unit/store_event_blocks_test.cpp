@@ -214,6 +214,7 @@ DROP TABLE action_audit; DROP TABLE action_verdicts; DROP TABLE gpu_time_breakdo
 DROP TABLE findings; DROP TABLE pack_results; DROP TABLE comm_ops; DROP TABLE graph_cleanups;
 DROP TABLE host_op_self; DROP TABLE host_blocking; DROP TABLE gpu_queues;
 DROP TABLE gpu_collectives; DROP TABLE gpu_range_counters;
+DROP TABLE gpu_collective_ranks;
 ALTER TABLE hardware_specs DROP COLUMN vendor; ALTER TABLE hardware_specs DROP COLUMN arch;
 ALTER TABLE hardware_specs DROP COLUMN isa; ALTER TABLE hardware_specs DROP COLUMN matrix_fp16;
 ALTER TABLE hardware_specs DROP COLUMN matrix_bf16; ALTER TABLE hardware_specs DROP COLUMN matrix_tf32;

@@ -84,7 +84,7 @@ TEST_CASE("the run-status migration: old analysed runs complete, duplicates keep
     // 25: the GPU host-blocking, queue and collective tables.
     db.exec(
         "DROP TABLE host_blocking; DROP TABLE gpu_queues; DROP TABLE gpu_collectives; "
-        "DROP TABLE gpu_range_counters");
+        "DROP TABLE gpu_range_counters; DROP TABLE gpu_collective_ranks");
     db.exec("DELETE FROM schema_version WHERE version >= " + std::to_string(version));
   }
   Database db(path);

@@ -1,0 +1,115 @@
+// Collectives aligned across ranks (docs/gpu-definitions.md, "Wait and transfer"): on one rank a
+// collective kernel runs from the moment that rank enters it until all ranks have moved the
+// data, so its duration is the wait for the last rank plus the transfer. With every rank's trace
+// the two can be told apart. The n-th collective of a type on one rank is the n-th on every rank
+// (PyTorch issues collectives in the same order on all ranks of a process group). Per collective:
+// the last rank to start sets the start of the transfer; each rank's wait is that start minus its
+// own, its transfer the rest of its kernel.
+// Ranks' traces come from different hosts, whose clocks disagree. A collective ends at almost the
+// same moment on every rank, so each rank's clock offset is taken as the median difference of its
+// collectives' ends to the first rank's, and removed before the starts are compared.
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "analyzers/gpu/device_spans.h"
+#include "analyzers/gpu/gpu_analysis.h"
+#include "store/bind.h"
+#include "store/block_scan.h"
+#include "store/records.h"
+#include "store/text_hash.h"
+
+namespace perfsage::analyzers::gpu {
+namespace {
+
+struct Span {
+  int64_t start, end;
+};
+
+int64_t median(std::vector<int64_t> v) {
+  if (v.empty()) return 0;
+  std::nth_element(v.begin(), v.begin() + static_cast<long>(v.size() / 2), v.end());
+  return v[v.size() / 2];
+}
+
+}  // namespace
+
+void compute_collective_alignment(store::Database& db, int64_t run) {
+  db.prepare("DELETE FROM gpu_collective_ranks WHERE run_id=?1").bind(1, run).run();
+  const auto& schema = store::device_event_schema();
+  auto col = [&](const char* name) { return store::column_index(schema, name); };
+  const int c_rank = col("rank"), c_name = col("name"), c_start = col("start_ns"),
+            c_dur = col("dur_ns"), c_args = col("args");
+  // type -> rank -> kernels in start order
+  std::map<std::string, std::map<int64_t, std::vector<Span>>> by_type;
+  std::unordered_map<std::string, bool, store::TextHash, std::equal_to<>> comm_name;
+  store::BlockScan scan(db, schema, run, std::string("kernel"),
+                        {"rank", "name", "start_ns", "dur_ns", "args"});
+  while (scan.next()) {
+    auto& b = scan.block();
+    for (size_t r = 0; r < b.rows(); ++r) {
+      std::string_view name = b.text_at(c_name, r);
+      std::string_view args = b.is_null(c_args, r) ? std::string_view() : b.text_at(c_args, r);
+      auto it = comm_name.find(name);
+      if (it == comm_name.end())
+        it = comm_name.emplace(std::string(name), is_comm_kernel(name, {})).first;
+      if (!it->second && !is_comm_kernel({}, args)) continue;
+      int64_t start = b.int_at(c_start, r);
+      by_type[collective_type(name, args)][b.int_at(c_rank, r)].push_back(
+          {start, start + b.int_at(c_dur, r)});
+    }
+  }
+  auto insert = db.prepare(
+      "INSERT INTO gpu_collective_ranks VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9)");
+  for (auto& [type, ranks] : by_type) {
+    if (ranks.size() < 2) continue;  // one rank: nothing to align against
+    size_t aligned = std::numeric_limits<size_t>::max();
+    for (auto& [rank, spans] : ranks) {
+      std::sort(spans.begin(), spans.end(),
+                [](const Span& a, const Span& b) { return a.start < b.start; });
+      aligned = std::min(aligned, spans.size());
+    }
+    // Clock offsets from the ends of the aligned collectives, against the first rank.
+    const auto& ref = ranks.begin()->second;
+    std::map<int64_t, int64_t> offset;
+    for (const auto& [rank, spans] : ranks) {
+      std::vector<int64_t> d;
+      for (size_t i = 0; i < aligned; ++i) d.push_back(spans[i].end - ref[i].end);
+      offset[rank] = median(std::move(d));
+    }
+    struct Totals {
+      int64_t wait = 0, transfer = 0, last = 0;
+    };
+    std::map<int64_t, Totals> totals;
+    for (size_t i = 0; i < aligned; ++i) {
+      int64_t latest = std::numeric_limits<int64_t>::min(), last_rank = 0;
+      for (const auto& [rank, spans] : ranks) {
+        int64_t start = spans[i].start - offset[rank];
+        if (start > latest) {
+          latest = start;
+          last_rank = rank;
+        }
+      }
+      ++totals[last_rank].last;
+      for (const auto& [rank, spans] : ranks) {
+        const int64_t start = spans[i].start - offset[rank], end = spans[i].end - offset[rank];
+        Totals& t = totals[rank];
+        const int64_t wait = std::min(latest, end) - start;
+        t.wait += wait;
+        t.transfer += end - start - wait;
+      }
+    }
+    for (const auto& [rank, spans] : ranks) {
+      const Totals& t = totals[rank];
+      store::insert(insert, run, rank, type, static_cast<int64_t>(aligned),
+                    static_cast<int64_t>(spans.size() - aligned), t.wait, t.transfer, t.last,
+                    offset[rank]);
+    }
+  }
+}
+
+}  // namespace perfsage::analyzers::gpu
