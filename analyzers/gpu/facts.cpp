@@ -361,7 +361,9 @@ FROM ko GROUP BY name, op ORDER BY total_us DESC LIMIT 20000)sql"});
           {"tc_us", T::Float, "us", "time in Tensor-Core kernels", ""},
           {"eligible_us", T::Float, "us", "time in kernels launched by eligible ops", ""},
           {"eligible_fp32_us", T::Float, "us",
-           "eligible-op kernel time on FP32 inputs in non-Tensor-Core kernels", ""},
+           "eligible-op kernel time on FP32 inputs in non-Tensor-Core kernels (FP32 from the "
+           "op's recorded input types, else from an sgemm kernel name)",
+           ""},
           {"eligible_share", T::Float, "ratio", "eligible_us / kernel_us", ""},
           {"fp32_share", T::Float, "ratio", "eligible_fp32_us / kernel_us", ""},
           {"tc_share", T::Float, "ratio", "tc_us / kernel_us", ""},
@@ -373,7 +375,11 @@ spec AS (SELECT coalesce(vendor, 'unknown') AS vendor, coalesce(arch, '') AS arc
            coalesce(matrix_fp16, 'unknown') AS fp16, coalesce(matrix_bf16, 'unknown') AS bf16,
            coalesce(matrix_tf32, 'unknown') AS tf32 FROM hardware_specs WHERE run_id = ?1 LIMIT 1),
 f32 AS (SELECT op, sum(dur_ns) AS ns FROM ko WHERE eligible = 1 AND tc = 0
-        AND (types LIKE '%"float"%' OR types LIKE '%"float32"%') GROUP BY op)
+        AND (types LIKE '%"float"%' OR types LIKE '%"float32"%'
+             -- Without recorded input types (record_shapes=False) an "sgemm" kernel (cuBLAS's
+             -- and cuDNN's single-precision GEMMs, volta_sgemm_*, implicit_convolve_sgemm) is
+             -- FP32 on CUDA cores by its name.
+             OR ((types IS NULL OR types = '') AND name GLOB '*sgemm*')) GROUP BY op)
 SELECT coalesce((SELECT major FROM hw), 0) AS compute_major,
   coalesce((SELECT vendor FROM spec), 'unknown') AS vendor, coalesce((SELECT arch FROM spec), '') AS arch,
   coalesce((SELECT fp16 FROM spec), 'unknown') AS matrix_fp16,
