@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -20,20 +21,51 @@ inline size_t count_in(const std::string& text, const std::string& what) {
 inline std::filesystem::path source_dir() {
   return PERFSAGE_SOURCE_DIR;
 }
+// ../shared/samples as configured; the environment's PERFSAGE_SAMPLES_DIR overrides it (to run
+// a suite against another copy, or to see that cases without samples are reported skipped).
 inline std::filesystem::path samples_dir() {
+  if (const char* env = std::getenv("PERFSAGE_SAMPLES_DIR"); env && *env) return env;
   return PERFSAGE_SAMPLES_DIR;
 }
 inline bool have_samples() {
   return std::filesystem::exists(samples_dir() / "README.md");
 }
 
-// Skips the current test case with a message when ../shared/samples is absent.
-#define PERFSAGE_REQUIRE_SAMPLES()                                              \
-  do {                                                                          \
-    if (!perfsage::test::have_samples()) {                                      \
-      WARN("skipped: ../shared/samples not found at " << PERFSAGE_SAMPLES_DIR); \
-      return;                                                                   \
-    }                                                                           \
+// ctest's SKIP_RETURN_CODE for the test programs (tests/CMakeLists.txt).
+constexpr int kSkipReturnCode = 77;
+
+// Test cases that could not run in this process (tests/test_main.cpp reports them to ctest).
+inline int& skipped_counter() {
+  static int n = 0;
+  return n;
+}
+inline int skipped_cases() {
+  return skipped_counter();
+}
+inline void note_skipped() {
+  ++skipped_counter();
+}
+
+// Where ../shared must be present (CI checks out shared/ beside the project), a case that
+// needs it fails instead of skipping.
+inline bool samples_required() {
+  const char* ci = std::getenv("CI");
+  const char* required = std::getenv("PERFSAGE_REQUIRE_SHARED");
+  return (ci && std::string(ci) == "true") || (required && std::string(required) == "1");
+}
+
+// Skips the current test case when ../shared/samples is absent: the program then exits with
+// kSkipReturnCode and ctest reports it skipped. In CI it fails the case instead.
+#define PERFSAGE_REQUIRE_SAMPLES()                                                        \
+  do {                                                                                    \
+    if (!perfsage::test::have_samples()) {                                                \
+      if (perfsage::test::samples_required())                                             \
+        FAIL("../shared/samples not found at " << perfsage::test::samples_dir()            \
+                                               << " (required: CI or PERFSAGE_REQUIRE_SHARED=1)"); \
+      WARN("skipped: ../shared/samples not found at " << perfsage::test::samples_dir());  \
+      perfsage::test::note_skipped();                                                     \
+      return;                                                                             \
+    }                                                                                     \
   } while (0)
 
 // A fresh temporary directory removed when the object goes out of scope.
