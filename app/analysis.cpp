@@ -1,4 +1,5 @@
 #include "app/analysis.h"
+#include "app/job_identity.h"
 
 #include <spdlog/spdlog.h>
 #include <unistd.h>
@@ -58,25 +59,6 @@ double ms_since(std::chrono::steady_clock::time_point start) {
       .count();
 }
 
-// An input as the run records it: absolute, normal, without a trailing separator, so `dir/` and
-// `dir` give the same run header and byte-identical reports.
-fs::path normal_input(const fs::path& input) {
-  fs::path p = fs::absolute(input).lexically_normal();
-  if (p.filename().empty() && p.has_parent_path() && p != p.root_path()) p = p.parent_path();
-  return p;
-}
-
-std::string default_job(const std::vector<fs::path>& normal_inputs) {
-  if (normal_inputs.empty()) return "";
-  std::string name = normal_inputs.front().filename().string();
-  for (const char* ext : {".gz", ".json", ".csv", ".txt", ".onnx"}) {
-    if (name.size() > std::string(ext).size() && name.ends_with(ext)) {
-      name.resize(name.size() - std::string(ext).size());
-    }
-  }
-  return name;
-}
-
 void progress(const AnalysisRequest& req, std::string_view stage, double fraction) {
   if (req.progress) req.progress(stage, fraction);
 }
@@ -102,8 +84,7 @@ Result<Ingested> ingest(store::Database& db, const AnalysisRequest& req, const K
     std::error_code ec;
     if (!fs::exists(p, ec)) return Error{ErrorKind::input, p.string() + ": no such file or folder"};
   }
-  std::vector<fs::path> normal_inputs;
-  for (const auto& p : req.inputs) normal_inputs.push_back(normal_input(p));
+  const std::vector<fs::path> normal_inputs = app::normal_inputs(req.inputs);
   auto files = collectors::expand_inputs(normal_inputs);
   if (limits.max_input_bytes > 0) {
     uint64_t total = 0;

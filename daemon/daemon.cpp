@@ -16,6 +16,7 @@
 #include <map>
 #include <thread>
 
+#include "app/job_identity.h"
 #include "collectors/common/collector.h"
 #include "collectors/ingest.h"
 #include "daemon/systemd_notify.h"
@@ -38,10 +39,11 @@ int64_t wall_ms() {
       .count();
 }
 
-// What a run looks like now: the fingerprint the store gives the same input set.
+// What a run looks like now: the fingerprint the store gives the same input set (app's one
+// identity of inputs, as the CLI computes it).
 std::optional<std::string> signature_of(const fs::path& run) {
   try {
-    return collectors::fingerprint_inputs(collectors::expand_inputs({run}));
+    return app::input_fingerprint({run});
   } catch (const std::exception&) {
     return std::nullopt;  // gone meanwhile
   }
@@ -127,9 +129,11 @@ SubmitOutcome Daemon::submit(const std::string& path_text, const std::string& jo
     out.error = "path must be absolute (the daemon's working folder means nothing to a client)";
     return out;
   }
+  // The same normal path the CLI records, so that a watched run submitted over the API is found
+  // in its watch root (its job named by the watch rule) and fingerprinted as the CLI does.
+  path = app::normal_input(path);
   std::error_code ec;
-  path = fs::weakly_canonical(path, ec);
-  if (ec || !fs::exists(path, ec)) {
+  if (!fs::exists(path, ec)) {
     out.error = path_text + ": no such file or folder (as seen by the daemon)";
     return out;
   }

@@ -4,6 +4,8 @@
 
 #include <charconv>
 
+#include "app/job_identity.h"
+
 namespace perfsage::daemon {
 namespace fs = std::filesystem;
 namespace {
@@ -34,13 +36,6 @@ std::optional<std::vector<std::string>> relative_components(const fs::path& root
   return out;
 }
 
-std::string strip_trace_extensions(std::string name) {
-  for (const char* ext : {".gz", ".json", ".csv", ".txt", ".onnx", ".pt.trace"}) {
-    std::string e = ext;
-    if (name.size() > e.size() && name.ends_with(e)) name.resize(name.size() - e.size());
-  }
-  return name;
-}
 
 }  // namespace
 
@@ -104,7 +99,7 @@ std::string job_name(const WatchRoot& root, const std::vector<std::string>& comp
     }
     std::string key = t.substr(i + 1, close - i - 1);
     if (key == "name") {
-      out += components.empty() ? "" : strip_trace_extensions(components.back());
+      out += components.empty() ? "" : app::job_from_name(components.back());
     } else if (key == "root") {
       out += root.path.lexically_normal().filename().string();
     } else {
