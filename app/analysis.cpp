@@ -12,6 +12,7 @@
 #include "app/report.h"
 #include "collectors/ingest.h"
 #include "engine/evaluator.h"
+#include "engine/kb/format.h"
 #include "store/background_checkpoint.h"
 #include "store/results.h"
 #include "store/run_lock.h"
@@ -93,9 +94,11 @@ Result<Ingested> ingest(store::Database& db, const AnalysisRequest& req, const K
       total += fs::file_size(f.path, ec);
     }
     if (total > limits.max_input_bytes)
-      return Error{ErrorKind::input, "the inputs hold " + std::to_string(total >> 20) +
-                                         " MiB, more than the configured limit of " +
-                                         std::to_string(limits.max_input_bytes >> 20) + " MiB"};
+      return Error{ErrorKind::input,
+                   "the inputs hold " + engine::format_bytes(static_cast<double>(total)) +
+                       ", more than the configured limit of " +
+                       engine::format_bytes(static_cast<double>(limits.max_input_bytes)) +
+                       " (limits.max_input)"};
   }
   std::string fp = collectors::fingerprint_inputs(files);
   // Another perfsage storing the same inputs into this store finishes first (its run is then

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "app/config_units.h"
+
 namespace perfsage::app {
 namespace fs = std::filesystem;
 namespace {
@@ -113,13 +115,48 @@ void ConfigReader::read_kb(const YAML::Node& kb, AppConfig& cfg) {
 void ConfigReader::read_limits(const YAML::Node& limits, Limits& out) {
   if (!limits.IsMap()) throw Bad{limits.Mark(), "limits must be a map"};
   keys(limits, "limits",
-       {"pack_time_ms", "pack_memory_mib", "pack_max_firings", "isolate", "max_input_mib"});
+       {"pack_time", "pack_memory", "pack_max_firings", "isolate", "max_input", "pack_time_ms",
+        "pack_memory_mib", "max_input_mib"});
+  // Durations and sizes take the one unit syntax of every section (app/config_units.h); the
+  // former unit-in-the-name keys still read, with a warning naming the new spelling.
+  auto duration = [&](const YAML::Node& v, const std::string& what, std::chrono::milliseconds lo,
+                      std::chrono::milliseconds hi) {
+    auto d = v.IsScalar() ? parse_duration(v.as<std::string>()) : std::nullopt;
+    if (!d || *d < lo || *d > hi)
+      throw Bad{v.Mark(), what + " must be a duration such as 500ms, 10s or 2m, between " +
+                              std::to_string(lo.count()) + "ms and " +
+                              std::to_string(hi.count() / 1000) + "s"};
+    return *d;
+  };
+  auto size = [&](const YAML::Node& v, const std::string& what, uint64_t lo, uint64_t hi) {
+    auto b = v.IsScalar() ? parse_size(v.as<std::string>()) : std::nullopt;
+    if (!b || *b < lo || *b > hi)
+      throw Bad{v.Mark(), what + " must be a size such as 512MiB or 4GiB, between " +
+                              std::to_string(lo >> 20) + "MiB and " + std::to_string(hi >> 20) +
+                              "MiB"};
+    return *b;
+  };
+  auto old_key = [&](const char* key, const char* now, const std::string& example) {
+    if (auto v = limits[key])
+      warn(v, "limits",
+           std::string("limits.") + key + " is the former spelling: write limits." + now + ": " +
+               example);
+  };
+  old_key("pack_time_ms", "pack_time", "10s");
+  old_key("pack_memory_mib", "pack_memory", "512MiB");
+  old_key("max_input_mib", "max_input", "20GiB");
   if (auto v = limits["pack_time_ms"])
     out.pack_budget.time =
         std::chrono::milliseconds(static_cast<long>(number(v, "limits.pack_time_ms", 1, 3600000)));
+  if (auto v = limits["pack_time"])
+    out.pack_budget.time = duration(v, "limits.pack_time", std::chrono::milliseconds(1),
+                                    std::chrono::hours(1));
   if (auto v = limits["pack_memory_mib"])
     out.pack_budget.memory_bytes =
         static_cast<size_t>(number(v, "limits.pack_memory_mib", 16, 1 << 20)) << 20;
+  if (auto v = limits["pack_memory"])
+    out.pack_budget.memory_bytes =
+        static_cast<size_t>(size(v, "limits.pack_memory", 16ull << 20, 1ull << 40));
   if (auto v = limits["pack_max_firings"])
     out.pack_budget.max_firings =
         static_cast<int64_t>(number(v, "limits.pack_max_firings", 1, 1e12));
@@ -132,6 +169,7 @@ void ConfigReader::read_limits(const YAML::Node& limits, Limits& out) {
   }
   if (auto v = limits["max_input_mib"])
     out.max_input_bytes = static_cast<uint64_t>(number(v, "limits.max_input_mib", 0, 1e9)) << 20;
+  if (auto v = limits["max_input"]) out.max_input_bytes = size(v, "limits.max_input", 0, 1ull << 60);
 }
 
 }  // namespace

@@ -101,9 +101,9 @@ DaemonConfigLoad read_daemon_config(const std::filesystem::path& file);
 // one is required, watch folders that exist).
 void validate(DaemonConfigLoad& load);
 
-// "250ms", "2s", "1.5m", "1h", or a number of seconds.
+// The one unit syntax of every section (app/config_units.h): "250ms", "2s", "1.5m", "1h", or a
+// number of seconds; "4GiB", "512MiB", "100MB", "64k", or a number of bytes.
 std::optional<Millis> parse_duration(const std::string& text);
-// "4GiB", "512MiB", "100MB", "64k", or a number of bytes.
 std::optional<uint64_t> parse_size(const std::string& text);
 
 }  // namespace perfsage::daemon

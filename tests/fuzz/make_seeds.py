@@ -101,9 +101,9 @@ def seeds(target, max_bytes):
             yield None, p.read_bytes()
         yield None, (b"kb:\n  paths: [packs]\n  packs: [aicpu, 'gpu_*']\n  enable: [tag:ascend]\n"
                      b"  disable: [aicpu.small_tasks]\n  params: {aicpu: {min_task_us: 50}}\n"
-                     b"  min_maturity: incubating\n  builtin: true\nlimits:\n  pack_time_ms: 2000\n"
-                     b"  pack_memory_mib: 256\n  pack_max_firings: 100000\n  isolate: untrusted\n"
-                     b"  max_input_mib: 1024\n")
+                     b"  min_maturity: incubating\n  builtin: true\nlimits:\n  pack_time: 2s\n"
+                     b"  pack_memory: 256MiB\n  pack_max_firings: 100000\n  isolate: untrusted\n"
+                     b"  max_input: 1GiB\n  pack_time_ms: 2000\n")
     else:
         sys.exit(f"make_seeds.py: unknown target {target}")
 

@@ -113,7 +113,7 @@ TEST_CASE("a cross-product join is stopped by the OS limits within its budget") 
       "      (list-item (list e) (value ?e)) (test (< ?a -1))";
   auto start = std::chrono::steady_clock::now();
   auto o = analyze_with(dir, std::string(kHead) + lists + rule(when),
-                        "limits:\n  pack_time_ms: 2000\n  pack_memory_mib: 256\n");
+                        "limits:\n  pack_time: 2s\n  pack_memory: 256MiB\n");
   double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   check_contained(o, "budget_exceeded", "");
   CHECK(o.pack("hostile")->isolated());
@@ -231,7 +231,9 @@ TEST_CASE("configs with wrong shapes are usage errors naming the line") {
        {"kb:\n  paths: [{a: 1}]\n", "kb:\n  params: {aicpu: {min_task_us: [1]}}\n",
         "kb:\n  params: {aicpu: {min_task_us: 1e999999}}\n", "kb: 5\n", "\"just a string\"\n",
         "kb:\n  params: {aicpu: {min_task_us: fast}}\n", "kb:\n  paths: [no/such/folder]\n",
-        "kb:\n  params: {nosuchpack: {x: 1}}\n", "limits:\n  pack_time_ms: -5\n"}) {
+        "kb:\n  params: {nosuchpack: {x: 1}}\n", "limits:\n  pack_time_ms: -5\n",
+        "limits:\n  pack_time: fast\n", "limits:\n  pack_memory: 3 parsecs\n",
+        "limits:\n  pack_memory: 1KiB\n", "limits:\n  max_input: [1]\n"}) {
     INFO(text);
     auto cfg = dir.write("c.yaml", text);
     auto r = run_command("analyze", {example(), "--config", cfg.string()});
@@ -239,3 +241,23 @@ TEST_CASE("configs with wrong shapes are usage errors naming the line") {
     CHECK_THAT(r.err, Catch::Contains(cfg.string() + ":") || Catch::Contains("no/such/folder"));
   }
 }
+
+TEST_CASE("limits take the one unit syntax; the former keys still read, with a warning") {
+  TempDir dir;
+  auto now = dir.write("now.yaml", "limits:\n  pack_time: 30s\n  pack_memory: 512MiB\n  max_input: 1GiB\n");
+  auto r = run_command("analyze", {example(), "--config", now.string()});
+  CHECK(r.code == 0);
+  CHECK_THAT(r.err, !Catch::Contains("former spelling"));
+  auto old = dir.write("old.yaml", "limits:\n  pack_time_ms: 30000\n  pack_memory_mib: 512\n");
+  r = run_command("analyze", {example(), "--config", old.string()});
+  CHECK(r.code == 0);
+  CHECK_THAT(r.err, Catch::Contains("limits.pack_time_ms is the former spelling: write "
+                                    "limits.pack_time: 10s"));
+  CHECK_THAT(r.err, Catch::Contains(old.string() + ":2"));
+  // A limit too small for the example's inputs is enforced in its new spelling.
+  auto tiny = dir.write("tiny.yaml", "limits:\n  max_input: 1k\n");
+  r = run_command("analyze", {example(), "--config", tiny.string()});
+  CHECK(r.code == kExitInput);
+  CHECK_THAT(r.err, Catch::Contains("more than the configured limit"));
+}
+
