@@ -36,7 +36,9 @@ void declare_gpu_range_facts(std::vector<FactType>& out) {
            "none"},
           {"intensity", T::Float, "FLOP/byte", "flops / dram_bytes (-1 unknown)", "-1.0"},
           {"ridge", T::Float, "FLOP/byte",
-           "the part's peak of that precision / its bandwidth (-1 unknown)", "-1.0"},
+           "the part's FP32 CUDA-core peak / its bandwidth for FP32 ranges; -1 otherwise (the "
+           "FP16 peak on record is the Tensor Cores', not the CUDA cores' the counters count)",
+           "-1.0"},
           {"side", T::Symbol, "", "memory (intensity below the ridge), compute, or unknown",
            "unknown"},
           {"share", T::Float, "ratio", "flops / FLOPs of all ranges", ""},
@@ -52,8 +54,10 @@ x AS (SELECT c.*, coalesce(h, 0) + coalesce(f, 0) + coalesce(d, 0) AS flops,
              WHEN coalesce(f, 0) > 0 AND f >= coalesce(d, 0) THEN 'fp32'
              WHEN coalesce(d, 0) > 0 THEN 'fp64' ELSE 'none' END AS precision FROM c),
 y AS (SELECT x.*, CASE WHEN b > 0 AND flops > 0 THEN flops / b END AS intensity,
-        CASE precision WHEN 'fp16' THEN (SELECT peak_fp16 FROM hw)
-                       WHEN 'fp32' THEN (SELECT peak_fp32 FROM hw) END
+        -- The SASS counters count CUDA-core work: FP32's roof is the part's FP32 peak. The
+        -- database's FP16 peak is the Tensor Cores' (4-8 times the CUDA cores' FP16 rate on
+        -- Ampere and later), so FP16 ranges get no ridge rather than a wrong one.
+        CASE precision WHEN 'fp32' THEN (SELECT peak_fp32 FROM hw) END
           / nullif((SELECT bandwidth FROM hw), 0) AS ridge FROM x)
 SELECT name, ranges, replay_ns / 1000.0 AS replay_us, flops, coalesce(h, -1.0) AS flops_fp16,
   coalesce(f, -1.0) AS flops_fp32, coalesce(d, -1.0) AS flops_fp64,

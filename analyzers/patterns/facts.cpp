@@ -160,8 +160,9 @@ ORDER BY total_us DESC, structural_share DESC LIMIT 5000)sql"});
           {"instances", T::Integer, "count", "clean-ups of this kind in the graph", ""},
           {"kind_share", T::Float, "ratio", "their structural shares summed", ""},
           {"matched", T::Integer, "count",
-           "removed nodes matched to profiled ops (graph_op_matches): the last `removed` of "
-           "`nodes` are the ones the clean-up removes",
+           "removed nodes matched to profiled ops of their own (graph_op_matches, fused matches "
+           "left out: a fused op's time is not one node's): the last `removed` of `nodes` are "
+           "the ones the clean-up removes",
            "0"},
           {"measured_us", T::Float, "us",
            "profiled time of the matched removed nodes' ops per base unit (one rank's step, "
@@ -178,6 +179,8 @@ n AS MATERIALIZED (SELECT g.id, g.graph, CAST(j.value AS TEXT) AS node, j.key AS
       FROM g, json_each('["' || replace(g.nodes, ';', '","') || '"]') j),
 m AS (SELECT n.id, count(DISTINCT n.node) AS matched, sum(o.total_us) AS us
       FROM n CROSS JOIN graph_op_matches gm ON gm.run_id = ?1 AND gm.node = n.node AND gm.graph = n.graph
+        -- A node fused into a larger op shares that op's time with the others: not its own cost.
+        AND gm.match != 'fused'
       JOIN (SELECT name, sum(total_us) AS total_us FROM op_stats WHERE run_id = ?1 GROUP BY name) o
         ON o.name = gm.op_name
       WHERE n.i >= n.total - n.removed GROUP BY n.id)

@@ -131,6 +131,28 @@ TEST_CASE("precision advice comes from the part's matrix units", "[gpu][advice]"
     CHECK_FALSE(any_text(r, "set_float32_matmul_precision"));
     CHECK_FALSE(any_text(r, "bfloat16"));
   }
+  SECTION("V100 without recorded input types: an sgemm kernel is FP32 by its name") {
+    auto untyped = [](const std::string& gemm) {
+      KinetoTraceBuilder b;
+      b.device("Tesla V100-SXM2-32GB", 7, 0, 80, 32);
+      for (int s = 0; s < 5; ++s) {
+        double t = 1000 + s * 10000;
+        std::string id = R"("External id": )" + std::to_string(s + 1);
+        b.step(s + 1, t, 10000);
+        b.op("aten::addmm", t + 10, 50, id);  // record_shapes=False: no "Input type"
+        b.launch("cudaLaunchKernel", t + 20, 5, "kernel", gemm, t + 100, 6000, 7, id);
+        b.launch("cudaLaunchKernel", t + 30, 5, "kernel", "my_kernel", t + 6200, 2000, 7);
+      }
+      return b;
+    };
+    auto r = analyze_trace(untyped("volta_sgemm_128x64_nt"));
+    auto f = findings(r, "gpu_kernels", "fp32_amp_float16");
+    REQUIRE(f.size() == 1);
+    CHECK(evidence_number(*f[0], "fp32_share") == Approx(0.75));
+    // Another GEMM on unrecorded types may be any precision: no advice.
+    auto r2 = analyze_trace(untyped("my_gemm_kernel"));
+    CHECK(findings(r2, "gpu_kernels", "fp32_amp_float16").empty());
+  }
   SECTION("MI250: AMP on ROCm's matrix cores, compute capability 9 is no Hopper") {
     auto b = fp32_matmuls("Cijk_Ailk_Bljk_SB_MT64x64x8_SN_1LDSB0_APM1_ABV0");
     b.device("AMD Instinct MI250X / MI250", 9, 0, 110, 64);
