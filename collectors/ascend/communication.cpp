@@ -14,7 +14,7 @@
 
 #include "collectors/ascend/json_util.h"
 #include "collectors/ascend/layout.h"
-#include "collectors/ascend/small_json.h"
+#include "collectors/ascend/communication.h"
 #include "collectors/common/csv_values.h"
 
 namespace perfsage::collectors::ascend {

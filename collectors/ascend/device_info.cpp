@@ -4,7 +4,7 @@
 
 #include "collectors/ascend/json_util.h"
 #include "collectors/ascend/layout.h"
-#include "collectors/ascend/small_json.h"
+#include "collectors/ascend/device_info.h"
 #include "store/json_text.h"
 
 namespace perfsage::collectors::ascend {

@@ -3,7 +3,7 @@
 
 #include "collectors/ascend/json_util.h"
 #include "collectors/ascend/layout.h"
-#include "collectors/ascend/small_json.h"
+#include "collectors/ascend/fusion_result.h"
 #include "collectors/common/csv_values.h"
 
 namespace perfsage::collectors::ascend {
