@@ -1,9 +1,11 @@
 #include "actions/aoe.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <map>
 #include <set>
 
+#include "actions/kind.h"
 #include "store/json_text.h"
 
 namespace perfsage::actions {
@@ -151,6 +153,64 @@ std::vector<std::string> aoe_commands(const AoePlan& plan, const AoeTarget& targ
         "MindSpore: set_context(aoe_tune_mode=\"online\", aoe_config={\"job_type\": \"2\"})");
   }
   return out;
+}
+
+}  // namespace perfsage::actions
+
+namespace perfsage::actions {
+namespace v1 = perfsage::v1;
+namespace {
+
+class AoeKind final : public ActionKind {
+ public:
+  std::string_view name() const override { return "aoe"; }
+
+  Rendered render(store::Database& db, const v1::PlannedAction& plan, bool,
+                  const std::filesystem::path& out) const override {
+    Rendered r;
+    std::vector<AoeRequest> requests;
+    for (const auto& s : plan.steps()) {
+      const auto& a = s.action().aoe();
+      auto ops = a.ops().empty() ? string_list(s.subjects()) : string_list(a.ops());
+      requests.push_back({ops, a.job_type(), s.estimated_gain_us(), s.title(), s.finding()});
+    }
+    auto aoe = plan_aoe(db, plan.run_id(), requests);
+    r.notes = aoe.notes;
+    if (aoe.ops.empty()) {
+      r.notes.push_back("no operator AOE can tune: nothing to write");
+      return r;
+    }
+    for (size_t i = 0; i < aoe.ops.size(); ++i) {
+      const auto& op = aoe.ops[i];
+      char line[256];
+      std::snprintf(line, sizeof line, "%zu. %s (%s, %s): %.1f us in the run, est. gain %.1f us",
+                    i + 1, op.name.c_str(), op.type.c_str(), op.core_type.c_str(), op.total_us,
+                    op.gain_us);
+      r.notes.push_back(line);
+    }
+    auto file = out / "aoe_tune_ops.cfg";
+    r.files.push_back({"aoe_tune_ops.cfg", "tune_ops", render_tune_ops_file(aoe), {}});
+    r.usage = aoe_commands(aoe, aoe_target(db, plan.run_id()), file.string());
+    r.usage.push_back(
+        "AOE documentation: tune with profiling off; AOE needs at least 20 GB of disk and 32 GB "
+        "of memory");
+    return r;
+  }
+
+  // The time of the ops the finding named and of the AOE action's op list.
+  Measure measure(const VerifyContext& ctx, const v1::PlannedStep& step) const override {
+    auto ops = ctx.subjects;
+    auto more = split_op_names(string_list(step.action().aoe().ops()));
+    ops.insert(ops.end(), more.begin(), more.end());
+    return time_measure(ctx, ops);
+  }
+};
+
+}  // namespace
+
+const ActionKind& aoe_kind() {
+  static const AoeKind kind;
+  return kind;
 }
 
 }  // namespace perfsage::actions

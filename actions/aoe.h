@@ -61,4 +61,8 @@ AoeTarget aoe_target(store::Database& db, int64_t run_id);
 std::vector<std::string> aoe_commands(const AoePlan& plan, const AoeTarget& target,
                                       const std::string& tune_ops_file);
 
+class ActionKind;
+// The aoe action kind (actions/kind.h): the tune-ops file and the AOE command lines.
+const ActionKind& aoe_kind();
+
 }  // namespace perfsage::actions

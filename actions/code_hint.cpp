@@ -2,6 +2,8 @@
 
 #include <sstream>
 
+#include "actions/kind.h"
+
 namespace perfsage::actions {
 namespace {
 
@@ -49,6 +51,43 @@ std::string render_code_hints(const std::vector<CodeHint>& hints) {
     }
   }
   return out;
+}
+
+}  // namespace perfsage::actions
+
+namespace perfsage::actions {
+namespace v1 = perfsage::v1;
+namespace {
+
+class CodeHintKind final : public ActionKind {
+ public:
+  std::string_view name() const override { return "code_hint"; }
+
+  Rendered render(store::Database&, const v1::PlannedAction& plan, bool,
+                  const std::filesystem::path&) const override {
+    Rendered r;
+    std::vector<CodeHint> hints;
+    for (const auto& s : plan.steps()) {
+      const auto& c = s.action().code_hint();
+      if (!c.diff().empty()) {
+        if (auto problem = unified_diff_problem(c.diff()); !problem.empty()) {
+          r.notes.push_back("finding " + s.finding() + ": the suggested diff is shown as text (" +
+                            problem + ")");
+        }
+      }
+      hints.push_back({c.hint(), c.diff(), c.file(), s.finding(), s.title()});
+    }
+    r.files.push_back({"perfsage_code_hints.txt", "code_hints", render_code_hints(hints), {}});
+    r.usage.push_back("code hints are shown, never applied: edit your code as suggested");
+    return r;
+  }
+};
+
+}  // namespace
+
+const ActionKind& code_hint_kind() {
+  static const CodeHintKind kind;
+  return kind;
 }
 
 }  // namespace perfsage::actions

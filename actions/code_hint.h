@@ -22,4 +22,8 @@ std::string unified_diff_problem(const std::string& diff);
 // diff, or by the hint as comment lines when there is no diff.
 std::string render_code_hints(const std::vector<CodeHint>& hints);
 
+class ActionKind;
+// The code_hint action kind (actions/kind.h): the suggestions, shown, never applied.
+const ActionKind& code_hint_kind();
+
 }  // namespace perfsage::actions

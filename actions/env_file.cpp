@@ -2,6 +2,8 @@
 
 #include <map>
 
+#include "actions/kind.h"
+
 namespace perfsage::actions {
 namespace {
 
@@ -95,6 +97,40 @@ std::string render_env_file(const EnvPlan& plan) {
         cmd + "  # finding " + l.finding + (l.title.empty() ? "" : ": " + one_line(l.title)) + "\n";
   }
   return out;
+}
+
+}  // namespace perfsage::actions
+
+namespace perfsage::actions {
+namespace v1 = perfsage::v1;
+namespace {
+
+class EnvFileKind final : public ActionKind {
+ public:
+  std::string_view name() const override { return "env_file"; }
+
+  Rendered render(store::Database&, const v1::PlannedAction& plan, bool,
+                  const std::filesystem::path& out) const override {
+    Rendered r;
+    std::vector<EnvRequest> requests;
+    for (const auto& s : plan.steps()) {
+      const auto& e = s.action().env_file();
+      requests.push_back({string_list(e.set()), string_list(e.unset()), s.finding(), s.title()});
+    }
+    auto env = plan_env_file(requests);
+    r.notes = env.notes;
+    if (env.lines.empty()) return r;
+    r.files.push_back({"perfsage.env", "env", render_env_file(env), {}});
+    r.usage.push_back(". " + (out / "perfsage.env").string() + "   # before the next run");
+    return r;
+  }
+};
+
+}  // namespace
+
+const ActionKind& env_file_kind() {
+  static const EnvFileKind kind;
+  return kind;
 }
 
 }  // namespace perfsage::actions

@@ -33,4 +33,8 @@ EnvPlan plan_env_file(const std::vector<EnvRequest>& requests);
 // A POSIX-shell file: `export NAME='value'  # finding <id>: <title>` / `unset NAME  # ...`.
 std::string render_env_file(const EnvPlan& plan);
 
+class ActionKind;
+// The env_file action kind (actions/kind.h): one sourceable environment file per run.
+const ActionKind& env_file_kind();
+
 }  // namespace perfsage::actions

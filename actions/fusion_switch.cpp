@@ -3,8 +3,11 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <stdexcept>
 
+#include "actions/kind.h"
+#include "collectors/common/input_bytes.h"
 #include "store/json_text.h"
 
 namespace perfsage::actions {
@@ -246,6 +249,69 @@ std::vector<std::string> fusion_switch_usage(const std::string& path) {
       "MindSpore Lite converter config: [ascend_context] fusion_switch_config_file_path=" + path,
       "GE session or graph option: ge.fusionSwitchFile=" + path,
   };
+}
+
+}  // namespace perfsage::actions
+
+namespace perfsage::actions {
+namespace v1 = perfsage::v1;
+namespace {
+
+class FusionSwitchKind final : public ActionKind {
+ public:
+  std::string_view name() const override { return "fusion_switch"; }
+
+  // One file for every finding, over the file the run's graphs were compiled with (an input).
+  std::vector<v1::PlannedAction> plan(
+      PlanContext& ctx, const std::vector<const v1::Finding*>& findings) const override {
+    auto plans = ActionKind::plan(ctx, findings);
+    if (auto base = compiled_fusion_switch_file(ctx.db, ctx.source.run_id)) {
+      if (std::filesystem::is_regular_file(*base)) {
+        *plans.front().add_inputs() = plan_input(*base, "fusion_switch_base");
+      } else {
+        ctx.notes.push_back(
+            "the graphs were compiled with the fusion switch file " + *base +
+            ", which is not readable here: merge its settings into the new file by hand");
+      }
+    }
+    return plans;
+  }
+
+  Rendered render(store::Database& db, const v1::PlannedAction& plan, bool,
+                  const std::filesystem::path& out) const override {
+    Rendered r;
+    std::vector<FusionSwitchRequest> requests;
+    for (const auto& s : plan.steps()) {
+      const auto& a = s.action().fusion_switch();
+      requests.push_back(
+          {string_list(a.disable()), string_list(a.enable()), a.scope(), s.finding()});
+    }
+    FusionSwitches base;
+    if (const auto* in = input_with_role(plan, "fusion_switch_base")) {
+      collectors::InputBytes bytes(in->path());
+      base = parse_fusion_switch(bytes.view(), in->path());
+      r.notes.push_back("keeps the settings of " + in->path() +
+                        ", the fusion switch file the graphs were compiled with");
+    }
+    auto merged = plan_fusion_switch(requests, fusion_pass_classes(db, plan.run_id()), base);
+    r.notes.insert(r.notes.end(), merged.notes.begin(), merged.notes.end());
+    if (merged.findings.empty()) return r;
+    r.files.push_back(
+        {"fusion_switch.cfg", "fusion_switch", render_fusion_switch_json(merged.switches), {}});
+    r.files.push_back({"fusion_switch_lines.cfg",
+                       "fusion_switch_lines",
+                       render_fusion_switch_lines(merged.switches),
+                       {}});
+    r.usage = fusion_switch_usage((out / "fusion_switch.cfg").string());
+    return r;
+  }
+};
+
+}  // namespace
+
+const ActionKind& fusion_switch_kind() {
+  static const FusionSwitchKind kind;
+  return kind;
 }
 
 }  // namespace perfsage::actions

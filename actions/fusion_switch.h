@@ -62,4 +62,9 @@ FusionSwitchPlan plan_fusion_switch(const std::vector<FusionSwitchRequest>& requ
 // How to use the file at `path` (one line per tool).
 std::vector<std::string> fusion_switch_usage(const std::string& path);
 
+class ActionKind;
+// The fusion_switch action kind (actions/kind.h): one fusion switch file per run, over the
+// file the graphs were compiled with.
+const ActionKind& fusion_switch_kind();
+
 }  // namespace perfsage::actions

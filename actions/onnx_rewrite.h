@@ -55,4 +55,8 @@ std::string serialize_onnx_model(const perfsage::onnx::ModelProto& model);
 // The external-data files the model's tensors point to, relative to the model's folder.
 std::vector<std::string> onnx_external_files(const perfsage::onnx::ModelProto& model);
 
+class ActionKind;
+// The onnx_rewrite action kind (actions/kind.h): one rewritten model per ONNX model of the run.
+const ActionKind& onnx_rewrite_kind();
+
 }  // namespace perfsage::actions

@@ -6,34 +6,18 @@
 #include <map>
 
 #include "actions/aoe.h"
+#include "actions/kind.h"
 #include "store/action_store.h"
 
 namespace perfsage::actions {
 namespace v1 = perfsage::v1;
 namespace {
 
-// A measurement of one metric on both runs.
-struct Measure {
-  std::string metric, unit;
-  std::optional<double> before, after;
-  bool count = false;  // exact counts have no noise
-  std::string note;
-};
-
 // " IN (?2, ?3, ...)" for n bound names after the run id.
 std::string in_list(size_t n) {
   std::string out = " IN (";
   for (size_t i = 0; i < n; ++i) out += (i ? ", ?" : "?") + std::to_string(i + 2);
   return out + ")";
-}
-
-std::optional<double> subject_value(store::Database& db, const char* sql_head, int64_t run,
-                                    const std::vector<std::string>& subjects) {
-  auto st = db.prepare(std::string(sql_head) + in_list(subjects.size()));
-  st.bind(1, run);
-  for (size_t i = 0; i < subjects.size(); ++i) st.bind(static_cast<int>(i + 2), subjects[i]);
-  if (!st.step() || st.is_null(0)) return std::nullopt;
-  return st.real(0);
 }
 
 // Ops of the run named by `names`: op names, or op types (AOE lists may name types).
@@ -137,34 +121,13 @@ std::string evidence_name(const v1::Finding* f) {
   return "";
 }
 
-Measure measure(store::Database& db, const v1::PlannedStep& step, int64_t before_run,
-                int64_t after_run, const v1::Finding* before_f, const v1::Finding* after_f,
-                const Steps& sb, const Steps& sa) {
-  auto subjects = split_op_names({step.subjects().begin(), step.subjects().end()});
+}  // namespace
+
+Measure time_measure(const VerifyContext& ctx, const std::vector<std::string>& ops) {
+  store::Database& db = ctx.db;
+  const v1::Finding* before_f = ctx.before;
+  const v1::Finding* after_f = ctx.after;
   Measure m;
-  if (step.action().kind() == "onnx_rewrite" || step.action().has_onnx_rewrite()) {
-    // The nodes the rewrite edits (the plan's preview: a folded BatchNormalization and its Conv,
-    // of which the Conv stays), else those the finding named (plans made before it was kept).
-    if (!step.rewrite_nodes().empty()) {
-      subjects.assign(step.rewrite_nodes().begin(), step.rewrite_nodes().end());
-      m.metric = "nodes the rewrite edits, in the graph";
-    } else {
-      if (!step.action().onnx_rewrite().nodes().empty()) {
-        subjects.assign(step.action().onnx_rewrite().nodes().begin(),
-                        step.action().onnx_rewrite().nodes().end());
-      }
-      m.metric = "nodes of the finding in the graph";
-    }
-    m.unit = "nodes";
-    m.count = true;
-    if (!subjects.empty()) {
-      const char* sql = "SELECT count(DISTINCT name) FROM graph_nodes WHERE run_id = ?1 AND name";
-      m.before = subject_value(db, sql, before_run, subjects);
-      m.after = subject_value(db, sql, after_run, subjects);
-    }
-    if (!m.before || *m.before == 0) m.before.reset();
-    return m;
-  }
   // The rule's own measure while the finding still fires on the later run.
   std::string evidence = evidence_name(before_f);
   if (!evidence.empty() && evidence_us(after_f, evidence)) {
@@ -175,19 +138,13 @@ Measure measure(store::Database& db, const v1::PlannedStep& step, int64_t before
     return m;
   }
   // Otherwise the time of the ops it named (subjects, or the AOE action's op list).
-  auto ops = subjects;
-  if (step.action().has_aoe()) {
-    auto more =
-        split_op_names({step.action().aoe().ops().begin(), step.action().aoe().ops().end()});
-    ops.insert(ops.end(), more.begin(), more.end());
-  }
-  if (ops_time(db, before_run, ops, true).value_or(0) > 0) {
-    m.before = ops_time(db, before_run, ops, false);
-    m.after = ops_time(db, after_run, ops, false);
+  if (ops_time(db, ctx.before_run, ops, true).value_or(0) > 0) {
+    m.before = ops_time(db, ctx.before_run, ops, false);
+    m.after = ops_time(db, ctx.after_run, ops, false);
     m.metric = "time of the finding's ops";
-    if (sb.count > 0 && sa.count > 0) {
-      *m.before /= static_cast<double>(sb.count);
-      *m.after /= static_cast<double>(sa.count);
+    if (ctx.before_steps > 0 && ctx.after_steps > 0) {
+      *m.before /= static_cast<double>(ctx.before_steps);
+      *m.after /= static_cast<double>(ctx.after_steps);
       m.unit = "us per step";
     } else {
       m.unit = "us";
@@ -204,10 +161,21 @@ Measure measure(store::Database& db, const v1::PlannedStep& step, int64_t before
   }
   m.metric = "step time";
   m.unit = "us";
-  m.before = step_time(db, before_run);
-  m.after = step_time(db, after_run);
+  m.before = step_time(db, ctx.before_run);
+  m.after = step_time(db, ctx.after_run);
   return m;
 }
+
+std::optional<double> value_over_names(store::Database& db, const char* sql_head, int64_t run,
+                                       const std::vector<std::string>& names) {
+  auto st = db.prepare(std::string(sql_head) + in_list(names.size()));
+  st.bind(1, run);
+  for (size_t i = 0; i < names.size(); ++i) st.bind(static_cast<int>(i + 2), names[i]);
+  if (!st.step() || st.is_null(0)) return std::nullopt;
+  return st.real(0);
+}
+
+namespace {
 
 std::string format_number(double v) {
   char buf[64];
@@ -247,13 +215,15 @@ std::vector<v1::ActionVerdict> verify_actions(store::Database& db, const Finding
     for (const auto& step : plan.steps()) {
       const auto* before_f = find(findings(plan.run_id()), step.finding());
       const auto* after_f = find(findings(*next), step.finding());
-      Measure m = measure(db, step, plan.run_id(), *next, before_f, after_f, sb, sa);
-      // A rewrite the apply left out did nothing to judge.
-      std::string left_out;
-      if (step.rewrite() == "refused")
-        left_out = "the pass refused every match of this finding (the plan's notes say why)";
-      if (step.rewrite() == "inexact" && !apply.allow_inexact)
-        left_out = "the rewrite changes outputs and was only proposed (apply with --allow-inexact)";
+      VerifyContext ctx{db,       plan.run_id(),
+                        *next,    before_f,
+                        after_f,  split_op_names({step.subjects().begin(), step.subjects().end()}),
+                        sb.count, sa.count};
+      // A plan of a kind this build does not know is judged on the default metric.
+      const ActionKind* kind = find_action_kind(plan.kind());
+      Measure m = kind ? kind->measure(ctx, step) : time_measure(ctx, ctx.subjects);
+      // An action the apply left out did nothing to judge.
+      std::string left_out = kind ? kind->left_out(step, apply.allow_inexact) : "";
       store::ActionVerdictRow row;
       row.apply_id = apply.id;
       row.finding = step.finding();
