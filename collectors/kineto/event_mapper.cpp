@@ -200,8 +200,10 @@ const char* EventMapper::map(const TraceEvent& ev, Batch& out) {
       ++counters_.host;
       // ProfilerStep#N marks a training step (Operator in 2021 traces, user_annotation since).
       constexpr std::string_view kStep = "ProfilerStep#";
-      if ((c == Category::cpu_op || c == Category::user_annotation) &&
-          ev.name.substr(0, kStep.size()) == kStep) {
+      const bool step_marker = (c == Category::cpu_op || c == Category::user_annotation) &&
+                               ev.name.substr(0, kStep.size()) == kStep;
+      if (!step_marker) note_span(start, dur);
+      if (step_marker) {
         if (auto n = parse_int(ev.name.substr(kStep.size()))) {
           store::Step s;
           s.rank = rank_;
@@ -228,6 +230,7 @@ const char* EventMapper::map(const TraceEvent& ev, Batch& out) {
            : c == Category::profiler_range ? "range"
                                    : "gpu_annotation";
   d.name.assign(ev.name);
+  note_span(start, dur);
   d.device = ev.device ? ev.device : ev.pid;
   d.stream = ev.stream ? ev.stream : ev.tid ? ev.tid : trailing_number(ev.tid_text);
   d.start_ns = start;
@@ -280,6 +283,8 @@ void EventMapper::absorb(const EventMapper& other, bool other_first) {
   c.overlong += o.overlong;
   if (o.kernel_device >= 0 && (c.kernel_device < 0 || other_first))
     c.kernel_device = o.kernel_device;
+  c.events_min_ns = std::min(c.events_min_ns, o.events_min_ns);
+  c.events_max_ns = std::max(c.events_max_ns, o.events_max_ns);
   flow_starts_.insert(flow_starts_.end(), other.flow_starts_.begin(), other.flow_starts_.end());
   flow_ends_.insert(flow_ends_.end(), other.flow_ends_.begin(), other.flow_ends_.end());
 }

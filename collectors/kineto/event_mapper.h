@@ -2,7 +2,9 @@
 // per-file tallies: flows, instants, ignored phases and dropped events.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -55,6 +57,10 @@ struct MapCounters {
   int64_t flow_events = 0, instants = 0, metadata = 0, counters = 0, ignored = 0;
   int64_t overlong = 0;        // durations over 7 days: CUPTI overflow garbage, dropped
   int64_t kernel_device = -1;  // device of the first kernel seen
+  // Span of every mapped event but the ProfilerStep annotations (ns, this mapper's base): steps
+  // are checked against it once the file is read.
+  int64_t events_min_ns = std::numeric_limits<int64_t>::max();
+  int64_t events_max_ns = std::numeric_limits<int64_t>::min();
 };
 
 class EventMapper {
@@ -90,6 +96,10 @@ class EventMapper {
  private:
   Category category(std::string_view cat);
   void add_flow(const TraceEvent& ev);
+  void note_span(int64_t start, int64_t dur) {
+    counters_.events_min_ns = std::min(counters_.events_min_ns, start);
+    counters_.events_max_ns = std::max(counters_.events_max_ns, start + dur);
+  }
 
   int64_t rank_, base_ns_;
   MapCounters counters_;

@@ -70,6 +70,9 @@ class TraceIngest {
   void parse_chunk_slow(Span chunk, Batch& batch);
   void parse_one(Span span, Batch& batch);
   void finish_hints(const TraceMetadata& md, const MapCounters& c);
+  // ProfilerSteps of this file that reach far past every other event it holds are cut to them.
+  void clip_steps(const EventMapper& mapper);
+  int64_t max_step_rowid();
 
   TraceBuffer& buffer_;
   std::string_view text_;
@@ -81,6 +84,8 @@ class TraceIngest {
   EventMapper* mapper_ = nullptr;
   int64_t event_index_ = 0;
   int64_t repaired_utf8_ = 0, repaired_quotes_ = 0, repaired_control_ = 0, repaired_bare_ = 0;
+  int64_t steps_before_ = 0;  // the steps table's last rowid before this file
+  int64_t span_shift_ns_ = 0;  // the base-time correction applied after the events were read
 };
 
 Identity TraceIngest::identify(const TraceMetadata& md) const {
@@ -168,6 +173,8 @@ void TraceIngest::run() {
   TraceMetadata md = check_layout(layout);
   Identity id = identify(md);
   write_metadata(md, id);
+  steps_before_ = max_step_rowid();
+  span_shift_ns_ = 0;
   EventMapper mapper(id.rank, id.base_ns);
   mapper_ = &mapper;
   {
@@ -209,6 +216,8 @@ bool TraceIngest::run_overlapped() {
     return st.step() ? st.int64(0) : int64_t{0};
   };
   const int64_t blocks_before = max_rowid("event_blocks"), steps_before = max_rowid("steps");
+  steps_before_ = steps_before;
+  span_shift_ns_ = 0;
   db.exec("SAVEPOINT kineto_overlap");
   std::mutex mu;
   std::condition_variable cv;
@@ -291,6 +300,7 @@ bool TraceIngest::run_overlapped() {
     spdlog::debug("kineto {}: base time {} found after the events; shifting them by {} ns",
                   ctx_.path(), id.base_ns, id.base_ns - guess.base_ns);
     ctx_.out().shift_times(blocks_before, steps_before, id.base_ns - guess.base_ns);
+    span_shift_ns_ = id.base_ns - guess.base_ns;
   }
   write_metadata(md, id);
   finish(layout, md, mapper);
@@ -386,6 +396,57 @@ void TraceIngest::finish(const TraceLayout& layout, const TraceMetadata& md, Eve
   repaired(repaired_control_, "raw control characters inside strings escaped");
   repaired(repaired_bare_, "bare values such as N/A replaced by null");
   finish_hints(md, c);
+  clip_steps(mapper);
+}
+
+int64_t TraceIngest::max_step_rowid() {
+  auto st = ctx_.out().db().prepare("SELECT coalesce(max(rowid), 0) FROM steps");
+  return st.step() ? st.int64(0) : int64_t{0};
+}
+
+// A ProfilerStep annotation is trusted to span the step's work. One that reaches past the
+// file's other events by more than half its own length and more than a millisecond (a step
+// marker from another process that outlives the profile: a 13.3 s step around 1.5 ms of
+// recorded work) would make every per-step number meaningless: it is cut to the span the file
+// recorded, or dropped when it holds none of it, and the ingest summary says so.
+void TraceIngest::clip_steps(const EventMapper& mapper) {
+  const auto& c = mapper.counters();
+  if (c.events_min_ns > c.events_max_ns) return;  // no other event: nothing to judge by
+  const int64_t lo = c.events_min_ns + span_shift_ns_, hi = c.events_max_ns + span_shift_ns_;
+  store::Database& db = ctx_.out().db();
+  auto st = db.prepare(
+      "SELECT rowid, step, start_ns, dur_ns FROM steps WHERE run_id = ?1 AND rowid > ?2 AND "
+      "source = 'ProfilerStep' AND start_ns IS NOT NULL AND dur_ns > 0");
+  st.bind(1, ctx_.out().run_id()).bind(2, steps_before_);
+  struct Cut {
+    int64_t rowid, step, start, dur;
+  };
+  std::vector<Cut> cuts;
+  while (st.step()) {
+    const int64_t start = st.int64(2), dur = st.int64(3), end = start + dur;
+    const int64_t outside = std::max<int64_t>(0, lo - start) + std::max<int64_t>(0, end - hi);
+    // More than half the step and more than a millisecond: the few microseconds a step marker
+    // opens before its first op are no reason to touch it.
+    if (2 * outside > dur && outside > 1'000'000)
+      cuts.push_back({st.int64(0), st.int64(1), start, dur});
+  }
+  auto update = db.prepare("UPDATE steps SET start_ns = ?1, dur_ns = ?2 WHERE rowid = ?3");
+  auto drop = db.prepare("DELETE FROM steps WHERE rowid = ?1");
+  for (const auto& cut : cuts) {
+    const int64_t s = std::max(cut.start, lo), e = std::min(cut.start + cut.dur, hi);
+    std::string what = "ProfilerStep#" + std::to_string(cut.step) + " lasts " +
+                       std::to_string(cut.dur / 1000) + " us but the file's other events span " +
+                       std::to_string((hi - lo) / 1000) + " us";
+    if (e > s) {
+      update.bind(1, s).bind(2, e - s).bind(3, cut.rowid).run();
+      update.reset();
+      ctx_.warn(what + "; cut to them (" + std::to_string((e - s) / 1000) + " us)");
+    } else {
+      drop.bind(1, cut.rowid).run();
+      drop.reset();
+      ctx_.warn(what + " and it holds none of them; left out");
+    }
+  }
 }
 
 void TraceIngest::write_metadata(const TraceMetadata& md, const Identity& id) {

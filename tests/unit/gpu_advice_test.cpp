@@ -243,3 +243,19 @@ TEST_CASE("with every rank given, collectives split into waiting and transfer", 
   REQUIRE(exposed.size() == 1);
   CHECK(exposed[0]->message().find("ranks were profiled") == std::string::npos);
 }
+
+TEST_CASE("a step marker that outlives the profile is cut to the recorded events",
+          "[gpu][advice]") {
+  // HTA's Triton example: ProfilerStep#1 lasts 13.3 s while the file's other events span a
+  // millisecond and a half; per-step shares over 13.3 s would be meaningless.
+  KinetoTraceBuilder b;
+  b.step(1, 500, 13336315);
+  b.launch("cuLaunchKernel", 1000, 48, "kernel", "triton_poi_fused_add_cos_sin_0", 1060, 2);
+  b.runtime("cudaDeviceSynchronize", 2500, 17);
+  auto r = analyze_trace(b);
+  CHECK(r.base().us() == Approx(1517));
+  REQUIRE(r.ingest_size() == 1);
+  bool said = false;
+  for (const auto& w : r.ingest(0).warnings()) said |= w.find("cut to them") != std::string::npos;
+  CHECK(said);
+}

@@ -124,7 +124,9 @@ inline KinetoTraceBuilder stub_last_step() {
     b.step(s + 1, t, 9000);
     b.launch("cudaLaunchKernel", t + 10, 5, "kernel", "my_kernel", t + 100, 8000);
   }
+  // The profiler stopped just after the last step began: one CPU op in it.
   b.step(5, 1000 + 4 * 9000, 49);
+  b.op("aten::zeros", 1000 + 4 * 9000 + 5, 20);
   return b;
 }
 
