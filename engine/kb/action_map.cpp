@@ -79,6 +79,18 @@ bool has_template(const std::string& s) {
 
 }  // namespace
 
+const std::vector<std::string>& action_kind_names() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> out;
+    const auto* oneof = perfsage::v1::Action::descriptor()->FindOneofByName("detail");
+    for (int i = 0; i < oneof->field_count(); ++i) {
+      if (oneof->field(i)->message_type()) out.push_back(oneof->field(i)->name());
+    }
+    return out;
+  }();
+  return names;
+}
+
 std::string check_action(const Action& action) {
   const auto* kf = kind_field(action.kind);
   if (!kf) return "unknown action kind '" + action.kind + "'";

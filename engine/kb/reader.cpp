@@ -10,6 +10,8 @@
 #include <set>
 #include <sstream>
 
+#include "engine/kb/action_map.h"
+
 namespace perfsage::engine {
 namespace fs = std::filesystem;
 
@@ -121,12 +123,14 @@ Action Reader::read_action(const YAML::Node& n, const std::string& item) {
   a.pos = pos(n);
   if (!n["kind"]) fail(n, item, "action needs 'kind'");
   a.kind = str(n["kind"], item, "action kind");
-  static const std::set<std::string> kinds = {"fusion_switch", "aoe", "onnx_rewrite", "env_file",
-                                              "code_hint"};
-  if (!kinds.count(a.kind))
-    fail(n["kind"], item,
-         "unknown action kind '" + a.kind +
-             "' (expected fusion_switch, aoe, onnx_rewrite, env_file or code_hint)");
+  // The kinds are perfsage.v1.Action's `detail` fields (engine/kb/action_map.h).
+  const auto& kinds = action_kind_names();
+  if (std::find(kinds.begin(), kinds.end(), a.kind) == kinds.end()) {
+    std::string expected;
+    for (size_t i = 0; i < kinds.size(); ++i)
+      expected += (i == 0 ? "" : i + 1 == kinds.size() ? " or " : ", ") + kinds[i];
+    fail(n["kind"], item, "unknown action kind '" + a.kind + "' (expected " + expected + ")");
+  }
   for (const auto& kv : n) {
     auto key = kv.first.as<std::string>();
     if (key == "kind") continue;
