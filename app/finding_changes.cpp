@@ -1,9 +1,9 @@
 // The findings part of a run comparison: a finding's id is stable across runs of a job, so the
 // same id in both runs is the same problem; its severity or gain share may have moved.
-#include <cmath>
 #include <set>
 #include <unordered_map>
 
+#include "app/gain_tolerance.h"
 #include "app/run_comparison.h"
 #include "engine/finding.h"
 
@@ -11,10 +11,6 @@ namespace perfsage::app {
 namespace v1 = perfsage::v1;
 
 namespace {
-
-// A gain share that moved by more than this fraction of a's counts as a change (the same
-// threshold as a job history's rising / falling trend).
-constexpr double kGainShareTolerance = 0.1;
 
 v1::FindingChange change_of(const store::FindingRow& f) {
   v1::FindingChange c;
@@ -68,7 +64,8 @@ std::vector<v1::FindingChange> compare_findings(const std::vector<store::Finding
                engine::severity_name(static_cast<v1::Severity>(a.severity)) + " -> " +
                engine::severity_name(static_cast<v1::Severity>(f.severity));
     }
-    if (std::abs(f.gain_share - a.gain_share) > kGainShareTolerance * a.gain_share + 1e-12) {
+    // The one tolerance (app/gain_tolerance.h), as a job history's trend uses it.
+    if (share_move(a.gain_share, f.gain_share) != ShareMove::steady) {
       detail += (detail.empty() ? "" : "; ") + std::string("gain share ") + percent(a.gain_share) +
                 " -> " + percent(f.gain_share);
     }

@@ -1,11 +1,12 @@
 #include <httplib.h>
 
 #include "app/actions_service.h"
+#include "app/run_listing.h"
+#include "app/store_types.h"
 #include "daemon/api_routes.h"
 #include "daemon/http_server.h"
 #include "daemon/http_util.h"
 #include "perfsage/v1/api.pb.h"
-#include "store/run_index.h"
 
 namespace perfsage::daemon {
 namespace v1 = perfsage::v1;
@@ -55,7 +56,7 @@ void register_action_routes(httplib::Server& svr, ApiContext& ctx) {
     auto id = path_id(req, res, "run");
     if (!id) return;
     auto lease = c->readers->acquire();
-    if (store::run_rows(lease.db(), {*id}).empty()) {
+    if (!app::run_exists(lease.db(), *id)) {
       return send_error(res, 404, "not_found", "no run " + std::to_string(*id));
     }
     auto list = app::list_planned_actions(lease.db(), *id);
@@ -69,7 +70,7 @@ void register_action_routes(httplib::Server& svr, ApiContext& ctx) {
     v1::PlanActionsRequest body;
     if (!req.body.empty() && !parse_json_body(req, res, body)) return;
     std::vector<std::string> only(body.findings().begin(), body.findings().end());
-    store::Database db(c->config->store.string());
+    app::Database db(c->config->store.string());
     auto planned = app::plan_run_actions(db, *id, only, api_actor(req));
     if (!planned) return send_app_error(res, planned.error());
     v1::PlanActionsResponse out;
@@ -84,7 +85,7 @@ void register_action_routes(httplib::Server& svr, ApiContext& ctx) {
     if (!id || !apply_allowed(c, res)) return;
     v1::ApplyActionRequest body;
     if (!req.body.empty() && !parse_json_body(req, res, body)) return;
-    store::Database db(c->config->store.string());
+    app::Database db(c->config->store.string());
     actions::ApplyOptions options{c->config->actions_dir / ("plan-" + std::to_string(*id)),
                                   body.allow_inexact()};
     auto applied = app::apply_planned_action(db, *id, options, api_actor(req));
@@ -95,7 +96,7 @@ void register_action_routes(httplib::Server& svr, ApiContext& ctx) {
   svr.Post(R"(/api/v1/applies/(\d+)/rollback)", [c](const Request& req, Response& res) {
     auto id = path_id(req, res, "apply");
     if (!id || !apply_allowed(c, res)) return;
-    store::Database db(c->config->store.string());
+    app::Database db(c->config->store.string());
     auto rolled = app::roll_back_action(db, *id, api_actor(req));
     if (!rolled) return send_app_error(res, rolled.error());
     send_json(res, *rolled);

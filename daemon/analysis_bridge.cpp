@@ -4,13 +4,14 @@
 
 #include <map>
 
-#include "app/actions_service.h"
 #include "app/analysis.h"
+#include "app/auto_apply.h"
 #include "app/config.h"
+#include "app/front_end_names.h"
 #include "app/knowledge.h"
+#include "app/pack_status.h"
 #include "app/resources.h"
-#include "engine/finding.h"
-#include "store/database.h"
+#include "app/store_types.h"
 
 namespace perfsage::daemon {
 namespace fs = std::filesystem;
@@ -40,16 +41,9 @@ ipc::KnowledgeLoaded load_serving(const fs::path& config_file, uint64_t generati
     if (!errors.empty()) errors += '\n';
     errors += m.str();
   }
-  for (const auto& p : (*kn)->packs.packs) {
-    auto* s = out.add_packs();
-    s->set_name(p.pack.name);
-    s->set_version(p.pack.version);
-    s->set_status(p.valid ? "ok" : "error");
-    s->set_error(p.error);
-    s->set_source(p.pack.source);
-    s->set_path(p.pack.dir.string());
-    s->set_rules(static_cast<int64_t>(p.rules.size()));
-    if (!p.valid && errors.empty()) errors = "pack " + p.pack.name + ": " + p.error;
+  for (auto& p : app::pack_statuses(**kn)) {
+    if (p.status() != "ok" && errors.empty()) errors = "pack " + p.name() + ": " + p.error();
+    *out.add_packs() = std::move(p);
   }
   for (const auto& path : (*kn)->pack_paths) out.add_pack_paths(path.string());
   // Validated fully: one broken pack fails the whole set, so the old one keeps serving.
@@ -62,38 +56,6 @@ ipc::KnowledgeLoaded load_serving(const fs::path& config_file, uint64_t generati
   return out;
 }
 
-namespace {
-
-// daemon.auto_apply_actions: plans the run's actions and applies the exact ones (a plan with a
-// rewrite that changes outputs waits for a person) into `dir`/plan-<id>. Applying only writes
-// new files there; a failure is a note, never the job's failure.
-void apply_exact_actions(store::Database& db, int64_t run_id, const fs::path& dir,
-                         ipc::JobResult& out) {
-  auto actor = app::default_actor();
-  actor.name += " (perfsaged, automatic)";
-  auto planned = app::plan_run_actions(db, run_id, {}, actor);
-  if (!planned) {
-    out.add_action_notes("planning failed: " + planned.error().message);
-    return;
-  }
-  for (const auto& plan : planned->plans) {
-    std::string which = "plan " + std::to_string(plan.id()) + " (" + plan.kind() + ")";
-    if (plan.has_inexact()) {
-      out.add_action_notes(which + ": changes outputs; apply it by hand with allow_inexact");
-      continue;
-    }
-    auto applied = app::apply_planned_action(
-        db, plan.id(), {dir / ("plan-" + std::to_string(plan.id())), false}, actor);
-    if (!applied) {
-      out.add_action_notes(which + ": " + applied.error().message);
-    } else if (!applied->already_applied()) {
-      out.set_actions_applied(out.actions_applied() + 1);
-    }
-  }
-}
-
-}  // namespace
-
 ipc::JobResult run_job(const ipc::RunJob& job, const Serving& serving, const ProgressFn& progress) {
   ipc::JobResult out;
   try {
@@ -102,14 +64,14 @@ ipc::JobResult run_job(const ipc::RunJob& job, const Serving& serving, const Pro
       out.set_error("no knowledge loaded");
       return out;
     }
-    store::Database db(job.store());
+    app::Database db(job.store());
     // Other workers may hold the write lock for a whole ingest: wait for them, bounded by the
     // job's own time limit (the daemon kills the worker then).
     sqlite3_busy_timeout(db.handle(), 24 * 3600 * 1000);
     app::AnalysisRequest req;
     for (const auto& in : job.inputs()) req.inputs.emplace_back(in);
     req.job = job.job();
-    req.mode = job.lenient() ? collectors::Mode::lenient : collectors::Mode::strict;
+    req.mode = job.lenient() ? app::InputMode::lenient : app::InputMode::strict;
     req.progress = progress;
     auto result = app::analyze(db, req, *serving.knowledge, *serving.limits);
     if (!result) {
@@ -123,7 +85,7 @@ ipc::JobResult run_job(const ipc::RunJob& job, const Serving& serving, const Pro
     for (const auto& n : result->notices) out.add_notices(n);
     std::map<std::pair<std::string, std::string>, int64_t> counts;
     for (const auto& f : result->report.recommendations()) {
-      ++counts[{f.pack(), engine::severity_name(f.severity())}];
+      ++counts[{f.pack(), app::severity_name(f.severity())}];
     }
     for (const auto& [key, n] : counts) {
       auto* c = out.add_findings();
@@ -143,7 +105,9 @@ ipc::JobResult run_job(const ipc::RunJob& job, const Serving& serving, const Pro
       out.set_ingest_records(records);
     }
     if (!job.auto_apply_dir().empty()) {
-      apply_exact_actions(db, result->run_id, job.auto_apply_dir(), out);
+      auto applied = app::apply_exact_actions(db, result->run_id, job.auto_apply_dir());
+      out.set_actions_applied(applied.applied);
+      for (const auto& n : applied.notes) out.add_action_notes(n);
     }
   } catch (const std::exception& e) {
     out.set_ok(false);

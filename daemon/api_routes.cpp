@@ -6,15 +6,15 @@
 #include <unordered_map>
 
 #include "app/compare_html.h"
+#include "app/job_history.h"
+#include "app/queue_view.h"
 #include "app/report_html.h"
 #include "app/run_comparison.h"
 #include "app/run_detail.h"
-#include "daemon/history.h"
+#include "app/run_listing.h"
 #include "daemon/http_server.h"
 #include "daemon/http_util.h"
 #include "perfsage/v1/api.pb.h"
-#include "store/job_queue.h"
-#include "store/run_index.h"
 
 namespace perfsage::daemon {
 namespace v1 = perfsage::v1;
@@ -36,56 +36,18 @@ v1::ReloadResult to_proto(const ReloadInfo& r) {
   return out;
 }
 
-v1::QueueJob to_proto(const store::QueuedJob& j, const StateSnapshot& s) {
-  v1::QueueJob out;
-  out.set_id(j.id);
-  out.set_job(j.spec.job);
-  for (const auto& in : j.spec.inputs) out.add_inputs(in);
-  out.set_source(j.spec.source);
-  out.set_state(store::to_string(j.state));
-  out.set_attempts(j.attempts);
-  out.set_crashes(j.crashes);
-  out.set_reason(j.reason);
-  out.set_run_id(j.run_id.value_or(0));
-  out.set_submitted(j.submitted);
-  out.set_started(j.started);
-  out.set_finished(j.finished);
-  out.set_progress(-1);
-  for (const auto& r : s.running) {
-    if (r.job_id != j.id) continue;
-    out.set_stage(r.stage);
-    out.set_progress(r.fraction);
-    out.set_pid(r.pid);
-  }
+// What the queue cannot know: the stage and progress of the jobs running now.
+std::vector<app::JobProgress> progress_of(const StateSnapshot& s) {
+  std::vector<app::JobProgress> out;
+  for (const auto& r : s.running) out.push_back({r.job_id, r.stage, r.fraction, r.pid});
   return out;
 }
 
-// Loads a run's summary row or answers 404.
-std::optional<store::RunRow> run_row(store::Database& db, int64_t id, Response& res) {
-  auto rows = store::run_rows(db, {id});
-  if (rows.empty()) {
-    send_error(res, 404, "not_found", "no run " + std::to_string(id));
-    return std::nullopt;
-  }
-  return rows.front();
-}
-
-// The queue job that produced each run (the queue lives in a file of its own).
-template <class Summaries>
-void add_queue_jobs(ApiContext* c, Summaries& runs) {
-  auto lease = c->queue_readers->acquire();
-  store::SqliteJobQueue queue(lease.db());
-  for (auto& r : runs) r.set_queue_job(queue.job_of_run(r.id()).value_or(0));
-}
-
-bool valid_time(const std::string& t) {
-  // ISO-8601 prefixes compare as text: 2026, 2026-01, 2026-01-02, 2026-01-02T10:00:00Z ...
-  for (char c : t) {
-    if (!std::isdigit(static_cast<unsigned char>(c)) && c != '-' && c != ':' && c != 'T' &&
-        c != 'Z' && c != '.')
-      return false;
-  }
-  return t.empty() || (t.size() >= 4 && std::isdigit(static_cast<unsigned char>(t[0])));
+// Answers 404 when the store has no run `id`.
+bool run_found(app::Database& db, int64_t id, Response& res) {
+  if (app::run_exists(db, id)) return true;
+  send_error(res, 404, "not_found", "no run " + std::to_string(id));
+  return false;
 }
 
 // GET .../compare?a=RUN&b=RUN[&top=N][&sort=step|total]: the comparison, or nothing when an
@@ -111,7 +73,7 @@ std::optional<v1::RunComparison> compare_request(ApiContext* c, const Request& r
     return std::nullopt;
   }
   auto lease = c->readers->acquire();
-  if (!run_row(lease.db(), *a, res) || !run_row(lease.db(), *b, res)) return std::nullopt;
+  if (!run_found(lease.db(), *a, res) || !run_found(lease.db(), *b, res)) return std::nullopt;
   auto compared = app::compare_runs(lease.db(), *a, *b, options);
   if (!compared) {
     send_error(res, 500, "internal", compared.error().message);
@@ -138,9 +100,7 @@ void register_api_routes(httplib::Server& svr, ApiContext& ctx) {
     out.set_workers(c->config->workers);
     out.set_busy(static_cast<int32_t>(s.running.size()));
     auto lease = c->queue_readers->acquire();
-    store::SqliteJobQueue queue(lease.db());
-    for (const auto& [state, n] : queue.counts())
-      (*out.mutable_jobs())[store::to_string(state)] = n;
+    for (const auto& [state, n] : app::queue_counts(lease.db())) (*out.mutable_jobs())[state] = n;
     out.set_pending_runs(static_cast<int64_t>(s.pending.size()));
     out.set_knowledge_generation(s.generation);
     out.set_packs(static_cast<int64_t>(s.packs.size()));
@@ -150,41 +110,37 @@ void register_api_routes(httplib::Server& svr, ApiContext& ctx) {
   });
 
   svr.Get("/api/v1/runs", [c](const Request& req, Response& res) {
-    store::RunFilter f;
-    f.job = text_param(req, "job");
-    f.since = text_param(req, "since");
-    f.until = text_param(req, "until");
-    f.status = text_param(req, "status");
-    if (!valid_time(f.since) || !valid_time(f.until)) {
+    app::RunQuery q;
+    q.job = text_param(req, "job");
+    q.since = text_param(req, "since");
+    q.until = text_param(req, "until");
+    q.status = text_param(req, "status");
+    if (!app::valid_time_prefix(q.since) || !app::valid_time_prefix(q.until)) {
       return send_error(res, 400, "bad_request",
                         "since and until must be ISO-8601 times, e.g. 2026-01-31T12:00:00Z");
     }
     auto limit = int_param(req, res, "limit", 50, 1, kMaxRuns);
     auto before = int_param(req, res, "page_token", 0, 0, INT64_MAX);
     if (!limit || !before) return;
-    f.limit = static_cast<int>(*limit);
-    f.before_id = *before;
+    q.limit = static_cast<int>(*limit);
+    q.before_id = *before;
     auto lease = c->readers->acquire();
-    auto rows = store::list_run_rows(lease.db(), f);
-    v1::RunList out;
-    for (const auto& r : rows) *out.add_runs() = app::run_summary(r);
-    add_queue_jobs(c, *out.mutable_runs());
-    if (static_cast<int>(rows.size()) == f.limit) {
-      out.set_next_page_token(std::to_string(rows.back().id));
-    }
-    send_json(res, out);
+    auto out = app::list_runs(lease.db(), q);
+    if (!out) return send_error(res, 400, "bad_request", out.error().message);
+    auto qlease = c->queue_readers->acquire();
+    app::add_queue_jobs(qlease.db(), *out->mutable_runs());
+    send_json(res, *out);
   });
 
   svr.Get(R"(/api/v1/runs/(\d+))", [c](const Request& req, Response& res) {
     auto id = path_id(req, res, "run");
     if (!id) return;
     auto lease = c->readers->acquire();
-    if (!run_row(lease.db(), *id, res)) return;
+    if (!run_found(lease.db(), *id, res)) return;
     auto detail = app::load_run_detail(lease.db(), *id);
     if (!detail) return send_error(res, 500, "internal", detail.error().message);
     auto qlease = c->queue_readers->acquire();
-    store::SqliteJobQueue queue(qlease.db());
-    detail->mutable_summary()->set_queue_job(queue.job_of_run(*id).value_or(0));
+    app::add_queue_job(qlease.db(), *detail->mutable_summary());
     send_json(res, *detail);
   });
 
@@ -192,7 +148,7 @@ void register_api_routes(httplib::Server& svr, ApiContext& ctx) {
     auto id = path_id(req, res, "run");
     if (!id) return;
     auto lease = c->readers->acquire();
-    if (!run_row(lease.db(), *id, res)) return;
+    if (!run_found(lease.db(), *id, res)) return;
     auto html = app::render_run_html(lease.db(), *id);
     if (!html) return send_error(res, 500, "internal", html.error().message);
     res.set_header("Content-Disposition",
@@ -202,14 +158,7 @@ void register_api_routes(httplib::Server& svr, ApiContext& ctx) {
 
   svr.Get("/api/v1/jobs", [c](const Request&, Response& res) {
     auto lease = c->readers->acquire();
-    v1::JobNames out;
-    for (const auto& j : store::list_jobs(lease.db())) {
-      auto* o = out.add_jobs();
-      o->set_name(j.name);
-      o->set_runs(j.runs);
-      o->set_last_run(j.last_run);
-    }
-    send_json(res, out);
+    send_json(res, app::list_jobs(lease.db()));
   });
 
   svr.Get(R"(/api/v1/jobs/(.+)/history)", [c](const Request& req, Response& res) {
@@ -217,12 +166,11 @@ void register_api_routes(httplib::Server& svr, ApiContext& ctx) {
     auto limit = int_param(req, res, "limit", 50, 1, kMaxRuns);
     if (!limit) return;
     auto lease = c->readers->acquire();
-    std::vector<int64_t> ids;
-    auto rows = store::job_finding_rows(lease.db(), job, static_cast<int>(*limit), ids);
-    if (ids.empty()) return send_error(res, 404, "not_found", "no runs of job '" + job + "'");
-    auto history = build_history(job, store::run_rows(lease.db(), ids), rows);
-    add_queue_jobs(c, *history.mutable_runs());
-    send_json(res, history);
+    auto history = app::job_history(lease.db(), job, static_cast<int>(*limit));
+    if (!history) return send_error(res, 404, "not_found", "no runs of job '" + job + "'");
+    auto qlease = c->queue_readers->acquire();
+    app::add_queue_jobs(qlease.db(), *history->mutable_runs());
+    send_json(res, *history);
   });
 
   svr.Get("/api/v1/compare", [c](const Request& req, Response& res) {
@@ -236,48 +184,38 @@ void register_api_routes(httplib::Server& svr, ApiContext& ctx) {
   });
 
   svr.Get("/api/v1/queue", [c](const Request& req, Response& res) {
-    store::JobFilter f;
-    std::string state = text_param(req, "state");
-    if (!state.empty()) {
-      f.state = store::parse_job_state(state);
-      if (!f.state) {
-        return send_error(res, 400, "bad_request",
-                          "state must be queued, running, done, failed or quarantined");
-      }
+    app::QueueQuery q;
+    q.state = text_param(req, "state");
+    if (!app::valid_queue_state(q.state)) {
+      return send_error(res, 400, "bad_request",
+                        "state must be queued, running, done, failed or quarantined");
     }
-    f.job = text_param(req, "job");
+    q.job = text_param(req, "job");
     auto limit = int_param(req, res, "limit", 50, 1, kMaxRuns);
     auto before = int_param(req, res, "page_token", 0, 0, INT64_MAX);
     if (!limit || !before) return;
-    f.limit = static_cast<int>(*limit);
-    f.before_id = *before;
+    q.limit = static_cast<int>(*limit);
+    q.before_id = *before;
     auto s = c->state->get();
     auto lease = c->queue_readers->acquire();
-    store::SqliteJobQueue queue(lease.db());
-    v1::QueueState out;
-    for (const auto& [st, n] : queue.counts()) (*out.mutable_counts())[store::to_string(st)] = n;
-    auto jobs = queue.list(f);
-    for (const auto& j : jobs) *out.add_jobs() = to_proto(j, s);
-    if (static_cast<int>(jobs.size()) == f.limit) {
-      out.set_next_page_token(std::to_string(jobs.back().id));
-    }
+    auto out = app::queue_view(lease.db(), q, progress_of(s));
+    if (!out) return send_error(res, 400, "bad_request", out.error().message);
     for (const auto& p : s.pending) {
-      auto* o = out.add_pending();
+      auto* o = out->add_pending();
       o->set_path(p.run.path.string());
       o->set_job(p.run.job);
       o->set_waiting_for(p.waiting_for);
     }
-    send_json(res, out);
+    send_json(res, *out);
   });
 
   svr.Get(R"(/api/v1/queue/(\d+))", [c](const Request& req, Response& res) {
     auto id = path_id(req, res, "queue job");
     if (!id) return;
     auto lease = c->queue_readers->acquire();
-    store::SqliteJobQueue queue(lease.db());
-    auto job = queue.get(*id);
+    auto job = app::queue_job(lease.db(), *id, progress_of(c->state->get()));
     if (!job) return send_error(res, 404, "not_found", "no queue job " + std::to_string(*id));
-    send_json(res, to_proto(*job, c->state->get()));
+    send_json(res, *job);
   });
 
   svr.Post("/api/v1/submit", [c](const Request& req, Response& res) {
@@ -289,9 +227,9 @@ void register_api_routes(httplib::Server& svr, ApiContext& ctx) {
       return send_error(res, status, status == 503 ? "unavailable" : "bad_request", r.error);
     }
     auto lease = c->queue_readers->acquire();
-    store::SqliteJobQueue queue(lease.db());
     v1::SubmitResponse out;
-    if (auto job = queue.get(r.job_id)) *out.mutable_job() = to_proto(*job, c->state->get());
+    if (auto job = app::queue_job(lease.db(), r.job_id, progress_of(c->state->get())))
+      *out.mutable_job() = *job;
     out.set_added(r.added);
     send_json(res, out, r.added ? 201 : 200);
   });

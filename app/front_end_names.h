@@ -1,0 +1,31 @@
+// The few names from below app/ that the front ends (cli/, daemon/) use as they are: how an
+// input is read, severities, the number formats a report's text uses, the fact-type listing,
+// and writing a file atomically. Re-exported here so cli/ and daemon/ include app/ headers only
+// (app/layer_check.cmake); each stays defined where it is.
+#pragma once
+
+#include "actions/files.h"
+#include "collectors/common/collector.h"
+#include "engine/facts/registry.h"
+#include "engine/finding.h"
+#include "engine/kb/format.h"
+#include "engine/kb/load_result.h"
+
+namespace perfsage::app {
+
+using InputMode = collectors::Mode;  // strict | lenient
+using LoadMessage = engine::LoadMessage;
+
+using engine::parse_severity;
+using engine::severity_name;
+
+using engine::format_evidence;
+using engine::format_pct;
+using engine::format_us;
+
+using engine::facts::clips_type_name;
+using engine::facts::facts_markdown;
+
+using actions::write_file_atomic;
+
+}  // namespace perfsage::app

@@ -1,0 +1,48 @@
+// The daemon's job queue as the API shows it (GET /api/v1/queue, /queue/N, the counts in
+// /status): the queue lives in a SQLite file of its own, `queue_db` here. What the queue cannot
+// know — the stage and progress of a job running now — the caller passes as JobProgress.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "app/result.h"
+#include "app/store_types.h"
+#include "perfsage/v1/api.pb.h"
+
+namespace perfsage::app {
+
+struct JobProgress {
+  int64_t job_id = 0;
+  std::string stage;
+  double fraction = -1;
+  int pid = 0;
+};
+
+struct QueueQuery {
+  std::string state;  // queued | running | done | failed | quarantined; empty = all
+  std::string job;
+  int64_t before_id = 0;  // paging: jobs with a smaller id (0 = from the newest)
+  int limit = 50;
+};
+
+// Whether `state` names a queue state (empty: all states).
+bool valid_queue_state(const std::string& state);
+
+// Jobs per state, in the states' order (queued, running, done, failed, quarantined), those
+// with none left out.
+std::vector<std::pair<std::string, int64_t>> queue_counts(Database& queue_db);
+
+// The counts and one page of jobs, newest first (next_page_token set when the page is full);
+// pending runs are the caller's. A usage error for an unknown state.
+Result<perfsage::v1::QueueState> queue_view(Database& queue_db, const QueueQuery& query,
+                                            const std::vector<JobProgress>& running);
+
+// One queue job; nullopt when there is none with that id.
+std::optional<perfsage::v1::QueueJob> queue_job(Database& queue_db, int64_t id,
+                                                const std::vector<JobProgress>& running);
+
+}  // namespace perfsage::app

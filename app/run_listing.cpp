@@ -1,0 +1,68 @@
+#include "app/run_listing.h"
+
+#include <cctype>
+
+#include "app/run_detail.h"
+#include "store/job_queue.h"
+#include "store/run_index.h"
+
+namespace perfsage::app {
+namespace v1 = perfsage::v1;
+
+bool valid_time_prefix(const std::string& t) {
+  // ISO-8601 prefixes compare as text: 2026, 2026-01, 2026-01-02, 2026-01-02T10:00:00Z ...
+  for (char c : t) {
+    if (!std::isdigit(static_cast<unsigned char>(c)) && c != '-' && c != ':' && c != 'T' &&
+        c != 'Z' && c != '.')
+      return false;
+  }
+  return t.empty() || (t.size() >= 4 && std::isdigit(static_cast<unsigned char>(t[0])));
+}
+
+Result<v1::RunList> list_runs(Database& db, const RunQuery& query) {
+  if (!valid_time_prefix(query.since) || !valid_time_prefix(query.until)) {
+    return Error{ErrorKind::usage,
+                 "since and until must be ISO-8601 times, e.g. 2026-01-31T12:00:00Z"};
+  }
+  store::RunFilter f;
+  f.job = query.job;
+  f.since = query.since;
+  f.until = query.until;
+  f.status = query.status;
+  f.limit = query.limit;
+  f.before_id = query.before_id;
+  auto rows = store::list_run_rows(db, f);
+  v1::RunList out;
+  for (const auto& r : rows) *out.add_runs() = run_summary(r);
+  if (static_cast<int>(rows.size()) == f.limit) {
+    out.set_next_page_token(std::to_string(rows.back().id));
+  }
+  return out;
+}
+
+bool run_exists(Database& db, int64_t id) {
+  return !store::run_rows(db, {id}).empty();
+}
+
+v1::JobNames list_jobs(Database& db) {
+  v1::JobNames out;
+  for (const auto& j : store::list_jobs(db)) {
+    auto* o = out.add_jobs();
+    o->set_name(j.name);
+    o->set_runs(j.runs);
+    o->set_last_run(j.last_run);
+  }
+  return out;
+}
+
+void add_queue_jobs(Database& queue_db, google::protobuf::RepeatedPtrField<v1::RunSummary>& runs) {
+  store::SqliteJobQueue queue(queue_db);
+  for (auto& r : runs) r.set_queue_job(queue.job_of_run(r.id()).value_or(0));
+}
+
+void add_queue_job(Database& queue_db, v1::RunSummary& run) {
+  store::SqliteJobQueue queue(queue_db);
+  run.set_queue_job(queue.job_of_run(run.id()).value_or(0));
+}
+
+}  // namespace perfsage::app
