@@ -57,7 +57,8 @@ struct Rendered {
 };
 
 // The files `plan` writes into `out_dir` (used in the usage lines), from its steps, its inputs
-// and the run's stored data. Throws std::runtime_error naming what cannot be read.
+// and the run's stored data: its kind's render() (actions/kind.h). Throws std::runtime_error
+// naming what cannot be read, or an unknown kind.
 Rendered render_action(store::Database& db, const perfsage::v1::PlannedAction& plan,
                        bool allow_inexact, const std::filesystem::path& out_dir);
 
