@@ -1,7 +1,7 @@
 // The few names from below app/ that the front ends (cli/, daemon/) use as they are: how an
 // input is read, severities, the number formats a report's text uses, the fact-type listing,
-// and writing a file atomically. Re-exported here so cli/ and daemon/ include app/ headers only
-// (app/layer_check.cmake); each stays defined where it is.
+// writing a file atomically and what the process maps. Re-exported here so cli/ and daemon/ include
+// app/ headers only (app/layer_check.cmake); each stays defined where it is.
 #pragma once
 
 #include "actions/files.h"
@@ -10,6 +10,7 @@
 #include "engine/finding.h"
 #include "engine/kb/format.h"
 #include "engine/kb/load_result.h"
+#include "engine/pack_child.h"
 
 namespace perfsage::app {
 
@@ -27,5 +28,7 @@ using engine::facts::clips_type_name;
 using engine::facts::facts_markdown;
 
 using actions::write_file_atomic;
+
+using engine::mapped_bytes;  // what the process maps: the base of a worker's RLIMIT_AS
 
 }  // namespace perfsage::app

@@ -5,6 +5,7 @@
 
 #include "app/actions_service.h"
 #include "app/report.h"
+#include "app/store_types.h"
 #include "cli/command_line.h"
 #include "cli/commands.h"
 #include "cli/context.h"
@@ -84,7 +85,7 @@ int emit(const Common& c, const std::string& json, const std::string& text, std:
 template <class Body>
 int with_store(const std::string& path, std::ostream& err, Body&& body) {
   try {
-    store::Database db(path);
+    app::Database db(path);
     return body(db);
   } catch (const std::exception& e) {
     return report_error({app::ErrorKind::store, e.what()}, err);
@@ -125,7 +126,7 @@ int plan(const Args& args, std::ostream& out, std::ostream& err) {
       })) {
     return *stop;
   }
-  return with_store(c.store, err, [&](store::Database& db) {
+  return with_store(c.store, err, [&](app::Database& db) {
     auto actor = app::default_actor();
     auto run = RunResolver(config, kb, err).resolve(db, target);
     if (!run) return report_error(run.error(), err);
@@ -171,7 +172,7 @@ int apply(const Args& args, std::ostream& out, std::ostream& err) {
       })) {
     return *stop;
   }
-  return with_store(c.store, err, [&](store::Database& db) {
+  return with_store(c.store, err, [&](app::Database& db) {
     auto actor = app::default_actor();
     v1::ActionList list;
     std::ostringstream text;
@@ -201,7 +202,7 @@ int rollback(const Args& args, std::ostream& out, std::ostream& err) {
       })) {
     return *stop;
   }
-  return with_store(c.store, err, [&](store::Database& db) {
+  return with_store(c.store, err, [&](app::Database& db) {
     auto rolled = app::roll_back_action(db, *parse_id(id), app::default_actor());
     if (!rolled) return report_error(rolled.error(), err);
     std::ostringstream text;
@@ -218,7 +219,7 @@ int list(const Args& args, std::ostream& out, std::ostream& err) {
                                 args, c, "only the actions planned for this run", run, out, err)) {
     return *stop;
   }
-  return with_store(c.store, err, [&](store::Database& db) {
+  return with_store(c.store, err, [&](app::Database& db) {
     auto listed = app::list_planned_actions(db, run);
     if (!listed) return report_error(listed.error(), err);
     std::ostringstream text;
@@ -250,7 +251,7 @@ int audit(const Args& args, std::ostream& out, std::ostream& err) {
                                 nullptr, run, out, err)) {
     return *stop;
   }
-  return with_store(c.store, err, [&](store::Database& db) {
+  return with_store(c.store, err, [&](app::Database& db) {
     auto trail = app::action_audit(db);
     if (!trail) return report_error(trail.error(), err);
     std::ostringstream text;
@@ -279,7 +280,7 @@ int verify(const Args& args, std::ostream& out, std::ostream& err) {
                         c, "only the applies this run judges", run, out, err)) {
     return *stop;
   }
-  return with_store(c.store, err, [&](store::Database& db) {
+  return with_store(c.store, err, [&](app::Database& db) {
     auto verdicts = app::verify_applied_actions(db, app::default_actor(), run);
     if (!verdicts) return report_error(verdicts.error(), err);
     v1::ActionList list;

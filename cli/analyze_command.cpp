@@ -2,6 +2,7 @@
 
 #include <boost/program_options.hpp>
 
+#include "app/front_end_names.h"
 #include "app/report.h"
 #include "app/report_html.h"
 #include "cli/command_line.h"
@@ -11,7 +12,6 @@
 #include "cli/output.h"
 #include "cli/progress.h"
 #include "cli/render_text.h"
-#include "engine/finding.h"
 
 namespace po = boost::program_options;
 
@@ -53,7 +53,7 @@ int run_analyze(const Args& args, std::ostream& out, std::ostream& err) {
         if (format != "text" && format != "json" && format != "html")
           throw po::error("--format must be text, json or html");
         if (!fail_on.empty()) {
-          threshold = engine::parse_severity(fail_on);
+          threshold = app::parse_severity(fail_on);
           if (threshold == perfsage::v1::SEVERITY_UNSPECIFIED)
             throw po::error(std::string("--fail-on must be one of ") + severity_names());
         }
@@ -70,7 +70,7 @@ int run_analyze(const Args& args, std::ostream& out, std::ostream& err) {
   app::AnalysisRequest req;
   req.inputs.assign(inputs.begin(), inputs.end());
   req.job = job;
-  req.mode = vm.count("lenient") ? collectors::Mode::lenient : collectors::Mode::strict;
+  req.mode = vm.count("lenient") ? app::InputMode::lenient : app::InputMode::strict;
   app::Result<app::AnalysisOutcome> outcome = app::Error{};
   std::string html;
   try {

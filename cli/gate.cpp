@@ -1,7 +1,7 @@
 #include "cli/gate.h"
 
+#include "app/front_end_names.h"
 #include "cli/commands.h"
-#include "engine/finding.h"
 
 namespace perfsage::cli {
 
@@ -28,8 +28,8 @@ int apply_fail_on(const perfsage::v1::AnalysisReport& report, perfsage::v1::Seve
   for (const auto& r : report.recommendations()) {
     if (r.severity() < threshold) continue;
     if (++tripped <= 5)
-      err << "perfsage: --fail-on " << engine::severity_name(threshold) << ": "
-          << engine::severity_name(r.severity()) << " finding " << r.id() << " (" << r.pack() << "/"
+      err << "perfsage: --fail-on " << app::severity_name(threshold) << ": "
+          << app::severity_name(r.severity()) << " finding " << r.id() << " (" << r.pack() << "/"
           << r.rule() << "): " << r.title() << "\n";
   }
   if (tripped > 5) err << "perfsage: --fail-on: and " << tripped - 5 << " more\n";

@@ -2,6 +2,7 @@
 
 #include <boost/program_options.hpp>
 
+#include "app/front_end_names.h"
 #include "app/report.h"
 #include "cli/command_line.h"
 #include "cli/commands.h"
@@ -46,7 +47,7 @@ int run_ingest(const Args& args, std::ostream& out, std::ostream& err) {
   app::AnalysisRequest req;
   req.inputs.assign(inputs.begin(), inputs.end());
   req.job = job;
-  req.mode = vm.count("lenient") ? collectors::Mode::lenient : collectors::Mode::strict;
+  req.mode = vm.count("lenient") ? app::InputMode::lenient : app::InputMode::strict;
   req.evaluate_packs = false;
   app::Result<app::AnalysisOutcome> outcome = app::Error{};
   try {

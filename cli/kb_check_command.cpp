@@ -2,13 +2,13 @@
 #include <boost/program_options.hpp>
 #include <filesystem>
 
+#include "app/front_end_names.h"
 #include "app/kb_check.h"
 #include "app/knowledge.h"
 #include "app/report.h"
 #include "cli/command_line.h"
 #include "cli/context.h"
 #include "cli/kb_commands.h"
-#include "engine/facts/registry.h"
 
 namespace po = boost::program_options;
 
@@ -21,7 +21,7 @@ namespace {
 std::vector<fs::path> pack_folders(const std::vector<std::string>& named, const Context& ctx,
                                    std::ostream& err) {
   std::vector<fs::path> out;
-  std::vector<engine::LoadMessage> msgs;
+  std::vector<app::LoadMessage> msgs;
   if (named.empty()) {
     auto sel = app::compose_selection(ctx.config, ctx.resources, {}, msgs);
     for (const auto& p : sel.paths) {
@@ -168,7 +168,7 @@ perfsage::v1::FactTypeList fact_types_message() {
     for (const auto& s : t.slots) {
       auto* slot = m->add_slots();
       slot->set_name(s.name);
-      slot->set_type(engine::facts::clips_type_name(s.type));
+      slot->set_type(app::clips_type_name(s.type));
       slot->set_unit(s.unit);
       slot->set_doc(s.doc);
       slot->set_default_value(s.default_value);

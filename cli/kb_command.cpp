@@ -1,16 +1,16 @@
 // perfsage kb: knowledge-base tooling. Each subcommand parses its options and renders; the
-// work is done by app/ and engine/.
+// work is done by app/.
 #include <boost/program_options.hpp>
 
+#include "app/front_end_names.h"
 #include "app/knowledge.h"
+#include "app/pack_status.h"
 #include "app/pack_testing.h"
 #include "app/report.h"
 #include "cli/command_line.h"
 #include "cli/commands.h"
 #include "cli/context.h"
 #include "cli/kb_commands.h"
-#include "engine/facts/registry.h"
-#include "engine/kb/selection.h"
 
 namespace po = boost::program_options;
 
@@ -31,27 +31,11 @@ int kb_list(const Args& args, std::ostream& out, std::ostream& err) {
   }
   auto ctx = load_context(config, err);
   if (!ctx) return report_error(ctx.error(), err);
-  std::vector<engine::LoadMessage> messages;
-  auto sel = app::compose_selection(ctx->config, ctx->resources, {}, messages);
-  auto packs = engine::list_packs(sel, messages);
-  for (const auto& m : messages) err << m.str() << "\n";
+  auto listing = app::list_packs(ctx->config, ctx->resources);
+  for (const auto& m : listing.messages) err << m.str() << "\n";
+  const auto& packs = listing.packs;
   if (format == "json") {
-    perfsage::v1::PackList list;
-    for (const auto& p : packs) {
-      auto* i = list.add_packs();
-      i->set_name(p.name);
-      i->set_version(p.version);
-      i->set_description(p.description);
-      i->set_maturity(p.maturity);
-      for (const auto& a : p.applies_to) i->add_applies_to(a);
-      for (const auto& u : p.uses) i->add_uses(u);
-      i->set_rules(static_cast<int64_t>(p.rules));
-      i->set_path(p.dir.string());
-      i->set_source(p.source);
-      i->set_valid(p.valid);
-      i->set_error(p.error);
-    }
-    out << app::to_json(list);
+    out << app::to_json(app::pack_list(packs));
     return kExitOk;
   }
   for (const auto& p : packs) {
@@ -105,7 +89,7 @@ int kb_facts(const Args& args, std::ostream& out, std::ostream& err) {
     return *stop;
   }
   out << (format == "json" ? app::to_json(fact_types_message())
-                           : engine::facts::facts_markdown(*app::fact_catalog()));
+                           : app::facts_markdown(*app::fact_catalog()));
   return kExitOk;
 }
 

@@ -1,6 +1,7 @@
 // perfsage kb new | install | remove | paths: making, installing and finding packs.
 #include <boost/program_options.hpp>
 
+#include "app/front_end_names.h"
 #include "app/kb_install.h"
 #include "app/kb_scaffold.h"
 #include "cli/command_line.h"
@@ -98,7 +99,7 @@ int kb_paths(const Args& args, std::ostream& out, std::ostream& err) {
   const auto& r = ctx->resources;
   out << "knowledge bases: " << (r.kb_root.empty() ? "(none found)" : r.kb_root.string())
       << (r.how.empty() ? "" : "  (" + r.how + ")") << "\n";
-  std::vector<engine::LoadMessage> msgs;
+  std::vector<app::LoadMessage> msgs;
   auto sel = app::compose_selection(ctx->config, r, {}, msgs);
   out << "pack search paths, in order:\n";
   for (const auto& p : sel.paths)

@@ -1,6 +1,6 @@
 #include "cli/output.h"
 
-#include "actions/files.h"
+#include "app/front_end_names.h"
 
 namespace perfsage::cli {
 
@@ -11,7 +11,7 @@ bool write_output(const std::string& path, const std::string& text, std::ostream
     return true;
   }
   try {
-    actions::write_file_atomic(path, text);  // temp file, fsync, rename: never half a report
+    app::write_file_atomic(path, text);  // temp file, fsync, rename: never half a report
     return true;
   } catch (const std::exception& e) {
     err << "perfsage: " << e.what() << "\n";

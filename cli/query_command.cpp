@@ -3,10 +3,9 @@
 // plan) reach them.
 #include <boost/program_options.hpp>
 
+#include "app/read_query.h"
 #include "cli/command_line.h"
 #include "cli/commands.h"
-#include "store/database.h"
-#include "store/user_sql.h"
 
 namespace po = boost::program_options;
 
@@ -58,26 +57,21 @@ SELECT t.name AS "table", group_concat(c.name, ', ') AS columns
 FROM t, pragma_table_info(t.name) c GROUP BY t.name ORDER BY t.name)sql";
   }
   try {
-    // Read-only connection, and an authorizer for what such a connection still allows (ATTACH
-    // and VACUUM INTO create files, pragmas set things).
-    auto db = store::Database::open_reader(store_path);
-    store::allow_only_reads(*db);
-    auto st = store::prepare_one_statement(*db, sql);
+    // A read-only connection that refuses ATTACH, VACUUM INTO and setting pragmas (app/).
     bool header = vm["header"].as<bool>();
     bool first = true;
-    while (st.step()) {
-      int n = st.column_count();
+    app::read_query(store_path, sql, [&](const app::QueryRow& row) {
       if (first && header) {
-        for (int i = 0; i < n; ++i) out << (i ? "\t" : "") << st.column_name(i);
+        for (size_t i = 0; i < row.columns.size(); ++i) out << (i ? "\t" : "") << row.columns[i];
         out << "\n";
       }
       first = false;
-      for (int i = 0; i < n; ++i) {
+      for (size_t i = 0; i < row.cells.size(); ++i) {
         if (i) out << "\t";
-        if (!st.is_null(i)) put_cell(out, st.text_view(i));
+        if (row.cells[i]) put_cell(out, *row.cells[i]);
       }
       out << "\n";
-    }
+    });
     return kExitOk;
   } catch (const std::exception& e) {
     err << "perfsage query: " << e.what() << "\n";

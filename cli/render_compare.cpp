@@ -4,15 +4,14 @@
 #include <sstream>
 
 #include "app/compare_html.h"
-#include "engine/finding.h"
-#include "engine/kb/format.h"
+#include "app/front_end_names.h"
 
 namespace perfsage::cli {
 namespace v1 = perfsage::v1;
 namespace {
 
+using app::format_us;
 using app::signed_us;
-using engine::format_us;
 
 // " (+12.5 %)"; empty when a is 0.
 std::string relative(double a, double b) {
@@ -90,7 +89,7 @@ void render_findings(std::ostringstream& os, const v1::RunComparison& c) {
       continue;
     }
     os << "  " << std::left << std::setw(12) << f.change() << std::right << "["
-       << engine::severity_name(f.severity()) << "] " << f.title() << "  (" << f.pack() << "/"
+       << app::severity_name(f.severity()) << "] " << f.title() << "  (" << f.pack() << "/"
        << f.rule() << ", id " << f.id() << ")\n";
     if (!f.detail().empty()) os << "              " << f.detail() << "\n";
   }

@@ -3,8 +3,7 @@
 #include <map>
 #include <sstream>
 
-#include "engine/finding.h"
-#include "engine/kb/format.h"
+#include "app/front_end_names.h"
 
 namespace perfsage::cli {
 namespace {
@@ -16,7 +15,7 @@ std::string upper(std::string s) {
 
 std::string evidence_text(const perfsage::v1::Evidence& e) {
   if (e.value_case() != perfsage::v1::Evidence::kNumber) return e.text();
-  return engine::format_evidence(e.name(), e.number());
+  return app::format_evidence(e.name(), e.number());
 }
 
 void render_run(std::ostringstream& os, const perfsage::v1::AnalysisReport& report) {
@@ -26,10 +25,11 @@ void render_run(std::ostringstream& os, const perfsage::v1::AnalysisReport& repo
      << r.device();
   if (!r.chip().empty()) os << " (" << r.chip() << ")";
   os << ", ranks " << r.ranks() << ", steps " << r.steps() << "\n";
-  os << "  step time " << (r.step_time_us() > 0 ? engine::format_us(r.step_time_us()) : "n/a")
+  os << "  step time "
+     << (r.step_time_us() > 0 ? app::format_us(r.step_time_us()) : "n/a")
      // A sum of activity durations over all devices and streams: concurrent streams make it
      // larger than the time the run took, so it is named for what it is.
-     << ", summed device activity " << engine::format_us(r.device_time_us()) << ", " << r.ops()
+     << ", summed device activity " << app::format_us(r.device_time_us()) << ", " << r.ops()
      << " op tasks, " << r.kernels() << " kernels\n";
 }
 
@@ -46,7 +46,7 @@ void render_ingest(std::ostringstream& os, const perfsage::v1::AnalysisReport& r
 
 void render_finding(std::ostringstream& os, int n, const perfsage::v1::Finding& r) {
   os << "\n"
-     << n << ". [" << upper(engine::severity_name(r.severity())) << "] " << r.title() << "  ("
+     << n << ". [" << upper(app::severity_name(r.severity())) << "] " << r.title() << "  ("
      << r.pack() << "/" << r.rule() << ", id " << r.id() << ")\n";
   os << "   " << r.message() << "\n";
   // An empty subject (a call issued outside any framework op) keeps the id apart but says
@@ -61,9 +61,9 @@ void render_finding(std::ostringstream& os, int n, const perfsage::v1::Finding& 
     os << "\n";
   }
   if (r.estimated_gain_us() > 0) {
-    os << "   estimated gain: " << engine::format_us(r.estimated_gain_us());
+    os << "   estimated gain: " << app::format_us(r.estimated_gain_us());
     if (r.estimated_gain_share() > 0)
-      os << " (" << engine::format_pct(r.estimated_gain_share()) << ")";
+      os << " (" << app::format_pct(r.estimated_gain_share()) << ")";
     os << "\n";
   }
   if (r.has_action() && !r.action().kind().empty()) {
@@ -128,7 +128,16 @@ std::string render_text(const perfsage::v1::AnalysisReport& report) {
   os << "\nRecommendations (" << report.recommendations_size() << ")\n";
   if (!report.base().text().empty())
     os << "  gains and shares are " << report.base().text() << "\n";
-  if (report.recommendations().empty()) os << "  none: no rule found a problem in this run\n";
+  if (report.recommendations().empty()) {
+    // "No problem" about inputs perfsage only partly read would mislead: point at the warnings.
+    int warnings = 0;
+    for (const auto& f : report.ingest()) warnings += f.warnings_size();
+    os << "  none: no rule found a problem in what perfsage read of this run";
+    if (warnings > 0)
+      os << " (the inputs above carry " << warnings
+         << " warning(s): what could not be read is not judged)";
+    os << "\n";
+  }
   // Findings stay in rank order; the ones of a rule past its first few are counted and named
   // once, after the last one shown.
   std::map<std::string, int> seen, total;

@@ -3,8 +3,7 @@
 #include <charconv>
 
 #include "app/actions_service.h"
-#include "store/run_index.h"
-#include "store/run_registry.h"
+#include "app/stored_run.h"
 
 namespace perfsage::cli {
 
@@ -18,14 +17,12 @@ std::optional<int64_t> parse_id(const std::string& s) {
 RunResolver::RunResolver(std::string config, std::vector<std::string> kb, std::ostream& err)
     : config_(std::move(config)), kb_(std::move(kb)), err_(err) {}
 
-app::Result<int64_t> RunResolver::resolve(store::Database& db, const std::string& target) {
+app::Result<int64_t> RunResolver::resolve(app::Database& db, const std::string& target) {
   if (auto id = parse_id(target)) return *id;
-  auto stored = app::stored_run_of(db, target);
+  // A stored run of these inputs stands for them when its analysis finished (app/stored_run.h).
+  auto stored = app::reusable_run_of(db, target);
   if (!stored) return stored.error();
-  if (*stored) {
-    auto rows = store::run_rows(db, {**stored});
-    if (!rows.empty() && rows.front().status == store::kRunAnalyzed) return **stored;
-  }
+  if (*stored) return **stored;
   // Not stored, or its analysis did not finish: analyse it with the configured packs.
   if (!knowledge_) {
     auto ctx = load_context(config_, err_);

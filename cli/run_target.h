@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "app/result.h"
+#include "app/store_types.h"
 #include "cli/context.h"
-#include "store/database.h"
 
 namespace perfsage::cli {
 
@@ -24,7 +24,7 @@ class RunResolver {
   // needed. Load warnings and analysis notices go to `err`.
   RunResolver(std::string config, std::vector<std::string> kb, std::ostream& err);
 
-  app::Result<int64_t> resolve(store::Database& db, const std::string& target);
+  app::Result<int64_t> resolve(app::Database& db, const std::string& target);
 
  private:
   std::string config_;

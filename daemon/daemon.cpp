@@ -17,8 +17,6 @@
 #include <thread>
 
 #include "app/job_identity.h"
-#include "collectors/common/collector.h"
-#include "collectors/ingest.h"
 #include "daemon/systemd_notify.h"
 
 namespace perfsage::daemon {
@@ -51,8 +49,8 @@ std::optional<std::string> signature_of(const fs::path& run) {
 
 // The queue's file has the store's schema, but its runs table stays empty: the run ids its jobs
 // name are the store's, so the foreign key to runs cannot hold there.
-std::unique_ptr<store::Database> open_queue_store(const fs::path& path) {
-  auto db = std::make_unique<store::Database>(path.string());
+std::unique_ptr<app::Database> open_queue_store(const fs::path& path) {
+  auto db = std::make_unique<app::Database>(path.string());
   db->exec("PRAGMA foreign_keys=OFF");
   return db;
 }
@@ -144,9 +142,9 @@ SubmitOutcome Daemon::submit(const std::string& path_text, const std::string& jo
   }
   std::lock_guard lock(submit_mu_);
   if (!submit_db_) submit_db_ = open_queue_store(config_.queue_store);
-  store::SqliteJobQueue queue(*submit_db_, {config_.max_crashes, config_.max_attempts});
-  store::JobSpec spec{job.empty() ? job_for(path) : job, {path.string()}, "api", *sig, lenient};
-  auto r = queue.enqueue(spec, store::Dedup::pending, iso_now());
+  app::SqliteJobQueue queue(*submit_db_, {config_.max_crashes, config_.max_attempts});
+  app::JobSpec spec{job.empty() ? job_for(path) : job, {path.string()}, "api", *sig, lenient};
+  auto r = queue.enqueue(spec, app::Dedup::pending, iso_now());
   out.ok = true;
   out.job_id = r.id;
   out.added = r.added;
@@ -271,8 +269,8 @@ void Daemon::queue_ready_runs(SteadyTime now) {
   for (const auto& ready : tracker_.take_ready(now)) {
     auto sig = signature_of(ready.run.path);
     if (!sig) continue;
-    store::JobSpec spec{ready.run.job, {ready.run.path.string()}, "watch", *sig, config_.lenient};
-    auto r = queue_->enqueue(spec, store::Dedup::same_signature, iso_now());
+    app::JobSpec spec{ready.run.job, {ready.run.path.string()}, "watch", *sig, config_.lenient};
+    auto r = queue_->enqueue(spec, app::Dedup::same_signature, iso_now());
     if (r.added) {
       spdlog::info("run {} complete ({}): queued as job {} of {}", ready.run.path.string(),
                    ready.why, r.id, ready.run.job);
@@ -334,10 +332,10 @@ int Daemon::wait_ms(SteadyTime now) const {
 bool Daemon::start_up() {
   started_ = steady_clock::now();
   // The store is created (and migrated) here, before any worker writes to it.
-  store::Database(config_.store.string());
+  app::Database(config_.store.string());
   db_ = open_queue_store(config_.queue_store);
-  queue_ = std::make_unique<store::SqliteJobQueue>(
-      *db_, store::QueuePolicy{config_.max_crashes, config_.max_attempts});
+  queue_ = std::make_unique<app::SqliteJobQueue>(
+      *db_, app::QueuePolicy{config_.max_crashes, config_.max_attempts});
   if (int n = queue_->recover(owner_, iso_now())) {
     spdlog::info("{} job(s) interrupted by the last stop are queued again", n);
   }
@@ -478,7 +476,7 @@ int Daemon::run() {
           done = true;
         }
       }
-    } catch (const store::StoreError& e) {
+    } catch (const app::StoreError& e) {
       store_ok_ = false;
       spdlog::error("store: {}; retrying in 1 s", e.what());
       std::this_thread::sleep_for(std::chrono::seconds(1));

@@ -17,6 +17,8 @@
 #include <optional>
 #include <string>
 
+#include "app/job_queue.h"
+#include "app/store_types.h"
 #include "daemon/config.h"
 #include "daemon/http_server.h"
 #include "daemon/inotify_watcher.h"
@@ -27,8 +29,6 @@
 #include "daemon/run_tracker.h"
 #include "daemon/shared_state.h"
 #include "daemon/worker_pool.h"
-#include "store/database.h"
-#include "store/job_queue.h"
 
 namespace perfsage::daemon {
 
@@ -61,10 +61,10 @@ class Daemon {
   DaemonConfig config_;
   std::string token_, version_, owner_;
   std::filesystem::path executable_;
-  std::unique_ptr<store::Database> db_;  // the queue's file
-  std::unique_ptr<store::SqliteJobQueue> queue_;
+  std::unique_ptr<app::Database> db_;  // the queue's file
+  std::unique_ptr<app::SqliteJobQueue> queue_;
   std::mutex submit_mu_;  // the HTTP threads' own writer connection
-  std::unique_ptr<store::Database> submit_db_;
+  std::unique_ptr<app::Database> submit_db_;
   Metrics metrics_;
   SharedState state_;
   std::unique_ptr<ReaderPool> readers_, queue_readers_;

@@ -14,9 +14,9 @@
 #include <new>
 #include <vector>
 
+#include "app/front_end_names.h"
 #include "daemon/analysis_bridge.h"
 #include "daemon/ipc.h"
-#include "engine/pack_child.h"
 
 namespace perfsage::daemon {
 namespace {
@@ -70,7 +70,7 @@ std::string prepare_out_of_memory(uint64_t limit) {
   if (job.memory_bytes() > 0) {
     // On top of what the forkserver already maps: under ASan that is terabytes of shadow
     // reservation, and an absolute limit would fail the worker's first allocation.
-    rlim_t limit = engine::mapped_bytes() + job.memory_bytes();
+    rlim_t limit = app::mapped_bytes() + job.memory_bytes();
     rlimit as{limit, limit};
     ::setrlimit(RLIMIT_AS, &as);
   }

@@ -131,10 +131,10 @@ void HttpServer::routes() {
   svr.Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
     std::map<std::string, std::map<Labels, double>> extra;
     auto lease = ctx_.queue_readers->acquire();
-    store::SqliteJobQueue queue(lease.db());
+    app::SqliteJobQueue queue(lease.db());
     for (const auto& [state, n] : queue.counts()) {
-      extra["perfsage_jobs"][{{"state", store::to_string(state)}}] = static_cast<double>(n);
-      if (state == store::JobState::queued) {
+      extra["perfsage_jobs"][{{"state", app::to_string(state)}}] = static_cast<double>(n);
+      if (state == app::JobState::queued) {
         extra["perfsage_queue_length"][{}] = static_cast<double>(n);
       }
     }

@@ -11,12 +11,12 @@
 #include <string>
 #include <thread>
 
+#include "app/job_queue.h"
 #include "daemon/config.h"
 #include "daemon/listen_address.h"
 #include "daemon/metrics.h"
 #include "daemon/reader_pool.h"
 #include "daemon/shared_state.h"
-#include "store/job_queue.h"
 
 namespace httplib {
 class Server;

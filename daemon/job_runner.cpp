@@ -80,19 +80,19 @@ void JobRunner::end(std::map<int64_t, Running>::iterator it, const ipc::WorkerEx
   finish(r, exited, now);
 }
 
-void JobRunner::fail(Running& r, store::FailureKind kind, const std::string& reason) {
+void JobRunner::fail(Running& r, app::FailureKind kind, const std::string& reason) {
   auto state = queue_.fail(r.job.id, owner_, kind, reason, clocks_.iso_now());
-  const char* outcome = store::to_string(state);
-  if (state == store::JobState::queued) outcome = "retried";
-  if (kind == store::FailureKind::interrupted) outcome = "interrupted";
+  const char* outcome = app::to_string(state);
+  if (state == app::JobState::queued) outcome = "retried";
+  if (kind == app::FailureKind::interrupted) outcome = "interrupted";
   metrics_.add("perfsage_jobs_finished_total", 1, {{"outcome", outcome}});
-  auto level = kind == store::FailureKind::interrupted ? spdlog::level::info : spdlog::level::warn;
+  auto level = kind == app::FailureKind::interrupted ? spdlog::level::info : spdlog::level::warn;
   spdlog::log(level, "job {} ({}): {} — {}", r.job.id, r.job.spec.job, outcome, reason);
 }
 
 void JobRunner::finish(Running& r, const ipc::WorkerExited& exited, SteadyTime now) {
   double secs = seconds_between(r.started, now);
-  if (r.interrupted) return fail(r, store::FailureKind::interrupted, "the daemon is stopping");
+  if (r.interrupted) return fail(r, app::FailureKind::interrupted, "the daemon is stopping");
   bool died = exited.signal() != 0 || (exited.exit_code() != 0 && exited.exit_code() != -1);
   if (r.result && r.result->ok()) {
     queue_.complete(r.job.id, owner_, r.result->run_id(), clocks_.iso_now());
@@ -118,7 +118,7 @@ void JobRunner::finish(Running& r, const ipc::WorkerExited& exited, SteadyTime n
   }
   if (r.timed_out) {
     metrics_.add("perfsage_worker_restarts_total", 1, {{"reason", "timeout"}});
-    return fail(r, store::FailureKind::crash,
+    return fail(r, app::FailureKind::crash,
                 fmt::format("timed out after {:g} s; the worker was killed",
                             static_cast<double>(config_.job_limits.time.count()) / 1000.0));
   }
@@ -126,32 +126,32 @@ void JobRunner::finish(Running& r, const ipc::WorkerExited& exited, SteadyTime n
     const auto& res = *r.result;
     if (res.error_kind() == "memory") {
       metrics_.add("perfsage_worker_restarts_total", 1, {{"reason", "memory"}});
-      return fail(r, store::FailureKind::crash, res.error());
+      return fail(r, app::FailureKind::crash, res.error());
     }
     metrics_.observe_analysis_seconds(secs);
-    return fail(
-        r, final_error(res.error_kind()) ? store::FailureKind::error : store::FailureKind::crash,
-        res.error_kind() + " error: " + res.error());
+    return fail(r,
+                final_error(res.error_kind()) ? app::FailureKind::error : app::FailureKind::crash,
+                res.error_kind() + " error: " + res.error());
   }
   std::string how = describe_exit(exited.exit_code(), exited.signal());
   if (exited.signal() == SIGXCPU ||
       (exited.signal() == SIGKILL && exited.cpu_s() * 1000 >= config_.job_limits.cpu.count())) {
     metrics_.add("perfsage_worker_restarts_total", 1, {{"reason", "cpu"}});
-    return fail(r, store::FailureKind::crash, "the worker exceeded its CPU limit (" + how + ")");
+    return fail(r, app::FailureKind::crash, "the worker exceeded its CPU limit (" + how + ")");
   }
   metrics_.add("perfsage_worker_restarts_total", 1, {{"reason", died ? "signal" : "no_result"}});
-  fail(r, store::FailureKind::crash,
+  fail(r, app::FailureKind::crash,
        "the worker died without a result (" + (exited.pid() ? how : "never started") + ")");
 }
 
 void JobRunner::on_forkserver_lost(const std::string& status) {
   for (auto& [id, r] : running_) {
     if (r.interrupted) {
-      fail(r, store::FailureKind::interrupted, "the daemon is stopping");
+      fail(r, app::FailureKind::interrupted, "the daemon is stopping");
       continue;
     }
     metrics_.add("perfsage_worker_restarts_total", 1, {{"reason", "forkserver"}});
-    fail(r, store::FailureKind::crash, "the forkserver died (" + status + ") during the job");
+    fail(r, app::FailureKind::crash, "the forkserver died (" + status + ") during the job");
   }
   running_.clear();
 }

@@ -11,11 +11,11 @@
 #include <string>
 #include <vector>
 
+#include "app/job_queue.h"
 #include "daemon/config.h"
 #include "daemon/ipc.pb.h"
 #include "daemon/metrics.h"
 #include "daemon/worker_pool.h"
-#include "store/job_queue.h"
 
 namespace perfsage::daemon {
 
@@ -37,7 +37,7 @@ struct RunningJobView {
 
 class JobRunner {
  public:
-  JobRunner(store::JobQueue& queue, WorkerPool& pool, Metrics& metrics, const DaemonConfig& config,
+  JobRunner(app::JobQueue& queue, WorkerPool& pool, Metrics& metrics, const DaemonConfig& config,
             Clocks clocks, std::string owner)
       : queue_(queue),
         pool_(pool),
@@ -62,7 +62,7 @@ class JobRunner {
 
  private:
   struct Running {
-    store::QueuedJob job;
+    app::QueuedJob job;
     int pid = 0;
     SteadyTime started, deadline, renew_at;
     std::string stage = "starting";
@@ -73,9 +73,9 @@ class JobRunner {
   void end(std::map<int64_t, Running>::iterator it, const ipc::WorkerExited& exited,
            SteadyTime now);
   void finish(Running& r, const ipc::WorkerExited& exited, SteadyTime now);
-  void fail(Running& r, store::FailureKind kind, const std::string& reason);
+  void fail(Running& r, app::FailureKind kind, const std::string& reason);
 
-  store::JobQueue& queue_;
+  app::JobQueue& queue_;
   WorkerPool& pool_;
   Metrics& metrics_;
   const DaemonConfig& config_;

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "store/database.h"
+#include "app/store_types.h"
 
 namespace perfsage::daemon {
 
@@ -17,19 +17,18 @@ class ReaderPool {
 
   class Lease {
    public:
-    Lease(ReaderPool& pool, std::unique_ptr<store::Database> db)
-        : pool_(pool), db_(std::move(db)) {}
+    Lease(ReaderPool& pool, std::unique_ptr<app::Database> db) : pool_(pool), db_(std::move(db)) {}
     ~Lease() { pool_.give_back(std::move(db_)); }
     Lease(const Lease&) = delete;
     Lease& operator=(const Lease&) = delete;
-    store::Database& db() { return *db_; }
+    app::Database& db() { return *db_; }
 
    private:
     ReaderPool& pool_;
-    std::unique_ptr<store::Database> db_;
+    std::unique_ptr<app::Database> db_;
   };
 
-  // Throws store::StoreError when the store cannot be opened.
+  // Throws app::StoreError when the store cannot be opened.
   Lease acquire() {
     {
       std::lock_guard lock(mu_);
@@ -39,18 +38,18 @@ class ReaderPool {
         return Lease(*this, std::move(db));
       }
     }
-    return Lease(*this, store::Database::open_reader(path_));
+    return Lease(*this, app::Database::open_reader(path_));
   }
 
  private:
-  void give_back(std::unique_ptr<store::Database> db) {
+  void give_back(std::unique_ptr<app::Database> db) {
     if (!db) return;
     std::lock_guard lock(mu_);
     if (idle_.size() < 8) idle_.push_back(std::move(db));
   }
   std::string path_;
   std::mutex mu_;
-  std::vector<std::unique_ptr<store::Database>> idle_;
+  std::vector<std::unique_ptr<app::Database>> idle_;
 };
 
 }  // namespace perfsage::daemon
