@@ -80,7 +80,7 @@ Category classify_category(std::string_view cat) {
   if (comma != std::string_view::npos) cat = cat.substr(0, comma);
   cat = trim(cat);
   char buf[32];
-  if (cat.size() >= sizeof buf) return Category::other;
+  if (cat.size() >= sizeof buf) return Category::unknown;
   for (size_t i = 0; i < cat.size(); ++i) {
     buf[i] = static_cast<char>(std::tolower(static_cast<unsigned char>(cat[i])));
   }
@@ -88,7 +88,7 @@ Category classify_category(std::string_view cat) {
   for (const auto& [name, c] : kCategories) {
     if (name == lower) return c;
   }
-  return Category::other;
+  return Category::unknown;
 }
 
 std::string memcpy_kind_from_name(std::string_view name) {
@@ -161,6 +161,17 @@ const char* EventMapper::map(const TraceEvent& ev, Batch& out) {
   // traces: complete events without "cat" on the "CPU functions" process, each an op on the
   // CPU (nesting by time, ProfilerStep#N spans among them).
   if (ev.cat.empty() && ev.pid_text == "CPU functions") c = Category::cpu_op;
+  if (c == Category::unknown) {
+    ++counters_.ignored;
+    ++counters_.unknown_events;
+    std::string cat = ev.cat.empty() ? std::string("(no category)") : std::string(ev.cat);
+    auto it = counters_.unknown_categories.find(cat);
+    if (it != counters_.unknown_categories.end())
+      ++it->second;
+    else if (counters_.unknown_categories.size() < 16)
+      counters_.unknown_categories.emplace(std::move(cat), 1);
+    return nullptr;
+  }
   if (c == Category::other || c == Category::flow) {
     ++counters_.ignored;
     return nullptr;
@@ -283,6 +294,14 @@ void EventMapper::absorb(const EventMapper& other, bool other_first) {
   c.overlong += o.overlong;
   if (o.kernel_device >= 0 && (c.kernel_device < 0 || other_first))
     c.kernel_device = o.kernel_device;
+  c.unknown_events += o.unknown_events;
+  for (const auto& [cat, n] : o.unknown_categories) {
+    auto it = c.unknown_categories.find(cat);
+    if (it != c.unknown_categories.end())
+      it->second += n;
+    else if (c.unknown_categories.size() < 16)
+      c.unknown_categories.emplace(cat, n);
+  }
   c.events_min_ns = std::min(c.events_min_ns, o.events_min_ns);
   c.events_max_ns = std::max(c.events_max_ns, o.events_max_ns);
   flow_starts_.insert(flow_starts_.end(), other.flow_starts_.begin(), other.flow_starts_.end());

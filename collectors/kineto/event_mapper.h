@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -43,6 +44,7 @@ enum class Category {
   gpu_annotation,
   profiler_range,  // CUPTI range profiler: counters per range, replayed times
   flow,
+  unknown,  // a category no collector reads: counted by name and reported
   other
 };
 // Current and legacy Kineto category names, case-insensitive (§13.5 of the format notes).
@@ -61,6 +63,10 @@ struct MapCounters {
   // are checked against it once the file is read.
   int64_t events_min_ns = std::numeric_limits<int64_t>::max();
   int64_t events_max_ns = std::numeric_limits<int64_t>::min();
+  // Complete events of categories no collector reads, by category (at most 16 names kept), so
+  // that the ingest summary says what the file held that nothing uses.
+  std::map<std::string, int64_t> unknown_categories;
+  int64_t unknown_events = 0;
 };
 
 class EventMapper {

@@ -384,6 +384,16 @@ void TraceIngest::finish(const TraceLayout& layout, const TraceMetadata& md, Eve
               " ends have no start (tolerated; correlation ids link the events)");
   }
   const auto& c = mapper.counters();
+  if (c.unknown_events > 0) {
+    // Said plainly: a report that finds nothing in events it never read would mislead.
+    std::string cats;
+    for (const auto& [cat, n] : c.unknown_categories)
+      cats += (cats.empty() ? "" : ", ") + cat + " (" + std::to_string(n) + ")";
+    ctx_.warn(std::to_string(c.unknown_events) +
+              " complete event(s) of categories perfsage does not read, left out of every "
+              "analysis: " +
+              cats);
+  }
   if (c.overlong > 0) {
     ctx_.warn("dropped " + std::to_string(c.overlong) +
               " event(s) longer than 7 days (CUPTI timestamp overflow)");

@@ -320,3 +320,20 @@ TEST_CASE("Gzip: one member, several members, trailing bytes and damage read ali
     }
   }
 }
+
+TEST_CASE("events of categories nothing reads are counted by category and said", "[kineto]") {
+  // A report that finds no problem in events it never read would mislead: the ingest summary
+  // names what was left out.
+  const char* trace = R"J({"traceEvents": [
+  {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 0, "dur": 10},
+  {"ph": "X", "cat": "mystery_metrics", "name": "m1", "pid": 1, "tid": 1, "ts": 1, "dur": 5},
+  {"ph": "X", "cat": "mystery_metrics", "name": "m2", "pid": 1, "tid": 1, "ts": 2, "dur": 5},
+  {"ph": "X", "cat": "Trace", "name": "PyTorch Profiler", "pid": 1, "tid": 1, "ts": 0, "dur": 20}
+ ]})J";
+  TempDir dir;
+  auto r = kineto_ingest(dir.write("t.json", trace), collectors::Mode::strict);
+  CHECK(r.report_mentions(
+      "2 complete event(s) of categories perfsage does not read, left out of every analysis: "
+      "mystery_metrics (2)"));
+  CHECK(r.count("SELECT count(*) FROM host_events WHERE run_id=?1") == 1);
+}
