@@ -32,8 +32,7 @@ struct QueueQuery {
 // Whether `state` names a queue state (empty: all states).
 bool valid_queue_state(const std::string& state);
 
-// Jobs per state, in the states' order (queued, running, done, failed, quarantined), those
-// with none left out.
+// Jobs per state, in the states' order (queued, running, done, failed, quarantined).
 std::vector<std::pair<std::string, int64_t>> queue_counts(Database& queue_db);
 
 // The counts and one page of jobs, newest first (next_page_token set when the page is full);
