@@ -13,15 +13,11 @@
 #include <limits>
 #include <map>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "analyzers/gpu/device_spans.h"
 #include "analyzers/gpu/gpu_analysis.h"
 #include "store/bind.h"
-#include "store/block_scan.h"
-#include "store/records.h"
-#include "store/text_hash.h"
 
 namespace perfsage::analyzers::gpu {
 namespace {
@@ -40,29 +36,11 @@ int64_t median(std::vector<int64_t> v) {
 
 void compute_collective_alignment(store::Database& db, int64_t run) {
   db.prepare("DELETE FROM gpu_collective_ranks WHERE run_id=?1").bind(1, run).run();
-  const auto& schema = store::device_event_schema();
-  auto col = [&](const char* name) { return store::column_index(schema, name); };
-  const int c_rank = col("rank"), c_name = col("name"), c_start = col("start_ns"),
-            c_dur = col("dur_ns"), c_args = col("args");
   // type -> rank -> kernels in start order
   std::map<std::string, std::map<int64_t, std::vector<Span>>> by_type;
-  std::unordered_map<std::string, bool, store::TextHash, std::equal_to<>> comm_name;
-  store::BlockScan scan(db, schema, run, std::string("kernel"),
-                        {"rank", "name", "start_ns", "dur_ns", "args"});
-  while (scan.next()) {
-    auto& b = scan.block();
-    for (size_t r = 0; r < b.rows(); ++r) {
-      std::string_view name = b.text_at(c_name, r);
-      std::string_view args = b.is_null(c_args, r) ? std::string_view() : b.text_at(c_args, r);
-      auto it = comm_name.find(name);
-      if (it == comm_name.end())
-        it = comm_name.emplace(std::string(name), is_comm_kernel(name, {})).first;
-      if (!it->second && !is_comm_kernel({}, args)) continue;
-      int64_t start = b.int_at(c_start, r);
-      by_type[collective_type(name, args)][b.int_at(c_rank, r)].push_back(
-          {start, start + b.int_at(c_dur, r)});
-    }
-  }
+  for_each_comm_kernel(db, run, [&](const CommKernel& k) {
+    by_type[collective_type(k.name, k.args)][k.rank].push_back({k.start, k.start + k.dur});
+  });
   auto insert = db.prepare(
       "INSERT INTO gpu_collective_ranks VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9)");
   for (auto& [type, ranks] : by_type) {

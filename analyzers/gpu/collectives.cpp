@@ -7,14 +7,10 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 
 #include "analyzers/gpu/device_spans.h"
 #include "analyzers/gpu/gpu_analysis.h"
 #include "store/bind.h"
-#include "store/block_scan.h"
-#include "store/records.h"
-#include "store/text_hash.h"
 
 namespace perfsage::analyzers::gpu {
 namespace {
@@ -90,35 +86,20 @@ std::string collective_type(std::string_view name, std::string_view args) {
 
 void compute_collectives(store::Database& db, int64_t run) {
   db.prepare("DELETE FROM gpu_collectives WHERE run_id=?1").bind(1, run).run();
-  const auto& schema = store::device_event_schema();
-  auto col = [&](const char* name) { return store::column_index(schema, name); };
-  const int c_rank = col("rank"), c_name = col("name"), c_dur = col("dur_ns"),
-            c_args = col("args");
   struct Total {
     int64_t kernels = 0, dur = 0, sized = 0;
     double bytes = 0;
   };
   std::map<std::pair<int64_t, std::string>, Total> totals;
-  std::unordered_map<std::string, bool, store::TextHash, std::equal_to<>> comm_name;
-  store::BlockScan scan(db, schema, run, std::string("kernel"), {"rank", "name", "dur_ns", "args"});
-  while (scan.next()) {
-    auto& b = scan.block();
-    for (size_t r = 0; r < b.rows(); ++r) {
-      std::string_view name = b.text_at(c_name, r);
-      std::string_view args = b.is_null(c_args, r) ? std::string_view() : b.text_at(c_args, r);
-      auto it = comm_name.find(name);
-      if (it == comm_name.end())
-        it = comm_name.emplace(std::string(name), is_comm_kernel(name, {})).first;
-      if (!it->second && !is_comm_kernel({}, args)) continue;
-      Total& t = totals[{b.int_at(c_rank, r), collective_type(name, args)}];
-      ++t.kernels;
-      t.dur += b.int_at(c_dur, r);
-      if (auto n = number_arg(args, "\"In msg nelems\"")) {
-        t.bytes += *n * dtype_bytes(string_arg(args, "\"dtype\""));
-        ++t.sized;
-      }
+  for_each_comm_kernel(db, run, [&](const CommKernel& k) {
+    Total& t = totals[{k.rank, collective_type(k.name, k.args)}];
+    ++t.kernels;
+    t.dur += k.dur;
+    if (auto n = number_arg(k.args, "\"In msg nelems\"")) {
+      t.bytes += *n * dtype_bytes(string_arg(k.args, "\"dtype\""));
+      ++t.sized;
     }
-  }
+  });
   auto insert = db.prepare("INSERT INTO gpu_collectives VALUES(?1,?2,?3,?4,?5,?6)");
   for (const auto& [key, t] : totals)
     store::insert(insert, run, key.first, key.second, t.kernels, t.dur,

@@ -77,4 +77,59 @@ std::vector<DeviceSpan> load_device_spans(store::Database& db, int64_t run, int6
   return out;
 }
 
+std::unordered_map<int64_t, LaunchCall> launch_calls(store::Database& db, int64_t run,
+                                                     int64_t rank,
+                                                     const std::vector<DeviceSpan>& dev) {
+  std::unordered_map<int64_t, LaunchCall> out;
+  for (const auto& d : dev)
+    if (d.correlation) out.try_emplace(*d.correlation);
+  if (out.empty()) return out;
+  const auto& schema = store::host_event_schema();
+  const int c_rank = store::column_index(schema, "rank"),
+            c_name = store::column_index(schema, "name"),
+            c_start = store::column_index(schema, "start_ns"),
+            c_corr = store::column_index(schema, "correlation");
+  for (const char* kind : {"runtime", "driver"}) {
+    store::BlockScan scan(db, schema, run, std::string(kind),
+                          {"rank", "name", "start_ns", "correlation"});
+    while (scan.next()) {
+      auto& b = scan.block();
+      for (size_t r = 0; r < b.rows(); ++r) {
+        if (b.int_at(c_rank, r) != rank || b.is_null(c_corr, r)) continue;
+        auto it = out.find(b.int_at(c_corr, r));
+        if (it == out.end()) continue;
+        const int64_t start = b.int_at(c_start, r);
+        if (start < it->second.start) {
+          it->second.start = start;
+          it->second.graph = b.text_at(c_name, r).find("GraphLaunch") != std::string_view::npos;
+        }
+      }
+    }
+  }
+  return out;
+}
+
+void for_each_comm_kernel(store::Database& db, int64_t run,
+                          const std::function<void(const CommKernel&)>& fn) {
+  const auto& schema = store::device_event_schema();
+  auto col = [&](const char* name) { return store::column_index(schema, name); };
+  const int c_rank = col("rank"), c_name = col("name"), c_start = col("start_ns"),
+            c_dur = col("dur_ns"), c_args = col("args");
+  std::unordered_map<std::string, bool, store::TextHash, std::equal_to<>> comm_name;
+  store::BlockScan scan(db, schema, run, std::string("kernel"),
+                        {"rank", "name", "start_ns", "dur_ns", "args"});
+  while (scan.next()) {
+    auto& b = scan.block();
+    for (size_t r = 0; r < b.rows(); ++r) {
+      std::string_view name = b.text_at(c_name, r);
+      std::string_view args = b.is_null(c_args, r) ? std::string_view() : b.text_at(c_args, r);
+      auto it = comm_name.find(name);
+      if (it == comm_name.end())
+        it = comm_name.emplace(std::string(name), is_comm_kernel(name, {})).first;
+      if (!it->second && !is_comm_kernel({}, args)) continue;
+      fn({b.int_at(c_rank, r), b.int_at(c_start, r), b.int_at(c_dur, r), name, args});
+    }
+  }
+}
+
 }  // namespace perfsage::analyzers::gpu

@@ -3,8 +3,11 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <limits>
 #include <optional>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "store/database.h"
@@ -25,5 +28,26 @@ bool is_comm_kernel(std::string_view name, std::string_view args);
 
 // Every kernel, copy and set of `rank` in `run`, unsorted.
 std::vector<DeviceSpan> load_device_spans(store::Database& db, int64_t run, int64_t rank);
+
+// The runtime or driver call that enqueued an activity: the earliest call of its correlation
+// id, and whether it was a graph launch (cudaGraphLaunch, hipGraphLaunch, cuGraphLaunch).
+struct LaunchCall {
+  int64_t start = std::numeric_limits<int64_t>::max();  // max: no call recorded
+  bool graph = false;
+};
+// The enqueueing calls of `dev`'s correlation ids on `rank`.
+std::unordered_map<int64_t, LaunchCall> launch_calls(store::Database& db, int64_t run,
+                                                     int64_t rank,
+                                                     const std::vector<DeviceSpan>& dev);
+
+// One communication kernel of a run (any rank), as the collective analyzers read it; the views
+// are valid during the callback only.
+struct CommKernel {
+  int64_t rank, start, dur;
+  std::string_view name, args;
+};
+// Calls `fn` for every communication kernel of `run` (is_comm_kernel), in storage order.
+void for_each_comm_kernel(store::Database& db, int64_t run,
+                          const std::function<void(const CommKernel&)>& fn);
 
 }  // namespace perfsage::analyzers::gpu

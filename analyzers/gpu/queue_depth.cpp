@@ -15,48 +15,9 @@
 #include "analyzers/gpu/device_spans.h"
 #include "analyzers/gpu/gpu_analysis.h"
 #include "store/bind.h"
-#include "store/block_scan.h"
-#include "store/records.h"
 
 namespace perfsage::analyzers::gpu {
 namespace {
-
-struct Launch {
-  int64_t start = std::numeric_limits<int64_t>::max();
-  bool graph = false;
-};
-
-// The enqueueing call of every correlation id of the rank's activities: the earliest call.
-std::unordered_map<int64_t, Launch> load_launches(store::Database& db, int64_t run, int64_t rank,
-                                                  const std::vector<DeviceSpan>& dev) {
-  std::unordered_map<int64_t, Launch> out;
-  for (const auto& d : dev)
-    if (d.correlation) out.try_emplace(*d.correlation);
-  if (out.empty()) return out;
-  const auto& schema = store::host_event_schema();
-  const int c_rank = store::column_index(schema, "rank"),
-            c_name = store::column_index(schema, "name"),
-            c_start = store::column_index(schema, "start_ns"),
-            c_corr = store::column_index(schema, "correlation");
-  for (const char* kind : {"runtime", "driver"}) {
-    store::BlockScan scan(db, schema, run, std::string(kind),
-                          {"rank", "name", "start_ns", "correlation"});
-    while (scan.next()) {
-      auto& b = scan.block();
-      for (size_t r = 0; r < b.rows(); ++r) {
-        if (b.int_at(c_rank, r) != rank || b.is_null(c_corr, r)) continue;
-        auto it = out.find(b.int_at(c_corr, r));
-        if (it == out.end()) continue;
-        const int64_t start = b.int_at(c_start, r);
-        if (start < it->second.start) {
-          it->second.start = start;
-          it->second.graph = b.text_at(c_name, r).find("GraphLaunch") != std::string_view::npos;
-        }
-      }
-    }
-  }
-  return out;
-}
 
 struct StreamQueue {
   int64_t activities = 0, unlinked = 0, graph = 0, busy = 0, window = 0, zero = 0;
@@ -110,7 +71,7 @@ void compute_queue_depth(store::Database& db, int64_t run) {
   for (int64_t rank : ranks) {
     auto dev = load_device_spans(db, run, rank);
     if (dev.empty()) continue;
-    auto launches = load_launches(db, run, rank, dev);
+    auto launches = launch_calls(db, run, rank, dev);
     using StreamKey = std::pair<std::optional<int64_t>, std::optional<int64_t>>;
     std::map<StreamKey, std::vector<std::pair<int64_t, int>>> events;
     std::map<StreamKey, StreamQueue> queues;

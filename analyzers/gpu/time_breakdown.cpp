@@ -18,38 +18,8 @@
 #include "analyzers/gpu/gpu_analysis.h"
 #include "analyzers/gpu/intervals.h"
 #include "store/bind.h"
-#include "store/block_scan.h"
-#include "store/records.h"
 
 namespace perfsage::analyzers::gpu {
-namespace {
-
-// Start of the launch call of each correlation id of the rank (the earliest when several).
-std::unordered_map<int64_t, int64_t> launch_starts(store::Database& db, int64_t run, int64_t rank,
-                                                   const std::vector<DeviceSpan>& dev) {
-  std::unordered_map<int64_t, int64_t> out;
-  for (const auto& d : dev)
-    if (d.correlation) out.try_emplace(*d.correlation, std::numeric_limits<int64_t>::max());
-  if (out.empty()) return out;
-  const auto& schema = store::host_event_schema();
-  const int c_rank = store::column_index(schema, "rank"),
-            c_start = store::column_index(schema, "start_ns"),
-            c_corr = store::column_index(schema, "correlation");
-  for (const char* kind : {"runtime", "driver"}) {
-    store::BlockScan scan(db, schema, run, std::string(kind), {"rank", "start_ns", "correlation"});
-    while (scan.next()) {
-      auto& b = scan.block();
-      for (size_t r = 0; r < b.rows(); ++r) {
-        if (b.int_at(c_rank, r) != rank || b.is_null(c_corr, r)) continue;
-        auto it = out.find(b.int_at(c_corr, r));
-        if (it != out.end()) it->second = std::min(it->second, b.int_at(c_start, r));
-      }
-    }
-  }
-  return out;
-}
-
-}  // namespace
 
 void compute_time_breakdown(store::Database& db, int64_t run, const GpuAnalysisOptions& opt) {
   db.prepare("DELETE FROM gpu_time_breakdown WHERE run_id=?1").bind(1, run).run();
@@ -79,7 +49,7 @@ void compute_time_breakdown(store::Database& db, int64_t run, const GpuAnalysisO
     const int64_t busy = length(all), compute_ns = length(compute), comm_ns = length(comm);
     const int64_t overlap = intersection(compute, comm);
 
-    auto launched = launch_starts(db, run, rank, dev);
+    auto launched = launch_calls(db, run, rank, dev);
     std::map<std::optional<int64_t>, std::vector<const DeviceSpan*>> streams;
     for (const auto& d : dev) streams[d.stream].push_back(&d);
     int64_t gaps = 0, host_wait = 0, kernel_wait = 0, other = 0;
@@ -91,8 +61,9 @@ void compute_time_breakdown(store::Database& db, int64_t run, const GpuAnalysisO
         const int64_t prev_end = list[i - 1]->end, gap = list[i]->start - prev_end;
         ++gaps;
         auto call = list[i]->correlation ? launched.find(*list[i]->correlation) : launched.end();
-        bool host = call != launched.end() && call->second != std::numeric_limits<int64_t>::max() &&
-                    call->second > prev_end;
+        bool host = call != launched.end() &&
+                    call->second.start != std::numeric_limits<int64_t>::max() &&
+                    call->second.start > prev_end;
         if (host)
           host_wait += gap;
         else if (gap < opt.kernel_wait_ns)
