@@ -12,7 +12,7 @@
 #include "app/report.h"
 #include "collectors/ingest.h"
 #include "engine/evaluator.h"
-#include "engine/kb/format.h"
+#include "engine/kb/message_text.h"
 #include "store/background_checkpoint.h"
 #include "store/results.h"
 #include "store/run_lock.h"

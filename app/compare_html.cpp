@@ -2,7 +2,7 @@
 
 #include "app/report_html.h"
 #include "engine/finding.h"
-#include "engine/kb/format.h"
+#include "engine/kb/message_text.h"
 
 namespace perfsage::app {
 namespace v1 = perfsage::v1;

@@ -8,7 +8,7 @@
 #include "collectors/common/collector.h"
 #include "engine/facts/registry.h"
 #include "engine/finding.h"
-#include "engine/kb/format.h"
+#include "engine/kb/message_text.h"
 #include "engine/kb/load_result.h"
 #include "engine/pack_child.h"
 

@@ -9,7 +9,7 @@
 #include "analyzers/core/run_summary.h"
 #include "app/knowledge.h"
 #include "engine/facts/registry.h"
-#include "engine/kb/format.h"
+#include "engine/kb/message_text.h"
 #include "store/action_store.h"
 #include "store/results.h"
 #include "store/run_registry.h"

@@ -8,7 +8,7 @@
 
 #include "engine/error.h"
 #include "engine/kb/action_map.h"
-#include "engine/kb/format.h"
+#include "engine/kb/message_text.h"
 
 namespace perfsage::engine {
 namespace {

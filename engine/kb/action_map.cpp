@@ -5,7 +5,7 @@
 
 #include <cstdlib>
 
-#include "engine/kb/format.h"
+#include "engine/kb/message_text.h"
 
 namespace perfsage::engine {
 namespace {

@@ -13,7 +13,7 @@
 #include "engine/clips/sandbox.h"
 #include "engine/facts/registry.h"
 #include "engine/kb/action_map.h"
-#include "engine/kb/format.h"
+#include "engine/kb/message_text.h"
 #include "engine/kb/reader.h"
 #include "engine/kb/sexpr.h"
 

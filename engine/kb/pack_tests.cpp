@@ -14,7 +14,7 @@
 #include "engine/finding.h"
 #include "engine/kb/compiler.h"
 #include "engine/kb/fixture.h"
-#include "engine/kb/format.h"
+#include "engine/kb/message_text.h"
 #include "engine/kb/reader.h"
 #include "engine/pack_child.h"
 #include "store/database.h"

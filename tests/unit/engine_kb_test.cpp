@@ -2,7 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include "engine/kb/compiler.h"
-#include "engine/kb/format.h"
+#include "engine/kb/message_text.h"
 #include "engine/kb/reader.h"
 #include "engine/kb/selection.h"
 #include "kb_support.h"

@@ -6,7 +6,7 @@
 // Needs no ../shared.
 #include <string>
 
-#include "engine/kb/format.h"
+#include "engine/kb/message_text.h"
 #include "integration/cli_support.h"
 #include "unit/gpu_advice_traces.h"
 #include "test_support.h"

@@ -1,4 +1,4 @@
-#include "engine/kb/format.h"
+#include "engine/kb/message_text.h"
 
 #include <algorithm>
 #include <cmath>
