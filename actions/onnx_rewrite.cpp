@@ -211,7 +211,7 @@ std::string join(const std::vector<std::string>& v, const char* sep = ", ") {
 // A file the run read, as an absolute path. Collectors record paths as the user gave them; the
 // run's inputs are absolute, so a relative path is resolved against the input it came from
 // (the input whose path ends with the file path's leading components).
-std::string absolute_input(const store::RunSummary& run, const std::string& path) {
+std::string absolute_input(const store::RunRecord& run, const std::string& path) {
   fs::path p(path);
   if (p.is_absolute()) return path;
   std::vector<fs::path> parts(p.begin(), p.end());

@@ -6,7 +6,7 @@
 #include <stdexcept>
 
 #include "actions/lifecycle.h"
-#include "analyzers/core/run_summary.h"
+#include "analyzers/core/run_totals.h"
 #include "app/knowledge.h"
 #include "engine/facts/registry.h"
 #include "engine/kb/message_text.h"

@@ -4,7 +4,7 @@
 
 namespace perfsage::app {
 
-bool reusable(const store::RunSummary& run) {
+bool reusable(const store::RunRecord& run) {
   return run.status == store::kRunAnalyzed;
 }
 

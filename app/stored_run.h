@@ -16,7 +16,7 @@
 namespace perfsage::app {
 
 // Whether a stored run can stand for its inputs without analysing them again.
-bool reusable(const store::RunSummary& run);
+bool reusable(const store::RunRecord& run);
 
 // The stored, completely analysed run of the inputs `path` names, if any.
 Result<std::optional<int64_t>> reusable_run_of(Database& db, const std::filesystem::path& path);

@@ -13,8 +13,8 @@ constexpr const char* kRunColumns =
     "coalesce(device,''), coalesce(chip,''), fingerprint, created, status, coalesce(ranks,0), "
     "coalesce(steps,0), coalesce(step_time_us,0), coalesce(device_time_us,0) FROM runs ";
 
-RunSummary read_run(Statement& st) {
-  RunSummary s;
+RunRecord read_run(Statement& st) {
+  RunRecord s;
   s.id = st.int64(0);
   s.job = st.text(1);
   s.inputs = parse_json_string_array(st.text(2));
@@ -41,22 +41,22 @@ std::optional<int64_t> find_run_by_fingerprint(Database& db, const std::string& 
   return std::nullopt;
 }
 
-std::optional<RunSummary> load_run(Database& db, int64_t run_id) {
+std::optional<RunRecord> load_run(Database& db, int64_t run_id) {
   auto st = db.prepare(std::string(kRunColumns) + "WHERE id=?1");
   st.bind(1, run_id);
   if (!st.step()) return std::nullopt;
   return read_run(st);
 }
 
-std::vector<RunSummary> list_runs(Database& db, const std::string& job) {
+std::vector<RunRecord> list_runs(Database& db, const std::string& job) {
   auto st = db.prepare(std::string(kRunColumns) + "WHERE ?1='' OR job=?1 ORDER BY id");
   st.bind(1, job);
-  std::vector<RunSummary> out;
+  std::vector<RunRecord> out;
   while (st.step()) out.push_back(read_run(st));
   return out;
 }
 
-void update_run_summary(Database& db, const RunSummary& s) {
+void update_run_totals(Database& db, const RunRecord& s) {
   auto st = db.prepare(
       "UPDATE runs SET kind=?2, framework=?3, device=?4, chip=?5, ranks=?6, steps=?7, "
       "step_time_us=?8, device_time_us=?9 WHERE id=?1");

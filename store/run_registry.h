@@ -1,4 +1,4 @@
-// Reads and updates the runs table: lookup by fingerprint, summaries, listing.
+// Reads and updates the runs table: lookup by fingerprint, run records, listing.
 #pragma once
 
 #include <cstdint>
@@ -11,7 +11,9 @@
 
 namespace perfsage::store {
 
-struct RunSummary {
+// One row of the runs table: the run's identity and the totals the analyzers stored
+// (analyzers/core/run_totals.h).
+struct RunRecord {
   int64_t id = 0;
   std::string job;
   std::vector<std::string> inputs;
@@ -28,9 +30,9 @@ inline constexpr const char* kRunAnalyzed = "analyzed";
 
 // The run that already holds exactly these inputs, if any (complete or not: see status).
 std::optional<int64_t> find_run_by_fingerprint(Database& db, const std::string& fingerprint);
-std::optional<RunSummary> load_run(Database& db, int64_t run_id);
-std::vector<RunSummary> list_runs(Database& db, const std::string& job = "");
-void update_run_summary(Database& db, const RunSummary& s);
+std::optional<RunRecord> load_run(Database& db, int64_t run_id);
+std::vector<RunRecord> list_runs(Database& db, const std::string& job = "");
+void update_run_totals(Database& db, const RunRecord& s);
 void set_run_status(Database& db, int64_t run_id, const std::string& status);
 std::vector<IngestFile> load_ingest_files(Database& db, int64_t run_id);
 // Removes a run and every row that belongs to it.

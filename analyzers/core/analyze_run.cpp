@@ -17,13 +17,13 @@ void timed(const char* name, F&& f) {
 }
 }  // namespace
 
-store::RunSummary analyze_run(store::Database& db, int64_t run_id, const RunIdentity& identity,
+store::RunRecord analyze_run(store::Database& db, int64_t run_id, const RunIdentity& identity,
                               const AnalyzerResources& resources) {
   store::ensure_derived_tables(db, derived_tables());
   for (const Analyzer& a : analyzers())
     timed(a.name.c_str(), [&] { a.run(db, run_id, resources); });
-  store::RunSummary summary;
-  timed("summary", [&] { summary = summarize_run(db, run_id, identity); });
+  store::RunRecord summary;
+  timed("summary", [&] { summary = compute_run_totals(db, run_id, identity); });
   return summary;
 }
 

@@ -243,7 +243,7 @@ TEST_CASE("the queue view: counts, a page of jobs, progress of running ones, bad
 }
 
 TEST_CASE("a stored run stands for its inputs only when its analysis finished") {
-  store::RunSummary run;
+  store::RunRecord run;
   run.status = store::kRunAnalyzed;
   CHECK(app::reusable(run));
   run.status = "ingested";

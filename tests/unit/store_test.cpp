@@ -86,7 +86,7 @@ TEST_CASE("runs are found again by fingerprint and summaries round-trip") {
   s.device = "cuda";
   s.steps = 3;
   s.step_time_us = 1500.5;
-  update_run_summary(db, s);
+  update_run_totals(db, s);
   auto again = *load_run(db, id);
   CHECK(again.framework == "pytorch");
   CHECK(again.steps == 3);

@@ -1,4 +1,5 @@
-// The run-level summary: framework, device, ranks, steps, step and device time.
+// The run's totals kept in its runs row: framework, device, ranks, steps, step and summed
+// device time.
 #pragma once
 
 #include <cstdint>
@@ -13,8 +14,9 @@ struct RunIdentity {
   std::string framework, device, chip;
 };
 
-// Derives the summary from the run's records and stores it in the runs table.
-store::RunSummary summarize_run(store::Database& db, int64_t run_id, const RunIdentity& identity);
+// Derives the totals from the run's records and stores them in its runs row.
+store::RunRecord compute_run_totals(store::Database& db, int64_t run_id,
+                                    const RunIdentity& identity);
 
 struct RunCounts {
   int64_t ops = 0;      // Ascend device task executions

@@ -1,4 +1,4 @@
-#include "analyzers/core/run_summary.h"
+#include "analyzers/core/run_totals.h"
 
 namespace perfsage::analyzers {
 namespace {
@@ -25,7 +25,7 @@ RunCounts count_run_records(store::Database& db, int64_t run_id) {
   return c;
 }
 
-store::RunSummary summarize_run(store::Database& db, int64_t run_id, const RunIdentity& id) {
+store::RunRecord compute_run_totals(store::Database& db, int64_t run_id, const RunIdentity& id) {
   auto s = store::load_run(db, run_id).value();
   s.framework = id.framework;
   s.device = id.device.empty() ? "unknown" : id.device;
@@ -76,7 +76,7 @@ store::RunSummary summarize_run(store::Database& db, int64_t run_id, const RunId
     SELECT sum(coalesce(ops.ns, dev.ns, 0))/1000.0 FROM ranks
     LEFT JOIN ops ON ops.rank=ranks.rank LEFT JOIN dev ON dev.rank=ranks.rank)sql",
                                 run_id);
-  store::update_run_summary(db, s);
+  store::update_run_totals(db, s);
   return s;
 }
 
