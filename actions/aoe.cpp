@@ -6,6 +6,7 @@
 #include <set>
 
 #include "actions/kind.h"
+#include "proto/onnx_model.h"
 #include "store/json_text.h"
 
 namespace perfsage::actions {
@@ -120,8 +121,8 @@ AoeTarget aoe_target(store::Database& db, int64_t run_id) {
   run.bind(1, run_id);
   if (run.step()) t.framework = run.text(0);
   auto model = db.prepare(
-      "SELECT path FROM ingest_files WHERE run_id = ?1 AND collector = 'onnx-model' LIMIT 1");
-  model.bind(1, run_id);
+      "SELECT path FROM ingest_files WHERE run_id = ?1 AND collector = ?2 LIMIT 1");
+  model.bind(1, run_id).bind(2, onnx_model::kCollectorName);
   if (model.step()) t.model = model.text(0);
   return t;
 }

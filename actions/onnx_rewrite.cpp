@@ -13,7 +13,7 @@
 #include "actions/kind.h"
 #include "actions/onnx/passes.h"
 #include "collectors/common/input_bytes.h"
-#include "collectors/graph/onnx_records.h"
+#include "proto/onnx_model.h"
 #include "store/run_registry.h"
 
 namespace perfsage::actions {
@@ -234,9 +234,8 @@ std::string absolute_input(const store::RunRecord& run, const std::string& path)
 std::vector<std::string> onnx_models(store::Database& db, int64_t run_id) {
   auto run = store::load_run(db, run_id);
   auto st = db.prepare(
-      "SELECT path FROM ingest_files WHERE run_id = ?1 AND collector = 'onnx-model' ORDER BY "
-      "rowid");
-  st.bind(1, run_id);
+      "SELECT path FROM ingest_files WHERE run_id = ?1 AND collector = ?2 ORDER BY rowid");
+  st.bind(1, run_id).bind(2, onnx_model::kCollectorName);
   std::vector<std::string> out;
   while (st.step()) out.push_back(run ? absolute_input(*run, st.text(0)) : st.text(0));
   return out;
@@ -261,7 +260,7 @@ class OnnxRewriteKind final : public ActionKind {
     std::vector<std::set<std::string>> names;
     for (const auto& m : models) {
       auto model = read_onnx_model(m);
-      auto n = collectors::graph::onnx_node_names(model.graph());
+      auto n = onnx_model::node_names(model.graph());
       names.emplace_back(n.begin(), n.end());
       per_model.push_back(ctx.make(name()));
       *per_model.back().add_inputs() = plan_input(m, "model");

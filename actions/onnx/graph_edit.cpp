@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "collectors/graph/onnx_records.h"
+#include "proto/onnx_model.h"
 
 namespace perfsage::actions::onnx {
 namespace {
@@ -65,7 +65,7 @@ GraphEditor::GraphEditor(ox::ModelProto& model, std::vector<std::string> names)
     if (default_domain(op.domain())) opset_ = op.version();
   }
   if (names_.size() != static_cast<size_t>(graph_->node_size()))
-    names_ = collectors::graph::onnx_node_names(*graph_);
+    names_ = onnx_model::node_names(*graph_);
   refresh();
 }
 

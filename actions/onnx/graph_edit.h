@@ -22,7 +22,7 @@ namespace ox = perfsage::onnx;
 
 class GraphEditor {
  public:
-  // `display_names` are the node names findings use (collectors::graph::onnx_node_names, the
+  // `display_names` are the node names findings use (onnx_model::node_names, the
   // names the ONNX collector stored); empty means compute them from the model.
   explicit GraphEditor(ox::ModelProto& model, std::vector<std::string> display_names = {});
 

@@ -5,12 +5,13 @@
 #include <string_view>
 
 #include "collectors/common/collector.h"
+#include "proto/onnx_model.h"
 
 namespace perfsage::collectors::graph {
 
 class OnnxCollector : public Collector {
  public:
-  std::string name() const override { return "onnx-model"; }
+  std::string name() const override { return onnx_model::kCollectorName; }
   int detect(const FileProbe& probe) const override;
   void collect(const FileProbe& probe, CollectContext& ctx) const override;
 };

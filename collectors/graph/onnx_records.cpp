@@ -6,6 +6,7 @@
 #include <unordered_set>
 
 #include "collectors/graph/json_builder.h"
+#include "proto/onnx_model.h"
 
 namespace perfsage::collectors::graph {
 namespace {
@@ -19,33 +20,6 @@ std::string dtype_name(int32_t t) {
 }
 
 // Fixed element sizes in bytes; 0 for variable-size (STRING) and unknown types.
-int64_t element_size(int32_t t) {
-  using T = ox::TensorProto;
-  switch (t) {
-    case T::UINT8:
-    case T::INT8:
-    case T::BOOL:
-      return 1;
-    case T::UINT16:
-    case T::INT16:
-    case T::FLOAT16:
-    case T::BFLOAT16:
-      return 2;
-    case T::FLOAT:
-    case T::INT32:
-    case T::UINT32:
-      return 4;
-    case T::INT64:
-    case T::DOUBLE:
-    case T::UINT64:
-    case T::COMPLEX64:
-      return 8;
-    case T::COMPLEX128:
-      return 16;
-    default:
-      return 0;
-  }
-}
 
 struct TypeInfo {
   std::optional<std::string> dtype, shape;
@@ -139,7 +113,7 @@ class GraphEmitter {
       const auto& t = g.initializer(i);
       graph_sources.insert(t.name());
       types[t.name()] = TypeInfo{dtype_name(t.data_type()), dims_json(t)};
-      add_tensor(name, "", "initializer", i, t.name(), types[t.name()], onnx_tensor_bytes(t));
+      add_tensor(name, "", "initializer", i, t.name(), types[t.name()], onnx_model::tensor_bytes(t));
     }
     int input_idx = 0;
     for (const auto& vi : g.input()) {
@@ -150,7 +124,7 @@ class GraphEmitter {
       add_tensor(name, "", "graph_output", i, g.output(i).name(), types[g.output(i).name()], {});
     }
 
-    std::vector<std::string> names = onnx_node_names(g);
+    std::vector<std::string> names = onnx_model::node_names(g);
     std::unordered_map<std::string, std::pair<std::string, int>> producer;
     for (int i = 0; i < g.node_size(); ++i) {
       const auto& n = g.node(i);
@@ -261,48 +235,7 @@ void model_attr(CollectContext& ctx, const std::string& scope, const std::string
 }
 }  // namespace
 
-int64_t onnx_tensor_bytes(const ox::TensorProto& t) {
-  if (t.has_raw_data()) return static_cast<int64_t>(t.raw_data().size());
-  if (t.data_location() == ox::TensorProto::EXTERNAL) {
-    for (const auto& kv : t.external_data()) {
-      int64_t len = 0;
-      const auto& v = kv.value();
-      if (kv.key() == "length" &&
-          std::from_chars(v.data(), v.data() + v.size(), len).ec == std::errc()) {
-        return len;
-      }
-    }
-  }
-  if (t.data_type() == ox::TensorProto::STRING) {
-    int64_t sum = 0;
-    for (const auto& s : t.string_data()) sum += static_cast<int64_t>(s.size());
-    return sum;
-  }
-  int64_t n = 1;
-  for (auto d : t.dims()) {
-    if (d < 0 || (d > 0 && n > INT64_MAX / d)) return 0;
-    n *= d;
-  }
-  int64_t es = element_size(t.data_type());
-  return es > 0 && n <= INT64_MAX / es ? n * es : 0;
-}
 
-std::vector<std::string> onnx_node_names(const ox::GraphProto& g) {
-  std::vector<std::string> names(g.node_size());
-  std::unordered_set<std::string> used;
-  for (const auto& n : g.node()) {
-    if (!n.name().empty()) used.insert(n.name());
-  }
-  for (int i = 0; i < g.node_size(); ++i) {
-    names[i] = g.node(i).name();
-    if (names[i].empty()) {
-      names[i] = g.node(i).op_type() + "_" + std::to_string(i);
-      while (used.count(names[i])) names[i] += "_";
-      used.insert(names[i]);
-    }
-  }
-  return names;
-}
 
 void emit_onnx_model(const ox::ModelProto& model, CollectContext& ctx) {
   std::string main = model.graph().name().empty() ? "main" : model.graph().name();

@@ -13,11 +13,7 @@ namespace perfsage::collectors::graph {
 // Initializers become tensors with their byte size; their data is never copied.
 void emit_onnx_model(const perfsage::onnx::ModelProto& model, CollectContext& ctx);
 
-// The names nodes are stored (and findings name them) by: a node's own name, or
-// <op_type>_<index> (made unique) for an unnamed node. ONNX allows empty and repeated names.
-std::vector<std::string> onnx_node_names(const perfsage::onnx::GraphProto& g);
-
-// Bytes an initializer occupies (from raw data, typed data, external-data length or dims).
-int64_t onnx_tensor_bytes(const perfsage::onnx::TensorProto& t);
+// The node names and tensor sizes stored here are proto/onnx_model.h's, which the ONNX
+// rewrites in actions/ use too.
 
 }  // namespace perfsage::collectors::graph

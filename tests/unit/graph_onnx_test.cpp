@@ -4,6 +4,7 @@
 #include "collectors/graph/onnx_records.h"
 #include "graph_test_util.h"
 #include "perfsage/onnx/onnx.pb.h"
+#include "proto/onnx_model.h"
 
 using namespace perfsage;
 using perfsage::test::count;
@@ -198,17 +199,17 @@ TEST_CASE("initializer byte sizes from every storage form") {
   t.set_data_type(ox::TensorProto::FLOAT16);
   t.add_dims(3);
   t.add_dims(5);
-  CHECK(collectors::graph::onnx_tensor_bytes(t) == 30);
+  CHECK(onnx_model::tensor_bytes(t) == 30);
   t.set_raw_data(std::string(7, 'x'));
-  CHECK(collectors::graph::onnx_tensor_bytes(t) == 7);
+  CHECK(onnx_model::tensor_bytes(t) == 7);
   ox::TensorProto s;
   s.set_data_type(ox::TensorProto::STRING);
   s.add_dims(2);
   s.add_string_data("abc");
   s.add_string_data("de");
-  CHECK(collectors::graph::onnx_tensor_bytes(s) == 5);
+  CHECK(onnx_model::tensor_bytes(s) == 5);
   ox::TensorProto huge;
   huge.set_data_type(ox::TensorProto::DOUBLE);
   for (int i = 0; i < 4; ++i) huge.add_dims(int64_t{1} << 20);
-  CHECK(collectors::graph::onnx_tensor_bytes(huge) == 0);  // overflow: unknown, not garbage
+  CHECK(onnx_model::tensor_bytes(huge) == 0);  // overflow: unknown, not garbage
 }
