@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <ctime>
 
 #include "analyzers/core/analyze_run.h"
@@ -64,6 +65,18 @@ void progress(const AnalysisRequest& req, std::string_view stage, double fractio
   if (req.progress) req.progress(stage, fraction);
 }
 
+// Test-only (tests/integration/store_integrity_test.cpp, which kills perfsage at these points):
+// with PERFSAGE_TEST_PAUSE_AT=<stage> set, perfsage writes "perfsage: paused at <stage>" to
+// stderr on reaching the stage and waits there until it is killed. Stages: ingest (every row
+// written, not committed), analysis (committed and analysed, not marked analysed).
+void test_pause_at(std::string_view stage) {
+  const char* at = std::getenv("PERFSAGE_TEST_PAUSE_AT");
+  if (!at || stage != at) return;
+  std::string line = "perfsage: paused at " + std::string(stage) + "\n";
+  [[maybe_unused]] ssize_t n = ::write(STDERR_FILENO, line.data(), line.size());
+  for (;;) ::pause();
+}
+
 // Ingests the inputs as one run and runs the analyzers, or finds the stored run.
 struct Ingested {
   int64_t run_id = 0;
@@ -76,6 +89,7 @@ void analyze_stored(store::Database& db, int64_t run_id, const analyzers::RunIde
                     const Knowledge& kn) {
   store::BackgroundCheckpoint checkpoint(db.path());  // while the analyzers run
   analyzers::analyze_run(db, run_id, identity, {kn.hardware, kn.patterns});
+  test_pause_at("analysis");
   store::set_run_status(db, run_id, store::kRunAnalyzed);
 }
 
@@ -147,6 +161,7 @@ Result<Ingested> ingest(store::Database& db, const AnalysisRequest& req, const K
   {
     store::RunWriter writer(db, header);
     auto result = collectors::ingest(files, writer, req.mode);
+    test_pause_at("ingest");
     hints = result.hints;
     writer.set_identity(hints.framework, hints.device, hints.chip);
     writer.commit();

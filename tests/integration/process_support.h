@@ -14,6 +14,7 @@
 #include <functional>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -36,14 +37,27 @@ enum class As { self, unprivileged };
 
 class Child {
  public:
-  // Starts perfsage with `args`; stdout and stderr go to files in `dir`.
-  Child(const std::vector<std::string>& args, const std::filesystem::path& dir, As as = As::self)
+  // Starts perfsage with `args`; stdout and stderr go to files in `dir`. `env` ("NAME=value")
+  // is added to the child's environment only, e.g. PERFSAGE_TEST_PAUSE_AT (app/analysis.cpp).
+  Child(const std::vector<std::string>& args, const std::filesystem::path& dir, As as = As::self,
+        const std::vector<std::string>& env = {})
       : out_(dir / ("child" + std::to_string(next()) + ".out")), err_(out_.string() + ".err") {
     std::vector<std::string> argv_s{perfsage_binary().string()};
     argv_s.insert(argv_s.end(), args.begin(), args.end());
     std::vector<char*> argv;
     for (auto& a : argv_s) argv.push_back(a.data());
     argv.push_back(nullptr);
+    std::vector<std::string> env_s = env;
+    for (char** e = environ; *e; ++e) {
+      std::string_view kv(*e);
+      bool replaced = false;
+      for (const auto& add : env)
+        replaced |= kv.substr(0, kv.find('=') + 1) == add.substr(0, add.find('=') + 1);
+      if (!replaced) env_s.emplace_back(kv);
+    }
+    std::vector<char*> envp;
+    for (auto& e : env_s) envp.push_back(e.data());
+    envp.push_back(nullptr);
     pid_ = ::fork();
     REQUIRE(pid_ >= 0);
     if (pid_ == 0) {
@@ -53,7 +67,7 @@ class Child {
       if (as == As::unprivileged && ::geteuid() == 0) {
         if (::setgid(65534) != 0 || ::setuid(65534) != 0) ::_exit(126);
       }
-      ::execv(argv[0], argv.data());
+      ::execve(argv[0], argv.data(), envp.data());
       ::_exit(127);
     }
   }
@@ -76,7 +90,7 @@ class Child {
         status_ = status;
         return err().find(text) != std::string::npos;
       }
-      std::this_thread::yield();
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
   }
   // Waits until `done()` is true (true) or the child has exited (false).
@@ -89,7 +103,7 @@ class Child {
         status_ = status;
         return false;
       }
-      std::this_thread::yield();
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
   }
   void kill9() {

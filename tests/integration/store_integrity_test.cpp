@@ -16,8 +16,8 @@ using namespace perfsage::test;
 namespace {
 
 // A Kineto trace of `kernels` kernel launches (CPU op, runtime call, kernel) over 20 profiler
-// steps: big enough that ingest and analysis each take a while, so that a kill lands inside
-// them. 30,000 launches: 3.7 MB.
+// steps: big enough that an ingest writes over 1 MiB to the log before it commits.
+// 30,000 launches: 13.8 MB, some 10 MB in the log when the ingest pauses before its commit.
 std::filesystem::path write_trace(const TempDir& dir, int kernels) {
   std::ostringstream t;
   t << R"({"schemaVersion": 1, "deviceProperties": [{"id": 0, "name": "NVIDIA A100-SXM4-80GB",)"
@@ -72,6 +72,13 @@ int64_t count(const std::string& store, const std::string& sql) {
   return st.int64(0);
 }
 
+// What perfsage run with PERFSAGE_TEST_PAUSE_AT=<stage> says when it has reached the stage and
+// waits to be killed (app/analysis.cpp, test_pause_at): the kills below wait for that point,
+// never for a time or a state that the child could pass while this process is descheduled.
+std::string pause_marker(const std::string& stage) {
+  return "perfsage: paused at " + stage + "\n";
+}
+
 struct Fixture {
   TempDir dir;
   std::filesystem::path trace = write_trace(dir, 30000);
@@ -97,13 +104,12 @@ perfsage::v1::AnalysisReport analyze_stored(const Fixture& f, std::string* err =
 TEST_CASE("kill -9 during ingest stores nothing; the next analysis is complete and correct") {
   Fixture f;
   {
-    Child c({"analyze", f.trace.string(), "--store", f.store, "-v"}, f.dir.path());
-    // Records are being written (the log grows) and the ingest has not committed.
-    bool writing = c.wait_until([&] {
-      std::error_code ec;
-      return std::filesystem::file_size(f.store + "-wal", ec) > (1u << 20) && !ec;
-    });
-    REQUIRE(writing);
+    Child c({"analyze", f.trace.string(), "--store", f.store, "-v"}, f.dir.path(), As::self,
+            {"PERFSAGE_TEST_PAUSE_AT=ingest"});
+    // Every record written, the log holding them, and the ingest not committed: the child waits
+    // there until it is killed, however late this process gets to run.
+    REQUIRE(c.wait_for_stderr(pause_marker("ingest")));
+    CHECK(std::filesystem::file_size(f.store + "-wal") > (1u << 20));
     c.kill9();
     CHECK(c.wait() == 128 + SIGKILL);
     REQUIRE(c.err().find("] ingest: ") == std::string::npos);
@@ -119,11 +125,16 @@ TEST_CASE("kill -9 during ingest stores nothing; the next analysis is complete a
 TEST_CASE("kill -9 during analysis: the next analysis redoes it, says so and is correct") {
   Fixture f;
   {
-    Child c({"analyze", f.trace.string(), "--store", f.store, "-v"}, f.dir.path());
-    REQUIRE(c.wait_for_stderr("] ingest: "));  // committed; the analyzers run now
+    Child c({"analyze", f.trace.string(), "--store", f.store, "-v"}, f.dir.path(), As::self,
+            {"PERFSAGE_TEST_PAUSE_AT=analysis"});
+    // The ingest committed and every analyzer wrote its tables, but the run is not marked
+    // analysed: the most the next analysis has to redo.
+    REQUIRE(c.wait_for_stderr(pause_marker("analysis")));
     c.kill9();
     CHECK(c.wait() == 128 + SIGKILL);
-    REQUIRE(c.err().find("analyzer summary") == std::string::npos);
+    INFO("stderr:\n" << c.err());  // the --verbose log goes to stderr, never into the report
+    REQUIRE(c.err().find("] ingest: ") != std::string::npos);
+    REQUIRE(c.err().find("analyzer summary") != std::string::npos);
   }
   CHECK(integrity(f.store) == "ok");
   REQUIRE(count(f.store, "SELECT count(*) FROM runs WHERE status = 'ingested'") == 1);
