@@ -1,5 +1,4 @@
 #include "app/analysis.h"
-#include "app/job_identity.h"
 
 #include <spdlog/spdlog.h>
 #include <unistd.h>
@@ -10,6 +9,7 @@
 
 #include "analyzers/core/analyze_run.h"
 #include "app/actions_service.h"
+#include "app/job_identity.h"
 #include "app/report.h"
 #include "collectors/ingest.h"
 #include "engine/evaluator.h"
