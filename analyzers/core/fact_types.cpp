@@ -1,6 +1,9 @@
 #include "analyzers/core/fact_types.h"
 
+#include <string>
 #include <string_view>
+
+#include "analyzers/core/step_ctes.h"
 
 namespace perfsage::analyzers {
 namespace {
@@ -18,21 +21,7 @@ span AS MATERIALIZED (
     WHERE side IN ('host_events', 'device_events') AND run_id = ?1
     UNION ALL
     SELECT min(start_ns), max(start_ns + dur_ns) FROM op_tasks WHERE run_id = ?1)),
-stepall AS MATERIALIZED (
-  -- One duration per rank and step, whatever number of sources recorded it.
-  SELECT rank, step, max(dur_ns) AS d FROM recorded_steps
-  WHERE run_id = ?1 AND dur_ns > 0 GROUP BY rank, step),
-stepmed AS MATERIALIZED (
-  -- Each rank's median step (the upper one of an even count: of a 49 us stub beside one 9 ms
-  -- step, the 9 ms one).
-  SELECT rank, d AS med FROM (
-    SELECT rank, d, row_number() OVER (PARTITION BY rank ORDER BY d) AS i,
-      count(*) OVER (PARTITION BY rank) AS n FROM stepall) WHERE i = n / 2 + 1),
-stepdur AS MATERIALIZED (
-  -- Stub steps (under a quarter of their rank's median: a step cut short by the end of
-  -- profiling) are left out of every mean; the run fact counts them (stub_steps).
-  SELECT s.rank, s.step, s.d FROM stepall s JOIN stepmed m ON m.rank = s.rank
-  WHERE s.d >= 0.25 * m.med),
+{steps},
 steptotal AS (SELECT sum(d) / 1000.0 AS us FROM stepdur),
 rankstep AS (SELECT rank, count(*) AS n, avg(d) / 1000.0 AS mean FROM stepdur GROUP BY rank),
 base AS MATERIALIZED (
@@ -65,7 +54,11 @@ std::vector<store::FactType> fact_types() {
   declare_roofline_facts(out);
   for (auto& t : out) {
     auto pos = t.query.find("{common}");
-    if (pos != std::string::npos) t.query.replace(pos, 8, kCommon);
+    if (pos != std::string::npos) {
+      std::string common(kCommon);
+      common.replace(common.find("{steps}"), 7, std::string(kStepCtes).substr(1));
+      t.query.replace(pos, 8, common);
+    }
   }
   return out;
 }

@@ -1,5 +1,9 @@
 #include "analyzers/core/run_totals.h"
 
+#include <string>
+
+#include "analyzers/core/step_ctes.h"
+
 namespace perfsage::analyzers {
 namespace {
 
@@ -50,14 +54,9 @@ store::RunRecord compute_run_totals(store::Database& db, int64_t run_id, const R
   // Step time: mean measured step duration; else the cluster breakdown's sum per rank and step.
   // Stub steps (under a quarter of their rank's median, cut short by the end of profiling) are
   // left out, as the run fact's base leaves them out (core/fact_types.cpp).
-  s.step_time_us = query_real(db, R"sql(
-    WITH d AS (SELECT rank, step, max(dur_ns) AS d FROM recorded_steps
-               WHERE run_id=?1 AND dur_ns > 0 GROUP BY rank, step),
-    m AS (SELECT rank, d AS med FROM (
-            SELECT rank, d, row_number() OVER (PARTITION BY rank ORDER BY d) AS i,
-              count(*) OVER (PARTITION BY rank) AS n FROM d) WHERE i = n / 2 + 1)
-    SELECT avg(d.d)/1000.0 FROM d JOIN m ON m.rank = d.rank WHERE d.d >= 0.25 * m.med)sql",
-                              run_id);
+  const std::string mean_step =
+      "WITH " + std::string(kStepCtes) + " SELECT avg(d) / 1000.0 FROM stepdur";
+  s.step_time_us = query_real(db, mean_step.c_str(), run_id);
   if (s.step_time_us == 0) {
     s.step_time_us = query_real(db, R"sql(
       SELECT avg(coalesce(computing_us,0) + coalesce(comm_not_overlapped_us,0) +

@@ -2,6 +2,9 @@
 // Computing, Communication(Not Overlapped) and Free, the spread between ranks of the per-rank
 // sums over steps against the mean per-rank total; the spreads themselves are computed in the
 // `rank` fact query, this table holds the per-rank sums they are computed from.
+#include <string>
+
+#include "analyzers/core/step_ctes.h"
 #include "analyzers/iteration/iteration.h"
 #include "store/database.h"
 
@@ -11,8 +14,9 @@ void compute_rank_balance(store::Database& db, int64_t run_id) {
   db.prepare("DELETE FROM iteration_ranks WHERE run_id=?1").bind(1, run_id).run();
   // One source per rank: the most detailed one present with a breakdown (a rank can carry
   // both ProfilerStep rows from trace_view.json and step_trace_time.csv rows of the same steps).
-  db.prepare(R"sql(
-WITH src AS (
+  // Stub steps are left out as in every mean over steps (analyzers/core/step_ctes.h).
+  db.prepare("WITH " + std::string(kStepCtes) + R"sql(,
+src AS (
   SELECT rank, source, count(*) AS n,
     CASE source WHEN 'step_trace_time' THEN 1 WHEN 'ProfilerStep' THEN 2
                 WHEN 'gpu_breakdown' THEN 3 WHEN 'cluster_step_trace_time' THEN 4 ELSE 5 END AS pref
@@ -22,15 +26,7 @@ WITH src AS (
   GROUP BY rank, source),
 pick AS (SELECT rank, source FROM src s
          WHERE NOT EXISTS (SELECT 1 FROM src t WHERE t.rank = s.rank
-                           AND (t.pref < s.pref OR (t.pref = s.pref AND t.source < s.source)))),
--- Stub steps (under a quarter of the rank's median recorded step: cut short by the end of
--- profiling) are left out, as the run fact's base leaves them out (core/fact_types.cpp).
-med AS (SELECT rank, d AS med FROM (
-          SELECT rank, dur_ns AS d, row_number() OVER (PARTITION BY rank ORDER BY dur_ns) AS i,
-            count(*) OVER (PARTITION BY rank) AS n
-          FROM (SELECT rank, step, max(dur_ns) AS dur_ns FROM recorded_steps
-                WHERE run_id = ?1 AND dur_ns > 0 GROUP BY rank, step))
-        WHERE i = n / 2 + 1)
+                           AND (t.pref < s.pref OR (t.pref = s.pref AND t.source < s.source))))
 INSERT INTO iteration_ranks(run_id, rank, source, steps, dur_us, computing_us, comm_us,
   comm_not_overlapped_us, overlapped_us, free_us, dataloader_us, optimizer_us)
 SELECT ?1, s.rank, s.source, count(*),
@@ -40,7 +36,7 @@ SELECT ?1, s.rank, s.source, count(*),
   coalesce(sum(s.free_us), 0), coalesce(sum(s.dataloader_us), 0),
   coalesce(sum(s.optimizer_us), 0)
 FROM steps s JOIN pick p ON p.rank = s.rank AND p.source = s.source
-LEFT JOIN med m ON m.rank = s.rank
+LEFT JOIN stepmed m ON m.rank = s.rank
 WHERE s.run_id = ?1 AND (s.dur_ns IS NULL OR m.med IS NULL OR s.dur_ns >= 0.25 * m.med)
 GROUP BY s.rank, s.source)sql")
       .bind(1, run_id)

@@ -191,6 +191,8 @@ TEST_CASE("a stub last step is left out of the mean step", "[gpu][advice]") {
   auto r = analyze_trace(stub_last_step());
   CHECK(r.base().us() == Approx(9000));
   CHECK(r.base().text().find("1 stub step(s)") != std::string::npos);
+  // The run's step time reads the same steps (analyzers/core/step_ctes.h).
+  CHECK(r.run().step_time_us() == Approx(9000));
 }
 
 TEST_CASE("short_name elides return types, template arguments and parameter lists", "[format]") {
