@@ -22,10 +22,6 @@
 namespace perfsage::analyzers::gpu {
 namespace {
 
-struct Span {
-  int64_t start, end;
-};
-
 int64_t median(std::vector<int64_t> v) {
   if (v.empty()) return 0;
   std::nth_element(v.begin(), v.begin() + static_cast<long>(v.size() / 2), v.end());
@@ -34,21 +30,14 @@ int64_t median(std::vector<int64_t> v) {
 
 }  // namespace
 
-void compute_collective_alignment(store::Database& db, int64_t run) {
+void write_collective_alignment(store::Database& db, int64_t run, CollectiveSpans& by_type) {
   db.prepare("DELETE FROM gpu_collective_ranks WHERE run_id=?1").bind(1, run).run();
-  // type -> rank -> kernels in start order
-  std::map<std::string, std::map<int64_t, std::vector<Span>>> by_type;
-  for_each_comm_kernel(db, run, [&](const CommKernel& k) {
-    by_type[collective_type(k.name, k.args)][k.rank].push_back({k.start, k.start + k.dur});
-  });
-  auto insert = db.prepare(
-      "INSERT INTO gpu_collective_ranks VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9)");
+  auto insert = db.prepare("INSERT INTO gpu_collective_ranks VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9)");
   for (auto& [type, ranks] : by_type) {
     if (ranks.size() < 2) continue;  // one rank: nothing to align against
     size_t aligned = std::numeric_limits<size_t>::max();
     for (auto& [rank, spans] : ranks) {
-      std::sort(spans.begin(), spans.end(),
-                [](const Span& a, const Span& b) { return a.start < b.start; });
+      std::sort(spans.begin(), spans.end());
       aligned = std::min(aligned, spans.size());
     }
     // Clock offsets from the ends of the aligned collectives, against the first rank.
@@ -56,7 +45,7 @@ void compute_collective_alignment(store::Database& db, int64_t run) {
     std::map<int64_t, int64_t> offset;
     for (const auto& [rank, spans] : ranks) {
       std::vector<int64_t> d;
-      for (size_t i = 0; i < aligned; ++i) d.push_back(spans[i].end - ref[i].end);
+      for (size_t i = 0; i < aligned; ++i) d.push_back(spans[i].second - ref[i].second);
       offset[rank] = median(std::move(d));
     }
     struct Totals {
@@ -66,7 +55,7 @@ void compute_collective_alignment(store::Database& db, int64_t run) {
     for (size_t i = 0; i < aligned; ++i) {
       int64_t latest = std::numeric_limits<int64_t>::min(), last_rank = 0;
       for (const auto& [rank, spans] : ranks) {
-        int64_t start = spans[i].start - offset[rank];
+        int64_t start = spans[i].first - offset[rank];
         if (start > latest) {
           latest = start;
           last_rank = rank;
@@ -74,7 +63,7 @@ void compute_collective_alignment(store::Database& db, int64_t run) {
       }
       ++totals[last_rank].last;
       for (const auto& [rank, spans] : ranks) {
-        const int64_t start = spans[i].start - offset[rank], end = spans[i].end - offset[rank];
+        const int64_t start = spans[i].first - offset[rank], end = spans[i].second - offset[rank];
         Totals& t = totals[rank];
         const int64_t wait = std::min(latest, end) - start;
         t.wait += wait;

@@ -20,8 +20,10 @@ std::string fold(std::string_view s) {
   std::string out;
   out.reserve(s.size());
   for (char c : s) {
-    if (c >= 'A' && c <= 'Z') out += static_cast<char>(c + 32);
-    else if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')) out += c;
+    if (c >= 'A' && c <= 'Z')
+      out += static_cast<char>(c + 32);
+    else if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'))
+      out += c;
   }
   return out;
 }
@@ -72,12 +74,10 @@ std::string collective_type(std::string_view name, std::string_view args) {
     const char* type;
   };
   static constexpr Kind kKinds[] = {
-      {"alltoall", "AllToAll"},           {"allreduce", "AllReduce"},
-      {"reducescatter", "ReduceScatter"}, {"allgather", "AllGather"},
-      {"sendrecv", "SendRecv"},           {"broadcast", "Broadcast"},
-      {"bcast", "Broadcast"},             {"reduce", "Reduce"},
-      {"send", "Send"},                   {"recv", "Recv"},
-      {"gather", "Gather"},               {"scatter", "Scatter"},
+      {"alltoall", "AllToAll"},   {"allreduce", "AllReduce"}, {"reducescatter", "ReduceScatter"},
+      {"allgather", "AllGather"}, {"sendrecv", "SendRecv"},   {"broadcast", "Broadcast"},
+      {"bcast", "Broadcast"},     {"reduce", "Reduce"},       {"send", "Send"},
+      {"recv", "Recv"},           {"gather", "Gather"},       {"scatter", "Scatter"},
       {"barrier", "Barrier"}};
   for (const auto& k : kKinds)
     if (n.find(k.needle) != std::string::npos) return k.type;
@@ -91,8 +91,11 @@ void compute_collectives(store::Database& db, int64_t run) {
     double bytes = 0;
   };
   std::map<std::pair<int64_t, std::string>, Total> totals;
+  CollectiveSpans spans;  // for the alignment across ranks, from the same pass
   for_each_comm_kernel(db, run, [&](const CommKernel& k) {
-    Total& t = totals[{k.rank, collective_type(k.name, k.args)}];
+    std::string type = collective_type(k.name, k.args);
+    spans[type][k.rank].emplace_back(k.start, k.start + k.dur);
+    Total& t = totals[{k.rank, std::move(type)}];
     ++t.kernels;
     t.dur += k.dur;
     if (auto n = number_arg(k.args, "\"In msg nelems\"")) {
@@ -104,6 +107,7 @@ void compute_collectives(store::Database& db, int64_t run) {
   for (const auto& [key, t] : totals)
     store::insert(insert, run, key.first, key.second, t.kernels, t.dur,
                   t.sized > 0 ? std::optional<double>(t.bytes) : std::nullopt);
+  write_collective_alignment(db, run, spans);
 }
 
 }  // namespace perfsage::analyzers::gpu

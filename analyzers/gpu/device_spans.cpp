@@ -77,8 +77,7 @@ std::vector<DeviceSpan> load_device_spans(store::Database& db, int64_t run, int6
   return out;
 }
 
-std::unordered_map<int64_t, LaunchCall> launch_calls(store::Database& db, int64_t run,
-                                                     int64_t rank,
+std::unordered_map<int64_t, LaunchCall> launch_calls(store::Database& db, int64_t run, int64_t rank,
                                                      const std::vector<DeviceSpan>& dev) {
   std::unordered_map<int64_t, LaunchCall> out;
   for (const auto& d : dev)

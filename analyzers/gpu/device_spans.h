@@ -5,7 +5,9 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <map>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
@@ -36,9 +38,14 @@ struct LaunchCall {
   bool graph = false;
 };
 // The enqueueing calls of `dev`'s correlation ids on `rank`.
-std::unordered_map<int64_t, LaunchCall> launch_calls(store::Database& db, int64_t run,
-                                                     int64_t rank,
+std::unordered_map<int64_t, LaunchCall> launch_calls(store::Database& db, int64_t run, int64_t rank,
                                                      const std::vector<DeviceSpan>& dev);
+
+// Writes HTA's queue length per stream of `rank` (depth statistics, unlinked and graph-launched
+// activities) into gpu_queues through `insert` (queue_depth.cpp).
+void write_queue_depth(store::Statement& insert, int64_t run, int64_t rank,
+                       const std::vector<DeviceSpan>& dev,
+                       const std::unordered_map<int64_t, LaunchCall>& launches);
 
 // One communication kernel of a run (any rank), as the collective analyzers read it; the views
 // are valid during the callback only.
@@ -46,6 +53,13 @@ struct CommKernel {
   int64_t rank, start, dur;
   std::string_view name, args;
 };
+// Communication kernels by collective type and rank, each rank's as [start, end) in ns.
+using CollectiveSpans =
+    std::map<std::string, std::map<int64_t, std::vector<std::pair<int64_t, int64_t>>>>;
+// Aligns the collectives of each type across ranks and writes gpu_collective_ranks
+// (collective_alignment.cpp); sorts each rank's spans by start.
+void write_collective_alignment(store::Database& db, int64_t run, CollectiveSpans& by_type);
+
 // Calls `fn` for every communication kernel of `run` (is_comm_kernel), in storage order.
 void for_each_comm_kernel(store::Database& db, int64_t run,
                           const std::function<void(const CommKernel&)>& fn);

@@ -28,7 +28,8 @@ void analyze_gpu_run(store::Database& db, int64_t run_id, const GpuAnalysisOptio
 void compute_gpu_breakdown(store::Database& db, int64_t run_id);
 void compute_launch_stats(store::Database& db, int64_t run_id, const GpuAnalysisOptions& opt);
 // Per-rank temporal breakdown, comm/compute overlap and idle time by cause as HTA defines
-// them, over the whole trace: gpu_time_breakdown.
+// them, over the whole trace: gpu_time_breakdown; and from the same activities and launch
+// calls, HTA's queue length per stream (queue_depth.cpp): gpu_queues.
 void compute_time_breakdown(store::Database& db, int64_t run_id, const GpuAnalysisOptions& opt);
 // Kernels per (name, launching CPU op, op input types): kernel_groups.
 void compute_kernel_groups(store::Database& db, int64_t run_id);
@@ -37,14 +38,10 @@ void compute_api_totals(store::Database& db, int64_t run_id);
 // Calls that block the host (syncs, device-to-host and blocking copies) per rank, call, issuing
 // op and Python frame, inside or outside the steps: host_blocking.
 void compute_host_blocking(store::Database& db, int64_t run_id);
-// HTA's queue length per stream: depth statistics, unlinked and graph-launched activities:
-// gpu_queues.
-void compute_queue_depth(store::Database& db, int64_t run_id);
-// Collective kernels per rank and type (AllReduce, SendRecv, ...): gpu_collectives.
+// Collective kernels per rank and type (AllReduce, SendRecv, ...): gpu_collectives; and, from
+// the same kernels, each type aligned across ranks (waiting for the last rank vs transfer,
+// the ranks' clock offsets removed): gpu_collective_ranks.
 void compute_collectives(store::Database& db, int64_t run_id);
-// Collectives of each type aligned across ranks: each rank's wait for the last rank and its
-// transfer time, after removing the ranks' clock offsets: gpu_collective_ranks.
-void compute_collective_alignment(store::Database& db, int64_t run_id);
 // Counters of CUPTI range-profiler ranges per rank and range name: gpu_range_counters.
 void compute_range_counters(store::Database& db, int64_t run_id);
 // The collective type of a communication kernel from its "Collective name" argument or name.

@@ -52,8 +52,8 @@ bool is_sync(std::string_view name) {
 
 bool is_alloc(std::string_view name) {
   if (contains(name, "Async") || contains(name, "Host") || contains(name, "Managed")) return false;
-  for (std::string_view call : {"cudaMalloc", "cudaFree", "hipMalloc", "hipFree", "cuMemAlloc",
-                                "cuMemFree"})
+  for (std::string_view call :
+       {"cudaMalloc", "cudaFree", "hipMalloc", "hipFree", "cuMemAlloc", "cuMemFree"})
     if (name.rfind(call, 0) == 0) return true;
   return false;
 }
@@ -71,8 +71,8 @@ std::unordered_map<int64_t, Copy> load_copies(store::Database& db, int64_t run, 
   while (st.step()) {
     std::string name = st.text(1), kind = st.text(2);
     Copy c;
-    c.dtoh = contains(name, "DtoH") || contains(kind, "DtoH") || contains(name, "Device -> Pageable") ||
-             contains(name, "Device -> Pinned");
+    c.dtoh = contains(name, "DtoH") || contains(kind, "DtoH") ||
+             contains(name, "Device -> Pageable") || contains(name, "Device -> Pinned");
     c.pageable = contains(name, "Pageable") || contains(kind, "Pageable");
     out[st.int64(0)] = c;
   }
@@ -144,7 +144,8 @@ void attribute(store::Database& db, int64_t run, int64_t rank, std::vector<Call>
   std::map<std::pair<int64_t, int64_t>, std::vector<Call*>> by_thread;
   for (auto& c : calls) by_thread[{c.pid, c.tid}].push_back(&c);
   for (auto& [thread, list] : by_thread)
-    std::sort(list.begin(), list.end(), [](const Call* a, const Call* b) { return a->start < b->start; });
+    std::sort(list.begin(), list.end(),
+              [](const Call* a, const Call* b) { return a->start < b->start; });
   const auto& schema = store::host_event_schema();
   auto col = [&](const char* name) { return store::column_index(schema, name); };
   const int c_rank = col("rank"), c_name = col("name"), c_pid = col("pid"), c_tid = col("tid"),
@@ -207,8 +208,7 @@ void compute_host_blocking(store::Database& db, int64_t run) {
     st.bind(1, run);
     while (st.step()) ranks.push_back(st.int64(0));
   }
-  auto insert = db.prepare(
-      "INSERT INTO host_blocking VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11)");
+  auto insert = db.prepare("INSERT INTO host_blocking VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11)");
   for (int64_t rank : ranks) {
     auto copies = load_copies(db, run, rank);
     auto calls = load_blocking_calls(db, run, rank, copies);

@@ -1,7 +1,10 @@
 // Kernel launch and synchronisation statistics per rank: launch API cost, the delay from the
 // end of a launch call to the start of its GPU activity (linked by correlation id), short
 // kernels, and host synchronisation calls next to GPU-side sync events.
+#include <spdlog/spdlog.h>
+
 #include <algorithm>
+#include <chrono>
 #include <limits>
 #include <map>
 #include <optional>
@@ -187,17 +190,24 @@ void compute_launch_stats(store::Database& db, int64_t run, const GpuAnalysisOpt
 
 void analyze_gpu_run(store::Database& db, int64_t run_id, const GpuAnalysisOptions& opt) {
   store::Transaction txn(db);
-  compute_gpu_breakdown(db, run_id);
-  compute_launch_stats(db, run_id, opt);
-  compute_time_breakdown(db, run_id, opt);
-  compute_api_totals(db, run_id);
-  compute_host_blocking(db, run_id);
-  compute_queue_depth(db, run_id);
-  compute_collectives(db, run_id);
-  compute_collective_alignment(db, run_id);
-  compute_range_counters(db, run_id);
-  compute_launch_ops(db, run_id);
-  compute_kernel_groups(db, run_id);
+  // Each part's time in the verbose log (docs/performance.md reads them).
+  auto timed = [](const char* part, auto&& f) {
+    auto start = std::chrono::steady_clock::now();
+    f();
+    spdlog::debug(
+        "gpu {}: {:.1f} ms", part,
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+            .count());
+  };
+  timed("breakdown", [&] { compute_gpu_breakdown(db, run_id); });
+  timed("launch_stats", [&] { compute_launch_stats(db, run_id, opt); });
+  timed("time_breakdown and queue_depth", [&] { compute_time_breakdown(db, run_id, opt); });
+  timed("api_totals", [&] { compute_api_totals(db, run_id); });
+  timed("host_blocking", [&] { compute_host_blocking(db, run_id); });
+  timed("collectives and their alignment", [&] { compute_collectives(db, run_id); });
+  timed("range_counters", [&] { compute_range_counters(db, run_id); });
+  timed("launch_ops", [&] { compute_launch_ops(db, run_id); });
+  timed("kernel_groups", [&] { compute_kernel_groups(db, run_id); });
   txn.commit();
 }
 

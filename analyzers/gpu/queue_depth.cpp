@@ -58,50 +58,38 @@ void summarise(std::vector<std::pair<int64_t, int>>& events, StreamQueue& q) {
 
 }  // namespace
 
-void compute_queue_depth(store::Database& db, int64_t run) {
-  db.prepare("DELETE FROM gpu_queues WHERE run_id=?1").bind(1, run).run();
-  std::vector<int64_t> ranks;
-  {
-    auto st = db.prepare("SELECT DISTINCT rank FROM device_events WHERE run_id=?1");
-    st.bind(1, run);
-    while (st.step()) ranks.push_back(st.int64(0));
+void write_queue_depth(store::Statement& insert, int64_t run, int64_t rank,
+                       const std::vector<DeviceSpan>& dev,
+                       const std::unordered_map<int64_t, LaunchCall>& launches) {
+  using StreamKey = std::pair<std::optional<int64_t>, std::optional<int64_t>>;
+  std::map<StreamKey, std::vector<std::pair<int64_t, int>>> events;
+  std::map<StreamKey, StreamQueue> queues;
+  for (const auto& d : dev) {
+    StreamKey key{d.device, d.stream};
+    StreamQueue& q = queues[key];
+    ++q.activities;
+    q.busy += d.end - d.start;
+    auto it = d.correlation ? launches.find(*d.correlation) : launches.end();
+    if (it == launches.end() || it->second.start == std::numeric_limits<int64_t>::max()) {
+      ++q.unlinked;
+      continue;
+    }
+    if (it->second.graph) ++q.graph;
+    // A call recorded after its activity ended (clock skew) enqueues nothing measurable.
+    const int64_t enqueued = std::min(it->second.start, d.end);
+    auto& ev = events[key];
+    ev.emplace_back(enqueued, +1);
+    ev.emplace_back(d.end, -1);
   }
-  auto insert = db.prepare(
-      "INSERT INTO gpu_queues VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13)");
-  for (int64_t rank : ranks) {
-    auto dev = load_device_spans(db, run, rank);
-    if (dev.empty()) continue;
-    auto launches = launch_calls(db, run, rank, dev);
-    using StreamKey = std::pair<std::optional<int64_t>, std::optional<int64_t>>;
-    std::map<StreamKey, std::vector<std::pair<int64_t, int>>> events;
-    std::map<StreamKey, StreamQueue> queues;
-    for (const auto& d : dev) {
-      StreamKey key{d.device, d.stream};
-      StreamQueue& q = queues[key];
-      ++q.activities;
-      q.busy += d.end - d.start;
-      auto it = d.correlation ? launches.find(*d.correlation) : launches.end();
-      if (it == launches.end() || it->second.start == std::numeric_limits<int64_t>::max()) {
-        ++q.unlinked;
-        continue;
-      }
-      if (it->second.graph) ++q.graph;
-      // A call recorded after its activity ended (clock skew) enqueues nothing measurable.
-      const int64_t enqueued = std::min(it->second.start, d.end);
-      auto& ev = events[key];
-      ev.emplace_back(enqueued, +1);
-      ev.emplace_back(d.end, -1);
-    }
-    for (auto& [key, q] : queues) {
-      auto ev = events.find(key);
-      if (ev != events.end()) summarise(ev->second, q);
-      auto us = [](int64_t ns) { return static_cast<double>(ns) / 1e3; };
-      store::insert(insert, run, rank, key.first, key.second, q.activities, q.unlinked, q.graph,
-                    us(q.busy), us(q.window), q.max_depth, q.median, q.mean,
-                    q.window > 0 ? std::optional<double>(static_cast<double>(q.zero) /
-                                                         static_cast<double>(q.window))
-                                 : std::nullopt);
-    }
+  for (auto& [key, q] : queues) {
+    auto ev = events.find(key);
+    if (ev != events.end()) summarise(ev->second, q);
+    auto us = [](int64_t ns) { return static_cast<double>(ns) / 1e3; };
+    store::insert(insert, run, rank, key.first, key.second, q.activities, q.unlinked, q.graph,
+                  us(q.busy), us(q.window), q.max_depth, q.median, q.mean,
+                  q.window > 0 ? std::optional<double>(static_cast<double>(q.zero) /
+                                                       static_cast<double>(q.window))
+                               : std::nullopt);
   }
 }
 

@@ -28,7 +28,8 @@ std::optional<double> metric(std::string_view args, std::string_view key) {
   size_t i = k + quoted.size();
   while (i < args.size() && (args[i] == ' ' || args[i] == '"')) ++i;
   size_t j = i;
-  while (j < args.size() && (std::string_view("0123456789.eE+-").find(args[j]) != std::string_view::npos))
+  while (j < args.size() &&
+         (std::string_view("0123456789.eE+-").find(args[j]) != std::string_view::npos))
     ++j;
   if (j == i) return std::nullopt;
   try {
@@ -54,8 +55,7 @@ void compute_range_counters(store::Database& db, int64_t run) {
   db.prepare("DELETE FROM gpu_range_counters WHERE run_id=?1").bind(1, run).run();
   const auto& schema = store::device_event_schema();
   auto col = [&](const char* name) { return store::column_index(schema, name); };
-  const int c_rank = col("rank"), c_name = col("name"), c_dur = col("dur_ns"),
-            c_args = col("args");
+  const int c_rank = col("rank"), c_name = col("name"), c_dur = col("dur_ns"), c_args = col("args");
   struct Total {
     int64_t ranges = 0, dur_ns = 0;
     std::optional<double> fp16, fp32, fp64, tensor, read, write;
@@ -80,8 +80,7 @@ void compute_range_counters(store::Database& db, int64_t run) {
       add(t.write, metric(args, "dram__bytes_write.sum"));
     }
   }
-  auto insert = db.prepare(
-      "INSERT INTO gpu_range_counters VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10)");
+  auto insert = db.prepare("INSERT INTO gpu_range_counters VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10)");
   for (const auto& [key, t] : totals) {
     std::optional<double> bytes;
     if (t.read || t.write) bytes = t.read.value_or(0) + t.write.value_or(0);

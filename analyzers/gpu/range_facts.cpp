@@ -32,8 +32,8 @@ void declare_gpu_range_facts(std::vector<FactType>& out) {
            "-1.0"},
           {"dram_bytes", T::Float, "bytes", "DRAM bytes read and written (-1 not recorded)",
            "-1.0"},
-          {"precision", T::Symbol, "", "the precision with the most FLOPs: fp16, fp32, fp64 or none",
-           "none"},
+          {"precision", T::Symbol, "",
+           "the precision with the most FLOPs: fp16, fp32, fp64 or none", "none"},
           {"intensity", T::Float, "FLOP/byte", "flops / dram_bytes (-1 unknown)", "-1.0"},
           {"ridge", T::Float, "FLOP/byte",
            "the part's FP32 CUDA-core peak / its bandwidth for FP32 ranges; -1 otherwise (the "

@@ -31,6 +31,10 @@ void compute_time_breakdown(store::Database& db, int64_t run, const GpuAnalysisO
   }
   auto insert = db.prepare(
       "INSERT INTO gpu_time_breakdown VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14)");
+  // The queue depth reads the same activities and launch calls: written in the same pass.
+  db.prepare("DELETE FROM gpu_queues WHERE run_id=?1").bind(1, run).run();
+  auto insert_queue =
+      db.prepare("INSERT INTO gpu_queues VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13)");
   for (int64_t rank : ranks) {
     auto dev = load_device_spans(db, run, rank);
     if (dev.empty()) continue;
@@ -50,6 +54,7 @@ void compute_time_breakdown(store::Database& db, int64_t run, const GpuAnalysisO
     const int64_t overlap = intersection(compute, comm);
 
     auto launched = launch_calls(db, run, rank, dev);
+    write_queue_depth(insert_queue, run, rank, dev, launched);
     std::map<std::optional<int64_t>, std::vector<const DeviceSpan*>> streams;
     for (const auto& d : dev) streams[d.stream].push_back(&d);
     int64_t gaps = 0, host_wait = 0, kernel_wait = 0, other = 0;
