@@ -32,7 +32,7 @@ struct Copy {
 };
 
 struct Call {
-  int64_t pid, tid, start, end;
+  int64_t rank, pid, tid, start, end;
   const char* kind;
   std::string name;
   // The enclosing framework ops on the same thread: innermost and outermost, and the innermost
@@ -62,37 +62,39 @@ bool is_copy_call(std::string_view name) {
   return contains(name, "Memcpy") || contains(name, "memcpy");
 }
 
-std::unordered_map<int64_t, Copy> load_copies(store::Database& db, int64_t run, int64_t rank) {
-  std::unordered_map<int64_t, Copy> out;
+// The run's copies by (rank, correlation id).
+std::map<std::pair<int64_t, int64_t>, Copy> load_copies(store::Database& db, int64_t run) {
+  std::map<std::pair<int64_t, int64_t>, Copy> out;
   auto st = db.prepare(
-      "SELECT correlation, name, coalesce(memcpy_kind, '') FROM device_events WHERE run_id=?1 "
-      "AND rank=?2 AND kind='memcpy' AND correlation IS NOT NULL");
-  st.bind(1, run).bind(2, rank);
+      "SELECT correlation, name, coalesce(memcpy_kind, ''), rank FROM device_events "
+      "WHERE run_id=?1 AND kind='memcpy' AND correlation IS NOT NULL");
+  st.bind(1, run);
   while (st.step()) {
     std::string name = st.text(1), kind = st.text(2);
     Copy c;
     c.dtoh = contains(name, "DtoH") || contains(kind, "DtoH") ||
              contains(name, "Device -> Pageable") || contains(name, "Device -> Pinned");
     c.pageable = contains(name, "Pageable") || contains(kind, "Pageable");
-    out[st.int64(0)] = c;
+    out[{st.int64(3), st.int64(0)}] = c;
   }
   return out;
 }
 
-std::vector<std::pair<int64_t, int64_t>> load_step_windows(store::Database& db, int64_t run,
-                                                           int64_t rank) {
-  std::vector<std::pair<int64_t, int64_t>> w;
+// Each rank's ProfilerStep windows [start, end), in start order.
+std::map<int64_t, std::vector<std::pair<int64_t, int64_t>>> load_step_windows(store::Database& db,
+                                                                              int64_t run) {
+  std::map<int64_t, std::vector<std::pair<int64_t, int64_t>>> w;
   auto st = db.prepare(
-      "SELECT start_ns, start_ns + dur_ns FROM steps WHERE run_id=?1 AND rank=?2 AND "
-      "source='ProfilerStep' AND start_ns IS NOT NULL AND dur_ns > 0 ORDER BY start_ns");
-  st.bind(1, run).bind(2, rank);
-  while (st.step()) w.emplace_back(st.int64(0), st.int64(1));
+      "SELECT rank, start_ns, start_ns + dur_ns FROM steps WHERE run_id=?1 AND "
+      "source='ProfilerStep' AND start_ns IS NOT NULL AND dur_ns > 0 ORDER BY rank, start_ns");
+  st.bind(1, run);
+  while (st.step()) w[st.int64(0)].emplace_back(st.int64(1), st.int64(2));
   return w;
 }
 
-// The blocking calls of the rank, from the runtime and driver blocks.
-std::vector<Call> load_blocking_calls(store::Database& db, int64_t run, int64_t rank,
-                                      const std::unordered_map<int64_t, Copy>& copies) {
+// The blocking calls of every rank, from the runtime and driver blocks.
+std::vector<Call> load_blocking_calls(store::Database& db, int64_t run,
+                                      const std::map<std::pair<int64_t, int64_t>, Copy>& copies) {
   const auto& schema = store::host_event_schema();
   auto col = [&](const char* name) { return store::column_index(schema, name); };
   const int c_rank = col("rank"), c_name = col("name"), c_pid = col("pid"), c_tid = col("tid"),
@@ -104,7 +106,7 @@ std::vector<Call> load_blocking_calls(store::Database& db, int64_t run, int64_t 
     while (scan.next()) {
       auto& b = scan.block();
       for (size_t r = 0; r < b.rows(); ++r) {
-        if (b.int_at(c_rank, r) != rank) continue;
+        const int64_t rank = b.int_at(c_rank, r);
         std::string_view name = b.text_at(c_name, r);
         const char* what = nullptr;
         if (is_sync(name)) {
@@ -115,7 +117,7 @@ std::vector<Call> load_blocking_calls(store::Database& db, int64_t run, int64_t 
           const bool async = contains(name, "Async");
           std::optional<Copy> copy;
           if (!b.is_null(c_corr, r)) {
-            auto it = copies.find(b.int_at(c_corr, r));
+            auto it = copies.find({rank, b.int_at(c_corr, r)});
             if (it != copies.end()) copy = it->second;
           }
           if (copy && copy->dtoh && (copy->pageable || !async))
@@ -125,6 +127,7 @@ std::vector<Call> load_blocking_calls(store::Database& db, int64_t run, int64_t 
         }
         if (!what) continue;
         Call c;
+        c.rank = rank;
         c.pid = b.is_null(c_pid, r) ? 0 : b.int_at(c_pid, r);
         c.tid = b.is_null(c_tid, r) ? 0 : b.int_at(c_tid, r);
         c.start = b.int_at(c_start, r);
@@ -139,10 +142,10 @@ std::vector<Call> load_blocking_calls(store::Database& db, int64_t run, int64_t 
 }
 
 // Names each call's enclosing framework ops and Python frame on its thread: one pass over the
-// rank's CPU ops, annotations and Python events, each looking up the calls in its time range.
-void attribute(store::Database& db, int64_t run, int64_t rank, std::vector<Call>& calls) {
-  std::map<std::pair<int64_t, int64_t>, std::vector<Call*>> by_thread;
-  for (auto& c : calls) by_thread[{c.pid, c.tid}].push_back(&c);
+// ranks' CPU ops, annotations and Python events, each looking up the calls in its time range.
+void attribute(store::Database& db, int64_t run, std::vector<Call>& calls) {
+  std::map<std::tuple<int64_t, int64_t, int64_t>, std::vector<Call*>> by_thread;
+  for (auto& c : calls) by_thread[{c.rank, c.pid, c.tid}].push_back(&c);
   for (auto& [thread, list] : by_thread)
     std::sort(list.begin(), list.end(),
               [](const Call* a, const Call* b) { return a->start < b->start; });
@@ -157,8 +160,7 @@ void attribute(store::Database& db, int64_t run, int64_t rank, std::vector<Call>
     while (scan.next()) {
       auto& b = scan.block();
       for (size_t r = 0; r < b.rows(); ++r) {
-        if (b.int_at(c_rank, r) != rank) continue;
-        auto it = by_thread.find({b.is_null(c_pid, r) ? 0 : b.int_at(c_pid, r),
+        auto it = by_thread.find({b.int_at(c_rank, r), b.is_null(c_pid, r) ? 0 : b.int_at(c_pid, r),
                                   b.is_null(c_tid, r) ? 0 : b.int_at(c_tid, r)});
         if (it == by_thread.end()) continue;
         const int64_t start = b.int_at(c_start, r), dur = b.int_at(c_dur, r), end = start + dur;
@@ -201,43 +203,36 @@ void attribute(store::Database& db, int64_t run, int64_t rank, std::vector<Call>
 
 void compute_host_blocking(store::Database& db, int64_t run) {
   db.prepare("DELETE FROM host_blocking WHERE run_id=?1").bind(1, run).run();
-  std::vector<int64_t> ranks;
-  {
-    auto st = db.prepare(
-        "SELECT DISTINCT rank FROM host_events WHERE run_id=?1 AND kind IN ('runtime','driver')");
-    st.bind(1, run);
-    while (st.step()) ranks.push_back(st.int64(0));
+  // One pass over the run's calls and ops for all ranks (ranks are keys, not passes).
+  auto calls = load_blocking_calls(db, run, load_copies(db, run));
+  if (calls.empty()) return;
+  attribute(db, run, calls);
+  const auto windows = load_step_windows(db, run);
+  struct Total {
+    int64_t calls = 0, dur = 0, max = 0;
+  };
+  using Key =
+      std::tuple<int64_t, std::string, std::string, std::string, std::string, std::string, int>;
+  std::map<Key, Total> totals;
+  for (const auto& c : calls) {
+    int in_step = -1;  // no steps recorded on this rank
+    if (auto w = windows.find(c.rank); w != windows.end()) {
+      const auto& win = w->second;
+      auto after = std::upper_bound(win.begin(), win.end(), c.start,
+                                    [](int64_t t, const auto& x) { return t < x.first; });
+      in_step = after != win.begin() && c.start < std::prev(after)->second ? 1 : 0;
+    }
+    Total& t = totals[{c.rank, c.kind, c.name, c.inner, c.outer, c.python, in_step}];
+    ++t.calls;
+    t.dur += c.end - c.start;
+    t.max = std::max(t.max, c.end - c.start);
   }
   auto insert = db.prepare("INSERT INTO host_blocking VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11)");
-  for (int64_t rank : ranks) {
-    auto copies = load_copies(db, run, rank);
-    auto calls = load_blocking_calls(db, run, rank, copies);
-    if (calls.empty()) continue;
-    attribute(db, run, rank, calls);
-    auto windows = load_step_windows(db, run, rank);
-    struct Total {
-      int64_t calls = 0, dur = 0, max = 0;
-    };
-    using Key = std::tuple<std::string, std::string, std::string, std::string, std::string, int>;
-    std::map<Key, Total> totals;
-    for (const auto& c : calls) {
-      int in_step = -1;  // no steps recorded
-      if (!windows.empty()) {
-        auto w = std::upper_bound(windows.begin(), windows.end(), c.start,
-                                  [](int64_t t, const auto& win) { return t < win.first; });
-        in_step = w != windows.begin() && c.start < std::prev(w)->second ? 1 : 0;
-      }
-      Total& t = totals[{c.kind, c.name, c.inner, c.outer, c.python, in_step}];
-      ++t.calls;
-      t.dur += c.end - c.start;
-      t.max = std::max(t.max, c.end - c.start);
-    }
-    for (const auto& [key, t] : totals) {
-      const auto& [kind, name, op, top_op, python, in_step] = key;
-      store::insert(insert, run, rank, kind, name, op, top_op, python,
-                    in_step < 0 ? std::optional<int64_t>() : std::optional<int64_t>(in_step),
-                    t.calls, t.dur, t.max);
-    }
+  for (const auto& [key, t] : totals) {
+    const auto& [rank, kind, name, op, top_op, python, in_step] = key;
+    store::insert(insert, run, rank, kind, name, op, top_op, python,
+                  in_step < 0 ? std::optional<int64_t>() : std::optional<int64_t>(in_step), t.calls,
+                  t.dur, t.max);
   }
 }
 

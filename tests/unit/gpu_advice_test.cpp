@@ -42,6 +42,20 @@ TEST_CASE("a sync inside the steps is a finding, one after the last step is not"
     CHECK(evidence_number(*f[0], "per_step_us") == Approx(1500));
     CHECK(f[0]->estimated_gain_us() == Approx(750));
   }
+  SECTION("in the steps of two ranks: per step of one rank, counted once per rank") {
+    TempDir dir;
+    auto r0 = sync_in_steps();
+    r0.distributed(0, 2);
+    auto r1 = sync_in_steps();
+    r1.distributed(1, 2);
+    auto r = analyze_json({dir.write("rank0.pt.trace.json", r0.json()).string(),
+                           dir.write("rank1.pt.trace.json", r1.json()).string()});
+    auto f = findings(r, "gpu_runtime", "sync_api");
+    REQUIRE(f.size() == 1);
+    CHECK(evidence_number(*f[0], "per_step_us") == Approx(1500));
+    CHECK(evidence_number(*f[0], "ranks") == 2);
+    CHECK(evidence_number(*f[0], "calls") == 10);
+  }
   SECTION("after the last step: profiler teardown waits for a full queue") {
     auto r = analyze_trace(sync_after_last_step());
     CHECK(findings(r, "gpu_runtime", "sync_api").empty());
