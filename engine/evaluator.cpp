@@ -12,28 +12,9 @@
 #include "engine/fact_prefetch.h"
 #include "engine/finding.h"
 #include "engine/pack_child.h"
+#include "engine/run_error.h"
 
 namespace perfsage::engine {
-
-namespace {
-// CLIPS error output as one line: its non-empty lines joined, indentation dropped.
-std::string one_line(const std::string& text) {
-  std::string out, line;
-  for (size_t i = 0; i <= text.size(); ++i) {
-    if (i < text.size() && text[i] != '\n') {
-      line += text[i];
-      continue;
-    }
-    auto b = line.find_first_not_of(" \t");
-    if (b != std::string::npos) {
-      if (!out.empty()) out += ' ';
-      out.append(line, b, std::string::npos);
-    }
-    line.clear();
-  }
-  return out;
-}
-}  // namespace
 
 bool applies_to_device(const CompiledPack& pack, const std::string& device) {
   const auto& applies = pack.pack.applies_to;
@@ -94,7 +75,7 @@ PackEvaluation evaluate_pack(const CompiledPack& pack, const FactSource& source,
     const std::string assert_errors = env.errors_text();
     if (!assert_errors.empty()) {
       outcome.status = clips::RunStatus::error;
-      outcome.detail = one_line(assert_errors);
+      outcome.detail = assert_errors;
     } else if (exhausted) {
       outcome.status = clips::RunStatus::time_exceeded;
       outcome.detail = env.budget_detail() + " while asserting facts";
@@ -104,7 +85,7 @@ PackEvaluation evaluate_pack(const CompiledPack& pack, const FactSource& source,
     res.fired = outcome.fired;
     if (outcome.status == clips::RunStatus::error) {
       res.status = "error";
-      res.error = outcome.detail;
+      res.error = describe_run_error(pack.pack, outcome.detail);
     } else if (outcome.status != clips::RunStatus::ok) {
       res.status = "budget_exceeded";
       res.error = outcome.detail;
