@@ -220,7 +220,9 @@ Result<AnalysisOutcome> analyze(store::Database& db, const AnalysisRequest& requ
     if (out.reused && out.notices.empty())
       out.notices.push_back("these inputs are already stored as run " + std::to_string(out.run_id) +
                             "; analysing the stored run");
-    if (request.evaluate_packs) {
+    out.nothing_recognised = recognised_inputs(db, out.run_id) == 0;
+    if (out.nothing_recognised) out.notices.push_back(nothing_recognised_notice(db, out.run_id));
+    if (request.evaluate_packs && !out.nothing_recognised) {
       progress(request, "packs", 0);
       engine::EvaluationOptions opts;
       opts.budget = limits.pack_budget;
@@ -235,6 +237,8 @@ Result<AnalysisOutcome> analyze(store::Database& db, const AnalysisRequest& requ
         out.notices.push_back("applied actions could not be judged: " + judged.error().message);
     }
     out.report = build_report(db, out.run_id);
+    if (out.nothing_recognised && !request.keep_unrecognised && !db.read_only())
+      store::delete_run(db, out.run_id);
     // A log that cannot be copied (a full disk) keeps the run safe but grows with every
     // command: say so now rather than fail the next one.
     if (auto why = db.checkpoint(); !why.empty()) out.notices.push_back(why);

@@ -42,6 +42,9 @@ struct AnalysisRequest {
   // finish is analysed again); false: it is ingested again, replacing the stored run.
   bool reuse_existing = true;
   bool evaluate_packs = true;  // false: ingest and analyzers only (`perfsage ingest`)
+  // false: a run in which nothing was recognised is removed from the store once its report is
+  // built (the daemon: such a run fails its job and never joins the job's history).
+  bool keep_unrecognised = true;
   Clock clock = system_clock_iso8601;
   ProgressFn progress;
 };
@@ -51,6 +54,9 @@ struct AnalysisOutcome {
   int64_t run_id = 0;
   bool reused = false;               // the inputs were already stored and analysed
   std::vector<std::string> notices;  // what the user should be told (reused run, redone analysis)
+  // No collector recognised any input: no pack ran and no applied action was judged on it,
+  // which is no clean result (the CLI exits 1 unless --lenient, the daemon fails the job).
+  bool nothing_recognised = false;
 };
 
 Result<AnalysisOutcome> analyze(store::Database& db, const AnalysisRequest& request,

@@ -68,6 +68,33 @@ perfsage::v1::Base build_base(store::Database& db, int64_t run_id) {
   return base;
 }
 
+namespace {
+bool recognised(const store::IngestFile& f) {
+  return f.collector != "unrecognised" && f.collector != "skipped";
+}
+}  // namespace
+
+int64_t recognised_inputs(store::Database& db, int64_t run_id) {
+  int64_t n = 0;
+  for (const auto& f : store::load_ingest_files(db, run_id)) n += recognised(f) ? 1 : 0;
+  return n;
+}
+
+std::string nothing_recognised_notice(store::Database& db, int64_t run_id) {
+  size_t files = 0;
+  bool raw = false;  // profiler files without analysis data (msprof's binary dumps, markers)
+  for (const auto& f : store::load_ingest_files(db, run_id)) {
+    files += f.collector == "unrecognised" ? 1 : 0;
+    raw |= f.collector == "skipped";
+  }
+  std::string what = files == 0 && !raw ? "the inputs hold no file"
+                     : files == 0 ? "the inputs hold only profiler files without analysis data"
+                                  : std::to_string(files) + " file(s) in no format perfsage reads";
+  return "nothing recognised: " + what +
+         "; no pack ran, so the absence of findings means nothing (docs/formats.md lists what "
+         "is read)";
+}
+
 perfsage::v1::AnalysisReport build_report(store::Database& db, int64_t run_id) {
   perfsage::v1::AnalysisReport report;
   *report.mutable_run() = build_run(db, run_id);
@@ -79,7 +106,7 @@ perfsage::v1::AnalysisReport build_report(store::Database& db, int64_t run_id) {
     i->set_records(f.records);
     i->set_skipped(f.skipped);
     for (const auto& w : f.warnings) i->add_warnings(w);
-    recognised += f.collector != "unrecognised" && f.collector != "skipped" ? 1 : 0;
+    recognised += app::recognised(f) ? 1 : 0;
   }
   report.set_recognised_inputs(recognised);
   for (const auto& p : store::load_pack_results(db, run_id)) {

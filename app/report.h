@@ -14,6 +14,10 @@ namespace perfsage::app {
 perfsage::v1::AnalysisReport build_report(store::Database& db, int64_t run_id);
 perfsage::v1::Run build_run(store::Database& db, int64_t run_id);
 perfsage::v1::Base build_base(store::Database& db, int64_t run_id);
+// The run's input files that a collector read (0: nothing was recognised).
+int64_t recognised_inputs(store::Database& db, int64_t run_id);
+// What to tell a user whose run had nothing recognised: how many files, and that no pack ran.
+std::string nothing_recognised_notice(store::Database& db, int64_t run_id);
 
 // Protobuf's JSON mapping with the proto's field names, every field printed, two-space indent.
 std::string to_json(const google::protobuf::Message& message);

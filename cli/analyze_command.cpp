@@ -22,9 +22,10 @@ int run_analyze(const Args& args, std::ostream& out, std::ostream& err) {
       "perfsage analyze PATH... [options]\n\n"
       "Collects profiling dumps and model graphs into one run, analyses it, evaluates the\n"
       "selected knowledge-base packs and prints the ranked findings.\n\n"
-      "Exit codes: 0 done (whatever was found), 1 an input cannot be read, 2 bad usage,\n"
-      "3 --fail-on: a finding at or above the severity, 4 --fail-on: a pack failed or ran out\n"
-      "of budget, or no input was recognised, 5 the store cannot be used, 70 internal error.\n\n"
+      "Exit codes: 0 done (whatever was found), 1 an input cannot be read or no input was\n"
+      "recognised (unless --lenient), 2 bad usage, 3 --fail-on: a finding at or above the\n"
+      "severity, 4 --fail-on: a pack failed or ran out of budget, or (--lenient) no input was\n"
+      "recognised, 5 the store cannot be used, 70 internal error.\n\n"
       "Options");
   std::vector<std::string> inputs, kbs;
   std::string store_path, format = "text", job, config, fail_on, output;
@@ -39,8 +40,9 @@ int run_analyze(const Args& args, std::ostream& out, std::ostream& err) {
       "format", po::value(&format), "report format: text | json | html (one self-contained file)")(
       "output,o", po::value(&output), "write the report to this file instead of stdout")(
       "fail-on", po::value(&fail_on), fail_help.c_str())(
-      "lenient", "skip malformed records and report counts instead of failing")(
-      "quiet,q", "no progress line on stderr")(
+      "lenient",
+      "skip malformed records and report counts instead of failing; a run in which nothing is "
+      "recognised exits 0")("quiet,q", "no progress line on stderr")(
       "verbose,v", "log the time of every stage, analyzer, fact query and pack to stderr")(
       "input", po::value(&inputs)->composing(), "input files or directories");
   po::positional_options_description pos;
@@ -96,6 +98,9 @@ int run_analyze(const Args& args, std::ostream& out, std::ostream& err) {
                                        : render_text(report),
                     out, err))
     return kExitInput;
+  // Nothing recognised is no clean run: strict mode says so with exit 1, as for a named file
+  // no collector reads; --lenient accepts it (and --fail-on's gate then trips, exit 4).
+  if (outcome->nothing_recognised && !vm.count("lenient")) return kExitInput;
   return fail_on.empty() ? kExitOk : apply_fail_on(report, threshold, err);
 }
 

@@ -10,7 +10,7 @@ namespace perfsage::cli {
 
 // Exit codes (documented in `perfsage --help` and the README).
 constexpr int kExitOk = 0;
-constexpr int kExitInput = 1;      // an input cannot be read
+constexpr int kExitInput = 1;      // an input cannot be read, or (strict) none was recognised
 constexpr int kExitUsage = 2;      // bad usage: options, config, pack selection
 constexpr int kExitFailOn = 3;     // --fail-on: a finding at or above the severity exists
 constexpr int kExitGate = 4;       // --fail-on: a pack failed or ran out of budget, or no input

@@ -35,9 +35,10 @@ void usage(std::ostream& os) {
   for (const auto& c : kCommands) os << "  " << c.synopsis << "\n";
   os << "  help COMMAND      the options of a command (same as COMMAND --help)\n"
         "  version           print the version\n\n"
-        "Exit codes: 0 done, 1 an input cannot be read, 2 bad usage, 3 --fail-on: a finding at\n"
-        "or above the severity, 4 --fail-on: a pack failed or nothing was recognised, 5 the\n"
-        "store cannot be used, 6 a pack cannot be loaded, tested or installed, 70 internal.\n";
+        "Exit codes: 0 done, 1 an input cannot be read or nothing was recognised (unless\n"
+        "--lenient), 2 bad usage, 3 --fail-on: a finding at or above the severity, 4 --fail-on:\n"
+        "a pack failed (or, --lenient, nothing was recognised), 5 the store cannot be used,\n"
+        "6 a pack cannot be loaded, tested or installed, 70 internal.\n";
 }
 
 }  // namespace

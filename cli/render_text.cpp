@@ -132,7 +132,11 @@ std::string render_text(const perfsage::v1::AnalysisReport& report) {
     // "No problem" about inputs perfsage only partly read would mislead: point at the warnings.
     int warnings = 0;
     for (const auto& f : report.ingest()) warnings += f.warnings_size();
-    os << "  none: no rule found a problem in what perfsage read of this run";
+    if (report.recognised_inputs() == 0)
+      os << "  none, and no pack ran: nothing in the inputs was recognised, so this is no clean "
+            "run";
+    else
+      os << "  none: no rule found a problem in what perfsage read of this run";
     if (warnings > 0)
       os << " (the inputs above carry " << warnings
          << " warning(s): what could not be read is not judged)";

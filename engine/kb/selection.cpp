@@ -118,9 +118,17 @@ std::vector<fs::path> pack_dirs(const fs::path& root) {
   return out;
 }
 
+// A pack folder whose pack.yaml did not read (YAML syntax, a file too big): it has no name
+// but its folder's, and its first error.
+struct Unreadable {
+  std::filesystem::path dir;
+  std::string source, error;
+  bool trusted = false;
+};
+
 struct ReadResult {
   std::vector<Pack> packs;
-  std::vector<std::string> unreadable;  // folder names of packs that failed to read
+  std::vector<Unreadable> unreadable;
 };
 
 // Reads every pack in search order and applies redefinitions; selection not yet applied.
@@ -136,9 +144,14 @@ ReadResult read_all(const Selection& sel, std::vector<LoadMessage>& msgs) {
       continue;
     }
     for (const auto& dir : pack_dirs(root.path)) {
+      const size_t before = msgs.size();
       auto p = read_pack(dir, msgs);
       if (!p) {
-        out.unreadable.push_back(dir.filename().string());
+        auto first = std::find_if(msgs.begin() + static_cast<long>(before), msgs.end(),
+                                  [](const LoadMessage& m) { return m.error(); });
+        out.unreadable.push_back(
+            {dir, root.source, first == msgs.end() ? "pack.yaml could not be read" : first->str(),
+             root.trusted});
         continue;
       }
       p->source = root.source;
@@ -199,8 +212,9 @@ LoadedPacks load_pack_set(const Selection& sel) {
     if (std::any_of(packs.begin(), packs.end(),
                     [&](const Pack& p) { return glob_match(want, p.name); }))
       continue;
-    bool broken = std::any_of(read.unreadable.begin(), read.unreadable.end(),
-                              [&](const std::string& dir) { return glob_match(want, dir); });
+    bool broken = std::any_of(read.unreadable.begin(), read.unreadable.end(), [&](const auto& u) {
+      return glob_match(want, u.dir.filename().string());
+    });
     out.messages.push_back({LoadCode::err_validate, "", 0, 0, want, "kb.packs",
                             broken ? "pack '" + want + "' could not be read (see the errors above)"
                                    : "no pack matches '" + want + "' in the search paths"});
@@ -234,6 +248,23 @@ LoadedPacks load_pack_set(const Selection& sel) {
     static const std::map<std::string, ParamOverride> none;
     out.set.packs.push_back(
         compile_pack(p, out.messages, catalog_of(sel), it == sel.params.end() ? none : it->second));
+  }
+  // A selected pack that did not even read is in the set as an invalid pack named by its
+  // folder, like one that did not compile: its evaluation is an error a gate sees, never a
+  // pack that silently is not there.
+  for (const auto& u : read.unreadable) {
+    const std::string name = u.dir.filename().string();
+    if (!sel.only.empty() && std::none_of(sel.only.begin(), sel.only.end(),
+                                          [&](const auto& w) { return glob_match(w, name); }))
+      continue;
+    CompiledPack broken;
+    broken.pack.name = name;
+    broken.pack.dir = u.dir;
+    broken.pack.file = u.dir / "pack.yaml";
+    broken.pack.source = u.source;
+    broken.pack.trusted = u.trusted;
+    broken.error = u.error;
+    out.set.packs.push_back(std::move(broken));
   }
   return out;
 }

@@ -174,12 +174,48 @@ TEST_CASE("--fail-on gates on findings, failed packs and unrecognised input") {
       {"analyze", example(), "--config", cfg.string(), "--kb", "broken", "--fail-on", "critical"});
   CHECK(r.code == kExitGate);
   CHECK_THAT(r.err, Catch::Contains("pack broken error"));
+  // The CLIPS error is one line naming the pack file, the rule, the key and its line.
+  CHECK_THAT(r.err,
+             Catch::Contains((dir.path() / "packs/broken/pack.yaml").string() +
+                             ":8:11: rule r, gain: divide by zero in (/ ...) [PRNTUTIL7]\n"));
+  CHECK_THAT(r.err, !Catch::Contains("PRCCODE4"));
 
+  // A pack whose YAML does not even parse fails the gate like one that does not compile.
+  dir.write("syntax/unclosed/pack.yaml", "name: unclosed\nversion: 1.0.0\nrules: [a: b: c\n");
+  auto syntax_cfg = dir.write("syntax.yaml", "kb:\n  paths: [syntax]\n");
+  r = cli({"analyze", example(), "--config", syntax_cfg.string(), "--fail-on", "critical"});
+  INFO(r.err);
+  CHECK(r.code == kExitGate);
+  CHECK_THAT(r.err, Catch::Contains("--fail-on: pack unclosed error: " +
+                                    (dir.path() / "syntax/unclosed/pack.yaml").string() + ":3"));
+  auto report = parse_report(
+      cli({"analyze", example(), "--config", syntax_cfg.string(), "--format", "json"}).out);
+  bool listed = false;
+  for (const auto& p : report.packs()) listed |= p.name() == "unclosed" && p.status() == "error";
+  CHECK(listed);
+
+  // Nothing recognised is no clean run: said on stderr and in the report, exit 1 unless
+  // --lenient (which the gate then trips).
   dir.write("empty/notes.txt", "nothing a profiler wrote\n");
-  r = cli({"analyze", (dir.path() / "empty").string(), "--fail-on", "critical"});
+  auto empty = (dir.path() / "empty").string();
+  r = cli({"analyze", empty});
+  CHECK(r.code == kExitInput);
+  CHECK_THAT(r.err, Catch::Contains("perfsage: nothing recognised: 1 file(s) in no format"));
+  CHECK_THAT(r.out,
+             Catch::Contains("nothing in the inputs was recognised, so this is no clean run"));
+  CHECK_THAT(r.out, !Catch::Contains("no rule found a problem"));
+  CHECK(cli({"analyze", empty, "--fail-on", "critical"}).code == kExitInput);
+  r = cli({"analyze", empty, "--lenient", "--fail-on", "critical"});
   CHECK(r.code == kExitGate);
   CHECK_THAT(r.err, Catch::Contains("no input was recognised"));
-  CHECK(cli({"analyze", (dir.path() / "empty").string()}).code == kExitOk);
+  r = cli({"analyze", empty, "--lenient"});
+  CHECK(r.code == kExitOk);
+  CHECK_THAT(r.err, Catch::Contains("nothing recognised"));
+  dir.write("void/.keep", "");
+  std::filesystem::remove(dir.path() / "void/.keep");
+  r = cli({"analyze", (dir.path() / "void").string()});
+  CHECK(r.code == kExitInput);
+  CHECK_THAT(r.err, Catch::Contains("nothing recognised: the inputs hold no file"));
 }
 
 TEST_CASE("the same inputs give byte-identical reports, to stdout or -o") {
