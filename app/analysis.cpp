@@ -11,6 +11,7 @@
 #include "app/actions_service.h"
 #include "app/job_identity.h"
 #include "app/report.h"
+#include "app/stored_run.h"
 #include "collectors/ingest.h"
 #include "engine/evaluator.h"
 #include "engine/kb/message_text.h"
@@ -125,7 +126,7 @@ Result<Ingested> ingest(store::Database& db, const AnalysisRequest& req, const K
   Ingested out;
   if (auto existing = store::find_run_by_fingerprint(db, fp)) {
     auto run = store::load_run(db, *existing);
-    if (req.reuse_existing && run->status == store::kRunAnalyzed) {
+    if (req.reuse_existing && reusable(*run)) {
       out.run_id = *existing;
       out.reused = true;
       return out;

@@ -8,8 +8,8 @@
 #include "collectors/common/collector.h"
 #include "engine/facts/registry.h"
 #include "engine/finding.h"
-#include "engine/kb/message_text.h"
 #include "engine/kb/load_result.h"
+#include "engine/kb/message_text.h"
 #include "engine/pack_child.h"
 
 namespace perfsage::app {
@@ -25,7 +25,6 @@ using engine::format_pct;
 using engine::format_us;
 
 using engine::facts::clips_type_name;
-using engine::facts::facts_markdown;
 
 using actions::write_file_atomic;
 

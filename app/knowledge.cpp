@@ -2,8 +2,11 @@
 
 #include <algorithm>
 
+#include "analyzers/core/analyzer.h"
 #include "analyzers/core/fact_types.h"
 #include "engine/kb/reader.h"
+#include "store/database.h"
+#include "store/derived_tables.h"
 
 namespace perfsage::app {
 namespace fs = std::filesystem;
@@ -46,6 +49,22 @@ std::shared_ptr<const engine::facts::Catalog> fact_catalog() {
   static const auto catalog =
       std::make_shared<const engine::facts::Catalog>(analyzers::fact_types());
   return catalog;
+}
+
+std::vector<std::string> fact_type_mismatches() {
+  store::Database db(":memory:");
+  store::ensure_derived_tables(db, analyzers::derived_tables());
+  std::vector<std::string> out;
+  for (const auto& t : fact_catalog()->types()) {
+    std::string why = store::slot_mismatch(db, t);
+    if (!why.empty()) out.push_back(std::move(why));
+  }
+  return out;
+}
+
+std::string facts_reference() {
+  return engine::facts::facts_markdown(*fact_catalog()) +
+         store::tables_markdown(analyzers::derived_tables());
 }
 
 engine::Selection compose_selection(const AppConfig& config, const Resources& resources,

@@ -22,6 +22,14 @@ namespace perfsage::app {
 // once; every selection, pack test and report reads this one catalog.
 std::shared_ptr<const engine::facts::Catalog> fact_catalog();
 
+// Every fact type's slots against its query's columns, on an empty store with the declared
+// derived tables (store::slot_mismatch): one line per fact type that disagrees, empty when all
+// agree. perfsaged refuses to start on any; a CLI run's fact queries check the types they read.
+std::vector<std::string> fact_type_mismatches();
+
+// docs/facts.md: the fact types, then the derived tables they read.
+std::string facts_reference();
+
 struct Knowledge {
   engine::PackSet packs;  // valid and invalid packs (an invalid one reports status error)
   analyzers::roofline::HardwareDb hardware;

@@ -88,8 +88,7 @@ int kb_facts(const Args& args, std::ostream& out, std::ostream& err) {
       })) {
     return *stop;
   }
-  out << (format == "json" ? app::to_json(fact_types_message())
-                           : app::facts_markdown(*app::fact_catalog()));
+  out << (format == "json" ? app::to_json(fact_types_message()) : app::facts_reference());
   return kExitOk;
 }
 

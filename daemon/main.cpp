@@ -6,6 +6,7 @@
 #include <fstream>
 #include <iostream>
 
+#include "app/knowledge.h"
 #include "daemon/analysis_bridge.h"
 #include "daemon/daemon.h"
 #include "daemon/forkserver.h"
@@ -55,6 +56,12 @@ int main(int argc, char** argv) {
   auto load = load_config(*opts);
   for (const auto& p : load.problems) std::cerr << p.str() << "\n";
   if (!load.ok()) return 2;
+  // The fact types' queries and slots are declared apart: a mismatch is a build defect that
+  // would feed packs defaults instead of data, so the daemon refuses to serve with one.
+  if (auto mismatches = perfsage::app::fact_type_mismatches(); !mismatches.empty()) {
+    for (const auto& m : mismatches) std::cerr << "perfsaged: internal error: " << m << "\n";
+    return 70;
+  }
   if (opts->check_config) return check_knowledge(load.config);
   try {
     setup_logging(load.config.log);

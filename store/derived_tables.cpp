@@ -2,9 +2,10 @@
 
 #include <sqlite3.h>
 
+#include <cctype>
 #include <memory>
-
-#include "store/database.h"
+#include <set>
+#include <sstream>
 
 namespace perfsage::store {
 namespace {
@@ -40,7 +41,79 @@ std::string table_shape(sqlite3* db, const std::string& table) {
   return shape;
 }
 
+bool identifier(std::string_view s) {
+  if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
+  for (char c : s)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_')) return false;
+  return true;
+}
+
+std::string escape_md(const std::string& s) {
+  std::string out;
+  for (char c : s) out += c == '|' ? std::string("\\|") : std::string(1, c);
+  return out;
+}
+
 }  // namespace
+
+const char* sql_type_name(SqlType t) {
+  switch (t) {
+    case SqlType::Integer:
+      return "INTEGER";
+    case SqlType::Real:
+      return "REAL";
+    case SqlType::Text:
+      return "TEXT";
+  }
+  return "?";
+}
+
+const Column* DerivedTable::column(std::string_view n) const {
+  for (const auto& c : columns)
+    if (c.name == n) return &c;
+  return nullptr;
+}
+
+std::string DerivedTable::ddl() const {
+  auto fail = [&](const std::string& why) -> std::string {
+    throw StoreError("derived table " + name + ": " + why);
+  };
+  if (!identifier(name)) return fail("the name is not a plain identifier");
+  std::set<std::string> seen{"run_id"};
+  std::string sql = "CREATE TABLE " + name + "(\n  run_id INTEGER NOT NULL";
+  for (const auto& c : columns) {
+    if (!identifier(c.name)) return fail("column '" + c.name + "' is not a plain identifier");
+    if (!seen.insert(c.name).second) return fail("column '" + c.name + "' is declared twice");
+    sql += ",\n  " + c.name + ' ' + sql_type_name(c.type);
+    if (!c.nullable) sql += " NOT NULL";
+    if (!c.default_sql.empty()) sql += " DEFAULT " + c.default_sql;
+  }
+  sql += ");\n";
+  if (!index.empty()) {
+    sql += "CREATE INDEX " + name + "_run ON " + name + "(";
+    for (size_t i = 0; i < index.size(); ++i) {
+      if (!seen.count(index[i])) return fail("its index names no column '" + index[i] + "'");
+      sql += (i ? ", " : "") + index[i];
+    }
+    sql += ");\n";
+  }
+  return sql;
+}
+
+std::string DerivedTable::insert_sql() const {
+  std::string cols = "run_id", params = "?1";
+  for (size_t i = 0; i < columns.size(); ++i) {
+    cols += ", " + columns[i].name;
+    params += ",?" + std::to_string(i + 2);
+  }
+  return "INSERT INTO " + name + "(" + cols + ") VALUES(" + params + ")";
+}
+
+void RowInserter::arity_error(size_t given) const {
+  throw std::logic_error("derived table " + table_.name + " declares " +
+                         std::to_string(table_.columns.size()) + " columns after run_id, " +
+                         std::to_string(given) + " values given");
+}
 
 std::vector<std::string> ensure_derived_tables(Database& db,
                                                const std::vector<DerivedTable>& tables) {
@@ -51,8 +124,9 @@ std::vector<std::string> ensure_derived_tables(Database& db,
   if (rc != SQLITE_OK) throw StoreError("cannot open an in-memory database to check tables");
   std::vector<std::string> changed;
   for (const DerivedTable& table : tables) {
+    const std::string ddl = table.ddl();
     char* error = nullptr;
-    if (sqlite3_exec(probe.get(), table.ddl.c_str(), nullptr, nullptr, &error) != SQLITE_OK) {
+    if (sqlite3_exec(probe.get(), ddl.c_str(), nullptr, nullptr, &error) != SQLITE_OK) {
       std::string message = error ? error : "unknown error";
       sqlite3_free(error);
       throw StoreError("derived table " + table.name + ": its declaration fails: " + message);
@@ -66,7 +140,7 @@ std::vector<std::string> ensure_derived_tables(Database& db,
     // Again under the write lock: another perfsage opening the store may have just done it.
     if (table_shape(db.handle(), table.name) == declared) continue;
     db.exec("DROP TABLE IF EXISTS \"" + table.name + "\"");
-    db.exec(table.ddl);
+    db.exec(ddl);
     // The stored runs' rows of this table are gone: a run is complete again only once
     // analysed again (app/analysis.cpp does that when it is next used).
     db.exec("UPDATE runs SET status = 'ingested' WHERE status = 'analyzed'");
@@ -74,6 +148,24 @@ std::vector<std::string> ensure_derived_tables(Database& db,
     changed.push_back(table.name);
   }
   return changed;
+}
+
+std::string tables_markdown(const std::vector<DerivedTable>& tables) {
+  std::ostringstream o;
+  o << "# Derived tables\n\n"
+       "What the analyzers write for each run, declared once in `analyzers/*/tables.cpp` (the\n"
+       "DDL, the inserts and this page come from the declaration). Fact queries read them;\n"
+       "`perfsage query` shows them. Every table starts with `run_id`. NULL means not known.\n\n";
+  for (const auto& t : tables) {
+    o << "## `" << t.name << "`\n\n" << t.doc << "\n\n";
+    o << "| column | type | unit | meaning |\n|---|---|---|---|\n";
+    for (const auto& c : t.columns) {
+      o << "| `" << c.name << "` | " << sql_type_name(c.type) << (c.nullable ? "" : " NOT NULL")
+        << " | " << c.unit << " | " << escape_md(c.doc) << " |\n";
+    }
+    o << "\n";
+  }
+  return o.str();
 }
 
 }  // namespace perfsage::store

@@ -9,6 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include "store/derived_tables.h"
+
 namespace perfsage::store {
 
 enum class SlotType { Integer, Float, Symbol, String };
@@ -32,6 +34,26 @@ struct FactType {
 
   const Slot* slot(std::string_view n) const;
 };
+
+// A fact type that shows the rows of one derived table as they are: one slot per named column,
+// its type, unit and meaning taken from the table's declaration (INTEGER, REAL -> FLOAT, TEXT ->
+// STRING, or SYMBOL when the column is declared one). Throws std::logic_error naming a column the
+// table does not declare.
+struct Projection {
+  std::string name;
+  std::string doc;
+  std::string cardinality;
+  std::vector<std::string> columns;
+  std::string order_by;  // SQL, e.g. "total_us DESC"; empty for none
+  int limit = 0;         // facts are bounded: required
+};
+FactType projection_fact(const DerivedTable& table, const Projection& p);
+
+// Why a fact type's query and its slots disagree: a slot that no column of the query fills (it
+// would silently take its default) or a column that fills no slot. Empty when they agree. The
+// query is prepared on `db`, whose tables must exist; a query that does not prepare is reported
+// with SQLite's reason.
+std::string slot_mismatch(Database& db, const FactType& t);
 
 // SQL for the median of column `v` of a CTE named `x` (the mean of the two middle values
 // when their number is even): per-rank facts state how their ranks compare.

@@ -6,6 +6,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "analyzers/core/tables.h"
 #include "store/bind.h"
 #include "store/block_scan.h"
 
@@ -69,9 +70,9 @@ int64_t compute_cpu_self_time(store::Database& db, int64_t run_id) {
     total[s.name] += s.end - s.start;
     ++count[s.name];
   }
-  auto insert = db.prepare("INSERT INTO host_op_self VALUES(?1, ?2, ?3, ?4, ?5)");
+  store::RowInserter insert(db, tables::host_op_self());
   for (size_t n = 0; n < names.size(); ++n)
-    store::insert(insert, run_id, names[n], count[n], total[n], self[n]);
+    insert.insert(run_id, names[n], count[n], total[n], self[n]);
   return static_cast<int64_t>(names.size());
 }
 

@@ -2,6 +2,7 @@
 // fact.
 #include "analyzers/core/analyzer.h"
 #include "analyzers/core/cpu_self_time.h"
+#include "analyzers/core/tables.h"
 
 namespace perfsage::analyzers {
 
@@ -9,12 +10,7 @@ Analyzer cpu_self_time_analyzer() {
   Analyzer a;
   a.name = "cpu_self_time";
   a.reads = {"host_events"};
-  a.writes.push_back({"host_op_self", R"sql(
-CREATE TABLE host_op_self(
-  run_id INTEGER NOT NULL, name TEXT NOT NULL, count INTEGER NOT NULL, total_ns INTEGER NOT NULL,
-  self_ns INTEGER NOT NULL);
-CREATE INDEX host_op_self_run ON host_op_self(run_id, name);
-)sql"});
+  a.writes = {tables::host_op_self()};
   a.run = [](store::Database& db, int64_t run_id, const AnalyzerResources& /*resources*/) {
     compute_cpu_self_time(db, run_id);
   };

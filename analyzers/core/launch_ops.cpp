@@ -42,6 +42,19 @@ void load(store::Database& db, int64_t run_id, const char* kind, bool call,
 
 }  // namespace
 
+const store::DerivedTable& kernel_launch_ops_table() {
+  static const store::DerivedTable t{
+      "kernel_launch_ops",
+      "The framework op that launched each GPU activity of traces without the op on the "
+      "activity (analyzers/core/launch_ops.cpp): the innermost CPU op enclosing the launch "
+      "call.",
+      {store::integer("rank", "", "rank (process) of the trace"),
+       store::integer("correlation", "", "correlation id of the launch call and its activity"),
+       store::integer("op_external_id", "", "external id of the enclosing CPU op")},
+      {"run_id"}};
+  return t;
+}
+
 int64_t compute_launch_ops(store::Database& db, int64_t run_id) {
   db.prepare("DELETE FROM kernel_launch_ops WHERE run_id = ?1").bind(1, run_id).run();
   // Only kernels that name their correlation id as External id need this.
@@ -70,7 +83,7 @@ int64_t compute_launch_ops(store::Database& db, int64_t run_id) {
     return std::tie(a.rank, a.pid, a.tid, a.start, a.call, b.end) <
            std::tie(b.rank, b.pid, b.tid, b.start, b.call, a.end);
   });
-  auto insert = db.prepare("INSERT INTO kernel_launch_ops VALUES(?1, ?2, ?3, ?4)");
+  store::RowInserter insert(db, kernel_launch_ops_table());
   std::vector<const Span*> open;  // ops containing the current position, innermost last
   const Span* thread = nullptr;
   int64_t resolved = 0;
@@ -84,7 +97,7 @@ int64_t compute_launch_ops(store::Database& db, int64_t run_id) {
     if (!s.call) {
       open.push_back(&s);
     } else if (!open.empty()) {
-      store::insert(insert, run_id, s.rank, s.id, open.back()->id);
+      insert.insert(run_id, s.rank, s.id, open.back()->id);
       ++resolved;
     }
   }

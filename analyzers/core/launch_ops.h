@@ -13,8 +13,12 @@
 #include <unordered_set>
 
 #include "store/database.h"
+#include "store/derived_tables.h"
 
 namespace perfsage::analyzers {
+
+// The kernel_launch_ops table (written by the GPU analyzer).
+const store::DerivedTable& kernel_launch_ops_table();
 
 // Rebuilds kernel_launch_ops for the run; returns the kernels' launches it resolved.
 int64_t compute_launch_ops(store::Database& db, int64_t run_id);

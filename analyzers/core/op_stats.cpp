@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "analyzers/core/op_groups.h"
+#include "analyzers/core/tables.h"
 #include "store/bind.h"
 
 namespace perfsage::analyzers {
@@ -13,9 +14,9 @@ void compute_op_stats(store::Database& db, int64_t run_id) {
   db.prepare("DELETE FROM op_type_stats WHERE run_id=?1").bind(1, run_id).run();
   db.prepare("DELETE FROM op_block_dims WHERE run_id=?1").bind(1, run_id).run();
   {
-    auto insert = db.prepare("INSERT INTO op_block_dims VALUES(?1,?2,?3,?4,?5,?6)");
+    store::RowInserter insert(db, tables::op_block_dims());
     for (const auto& g : group_block_dims(db, run_id))
-      store::insert(insert, run_id, g.core_type, g.name, g.block_dim, g.tasks, g.dur_ns);
+      insert.insert(run_id, g.core_type, g.name, g.block_dim, g.tasks, g.dur_ns);
   }
   // Shapes, dtypes and formats of an op name rarely change between executions; the most recent
   // execution's values stand for the op. Grouped in C++ (op_groups.h), not by SQL's sort.
@@ -23,13 +24,11 @@ void compute_op_stats(store::Database& db, int64_t run_id) {
   fill_latest_texts(db, groups);
   int64_t total_ns = 0;
   for (const auto& g : groups) total_ns += g.sum_ns;
-  auto insert = db.prepare(
-      "INSERT INTO op_stats VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,"
-      "?18,?19,?20,?21,?22,?23,?24,?25,?26,?27,?28)");
+  store::RowInserter insert(db, tables::op_stats());
   for (const auto& g : groups) {
     double n = static_cast<double>(g.count);
-    store::insert(
-        insert, run_id, g.rank, g.name, g.type, g.core_type, g.count, g.sum_ns / 1000.0,
+    insert.insert(
+        run_id, g.rank, g.name, g.type, g.core_type, g.count, g.sum_ns / 1000.0,
         g.sum_ns / n / 1000.0, g.min_ns / 1000.0, g.max_ns / 1000.0,
         total_ns > 0 ? static_cast<double>(g.sum_ns) / static_cast<double>(total_ns) : 0.0,
         g.block_dim, g.input_shapes, g.input_dtypes, g.input_formats, g.output_shapes,

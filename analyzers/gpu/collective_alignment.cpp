@@ -17,6 +17,7 @@
 
 #include "analyzers/gpu/device_spans.h"
 #include "analyzers/gpu/gpu_analysis.h"
+#include "analyzers/gpu/tables.h"
 #include "store/bind.h"
 
 namespace perfsage::analyzers::gpu {
@@ -32,7 +33,7 @@ int64_t median(std::vector<int64_t> v) {
 
 void write_collective_alignment(store::Database& db, int64_t run, CollectiveSpans& by_type) {
   db.prepare("DELETE FROM gpu_collective_ranks WHERE run_id=?1").bind(1, run).run();
-  auto insert = db.prepare("INSERT INTO gpu_collective_ranks VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9)");
+  store::RowInserter insert(db, tables::collective_ranks());
   for (auto& [type, ranks] : by_type) {
     if (ranks.size() < 2) continue;  // one rank: nothing to align against
     size_t aligned = std::numeric_limits<size_t>::max();
@@ -72,7 +73,7 @@ void write_collective_alignment(store::Database& db, int64_t run, CollectiveSpan
     }
     for (const auto& [rank, spans] : ranks) {
       const Totals& t = totals[rank];
-      store::insert(insert, run, rank, type, static_cast<int64_t>(aligned),
+      insert.insert(run, rank, type, static_cast<int64_t>(aligned),
                     static_cast<int64_t>(spans.size() - aligned), t.wait, t.transfer, t.last,
                     offset[rank]);
     }

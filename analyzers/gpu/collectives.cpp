@@ -10,6 +10,7 @@
 
 #include "analyzers/gpu/device_spans.h"
 #include "analyzers/gpu/gpu_analysis.h"
+#include "analyzers/gpu/tables.h"
 #include "store/bind.h"
 
 namespace perfsage::analyzers::gpu {
@@ -103,9 +104,9 @@ void compute_collectives(store::Database& db, int64_t run) {
       ++t.sized;
     }
   });
-  auto insert = db.prepare("INSERT INTO gpu_collectives VALUES(?1,?2,?3,?4,?5,?6)");
+  store::RowInserter insert(db, tables::collectives());
   for (const auto& [key, t] : totals)
-    store::insert(insert, run, key.first, key.second, t.kernels, t.dur,
+    insert.insert(run, key.first, key.second, t.kernels, t.dur,
                   t.sized > 0 ? std::optional<double>(t.bytes) : std::nullopt);
   write_collective_alignment(db, run, spans);
 }

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "store/database.h"
+#include "store/derived_tables.h"
 
 namespace perfsage::analyzers::gpu {
 
@@ -43,7 +44,7 @@ std::unordered_map<int64_t, LaunchCall> launch_calls(store::Database& db, int64_
 
 // Writes HTA's queue length per stream of `rank` (depth statistics, unlinked and graph-launched
 // activities) into gpu_queues through `insert` (queue_depth.cpp).
-void write_queue_depth(store::Statement& insert, int64_t run, int64_t rank,
+void write_queue_depth(store::RowInserter& insert, int64_t run, int64_t rank,
                        const std::vector<DeviceSpan>& dev,
                        const std::unordered_map<int64_t, LaunchCall>& launches);
 

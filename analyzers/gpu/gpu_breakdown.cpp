@@ -14,6 +14,7 @@
 #include "analyzers/gpu/device_spans.h"
 #include "analyzers/gpu/gpu_analysis.h"
 #include "analyzers/gpu/intervals.h"
+#include "analyzers/gpu/tables.h"
 #include "store/bind.h"
 #include "store/block_scan.h"
 #include "store/records.h"
@@ -146,8 +147,7 @@ void compute_gpu_breakdown(store::Database& db, int64_t run) {
     st.bind(1, run);
     while (st.step()) ranks.push_back(st.int64(0));
   }
-  auto insert_stream =
-      db.prepare("INSERT INTO gpu_streams VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12)");
+  store::RowInserter insert_stream(db, tables::streams());
   auto insert_step =
       db.prepare("INSERT INTO steps VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14)");
   for (int64_t rank : ranks) {
@@ -201,13 +201,14 @@ void compute_gpu_breakdown(store::Database& db, int64_t run) {
         auto opt = [](bool has, int64_t v) {
           return has ? std::optional<int64_t>(v) : std::nullopt;
         };
-        store::insert(insert_stream, run, rank, w.step, opt(std::get<0>(key), std::get<1>(key)),
-                      opt(std::get<2>(key), std::get<3>(key)), sets.kernels,
-                      static_cast<double>(length(sets.compute)) / 1e3,
-                      static_cast<double>(length(sets.comm)) / 1e3,
-                      static_cast<double>(length(sets.copy)) / 1e3,
-                      static_cast<double>(length(sets.set)) / 1e3, static_cast<double>(busy) / 1e3,
-                      static_cast<double>(w.end - w.start - busy) / 1e3);
+        insert_stream.insert(run, rank, w.step, opt(std::get<0>(key), std::get<1>(key)),
+                             opt(std::get<2>(key), std::get<3>(key)), sets.kernels,
+                             static_cast<double>(length(sets.compute)) / 1e3,
+                             static_cast<double>(length(sets.comm)) / 1e3,
+                             static_cast<double>(length(sets.copy)) / 1e3,
+                             static_cast<double>(length(sets.set)) / 1e3,
+                             static_cast<double>(busy) / 1e3,
+                             static_cast<double>(w.end - w.start - busy) / 1e3);
       }
     }
   }

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "analyzers/gpu/gpu_analysis.h"
+#include "analyzers/gpu/tables.h"
 #include "store/bind.h"
 #include "store/block_scan.h"
 #include "store/records.h"
@@ -227,10 +228,10 @@ void compute_host_blocking(store::Database& db, int64_t run) {
     t.dur += c.end - c.start;
     t.max = std::max(t.max, c.end - c.start);
   }
-  auto insert = db.prepare("INSERT INTO host_blocking VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11)");
+  store::RowInserter insert(db, tables::host_blocking());
   for (const auto& [key, t] : totals) {
     const auto& [rank, kind, name, op, top_op, python, in_step] = key;
-    store::insert(insert, run, rank, kind, name, op, top_op, python,
+    insert.insert(run, rank, kind, name, op, top_op, python,
                   in_step < 0 ? std::optional<int64_t>() : std::optional<int64_t>(in_step), t.calls,
                   t.dur, t.max);
   }

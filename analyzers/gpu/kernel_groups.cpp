@@ -16,6 +16,7 @@
 
 #include "analyzers/core/launch_ops.h"
 #include "analyzers/gpu/gpu_analysis.h"
+#include "analyzers/gpu/tables.h"
 #include "store/bind.h"
 #include "store/block_scan.h"
 #include "store/records.h"
@@ -120,15 +121,15 @@ void compute_kernel_groups(store::Database& db, int64_t run) {
     m.has_occ = m.has_occ || g.has_occ;
     m.has_bps = m.has_bps || g.has_bps;
   }
-  auto ins = db.prepare("INSERT INTO kernel_groups VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10)");
+  store::RowInserter ins(db, tables::kernel_groups());
   for (const auto& [key, g] : merged) {
     const auto& [name_id, op, types, has_op, has_types] = key;
-    store::insert(ins, run, *kernel_name_of[static_cast<size_t>(name_id)],
-                  has_op ? store::OptText(op) : std::nullopt,
-                  has_types ? store::OptText(types) : std::nullopt, g.kernels, g.dur_ns,
-                  g.has_occ ? store::OptReal(g.occ_ns) : std::nullopt,
-                  g.has_occ ? store::OptInt(g.occ_weight) : std::nullopt,
-                  g.has_bps ? store::OptReal(g.bps_sum) : std::nullopt, g.bps_n);
+    ins.insert(run, *kernel_name_of[static_cast<size_t>(name_id)],
+               has_op ? store::OptText(op) : std::nullopt,
+               has_types ? store::OptText(types) : std::nullopt, g.kernels, g.dur_ns,
+               g.has_occ ? store::OptReal(g.occ_ns) : std::nullopt,
+               g.has_occ ? store::OptInt(g.occ_weight) : std::nullopt,
+               g.has_bps ? store::OptReal(g.bps_sum) : std::nullopt, g.bps_n);
   }
 }
 

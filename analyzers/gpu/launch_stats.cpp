@@ -17,6 +17,7 @@
 #include "analyzers/core/launch_ops.h"
 #include "analyzers/core/name_totals.h"
 #include "analyzers/gpu/gpu_analysis.h"
+#include "analyzers/gpu/tables.h"
 #include "store/bind.h"
 #include "store/block_scan.h"
 #include "store/text_hash.h"
@@ -61,10 +62,9 @@ void compute_api_totals(store::Database& db, int64_t run) {
       }
     }
   }
-  auto insert = db.prepare("INSERT INTO api_totals VALUES(?1,?2,?3,?4,?5,?6)");
+  store::RowInserter insert(db, tables::api_totals());
   for (const auto& [name, ranks] : by_name)
-    for (const auto& [rank, t] : ranks)
-      store::insert(insert, run, rank, name, t.calls, t.dur_ns, t.max_ns);
+    for (const auto& [rank, t] : ranks) insert.insert(run, rank, name, t.calls, t.dur_ns, t.max_ns);
 }
 
 void compute_launch_stats(store::Database& db, int64_t run, const GpuAnalysisOptions& opt) {
@@ -78,9 +78,7 @@ void compute_launch_stats(store::Database& db, int64_t run, const GpuAnalysisOpt
     st.bind(1, run);
     while (st.step()) ranks.push_back(st.int64(0));
   }
-  auto insert = db.prepare(
-      "INSERT INTO gpu_launch_stats VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,"
-      "?16,?17,?18,?19,?20,?21)");
+  store::RowInserter insert(db, tables::launch_stats());
   for (int64_t rank : ranks) {
     int64_t launches = 0, launch_ns = 0, slow = 0, sync_calls = 0, sync_ns = 0;
     int64_t device_sync = 0, stream_sync = 0, event_sync = 0, wait_event = 0;
@@ -181,10 +179,10 @@ void compute_launch_stats(store::Database& db, int64_t run, const GpuAnalysisOpt
       delay_avg = us(static_cast<double>(delay_sum) / timed);
       delay_max_us = us(static_cast<double>(delay_max));
     }
-    store::insert(insert, run, rank, launches, us(static_cast<double>(launch_ns)), launch_avg, slow,
-                  linked, delay_avg, delay_max_us, delayed, dev.int64(0), dev.int64(1),
-                  us(dev.real(2)), sync_calls, us(static_cast<double>(sync_ns)), device_sync,
-                  stream_sync, event_sync, wait_event, dev.int64(3), us(dev.real(4)));
+    insert.insert(run, rank, launches, us(static_cast<double>(launch_ns)), launch_avg, slow, linked,
+                  delay_avg, delay_max_us, delayed, dev.int64(0), dev.int64(1), us(dev.real(2)),
+                  sync_calls, us(static_cast<double>(sync_ns)), device_sync, stream_sync,
+                  event_sync, wait_event, dev.int64(3), us(dev.real(4)));
   }
 }
 

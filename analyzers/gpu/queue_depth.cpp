@@ -58,7 +58,7 @@ void summarise(std::vector<std::pair<int64_t, int>>& events, StreamQueue& q) {
 
 }  // namespace
 
-void write_queue_depth(store::Statement& insert, int64_t run, int64_t rank,
+void write_queue_depth(store::RowInserter& insert, int64_t run, int64_t rank,
                        const std::vector<DeviceSpan>& dev,
                        const std::unordered_map<int64_t, LaunchCall>& launches) {
   using StreamKey = std::pair<std::optional<int64_t>, std::optional<int64_t>>;
@@ -85,8 +85,8 @@ void write_queue_depth(store::Statement& insert, int64_t run, int64_t rank,
     auto ev = events.find(key);
     if (ev != events.end()) summarise(ev->second, q);
     auto us = [](int64_t ns) { return static_cast<double>(ns) / 1e3; };
-    store::insert(insert, run, rank, key.first, key.second, q.activities, q.unlinked, q.graph,
-                  us(q.busy), us(q.window), q.max_depth, q.median, q.mean,
+    insert.insert(run, rank, key.first, key.second, q.activities, q.unlinked, q.graph, us(q.busy),
+                  us(q.window), q.max_depth, q.median, q.mean,
                   q.window > 0 ? std::optional<double>(static_cast<double>(q.zero) /
                                                        static_cast<double>(q.window))
                                : std::nullopt);

@@ -13,6 +13,7 @@
 #include <string_view>
 
 #include "analyzers/gpu/gpu_analysis.h"
+#include "analyzers/gpu/tables.h"
 #include "store/bind.h"
 #include "store/block_scan.h"
 #include "store/records.h"
@@ -80,12 +81,12 @@ void compute_range_counters(store::Database& db, int64_t run) {
       add(t.write, metric(args, "dram__bytes_write.sum"));
     }
   }
-  auto insert = db.prepare("INSERT INTO gpu_range_counters VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10)");
+  store::RowInserter insert(db, tables::range_counters());
   for (const auto& [key, t] : totals) {
     std::optional<double> bytes;
     if (t.read || t.write) bytes = t.read.value_or(0) + t.write.value_or(0);
-    store::insert(insert, run, key.first, key.second, t.ranges, t.dur_ns, t.fp16, t.fp32, t.fp64,
-                  t.tensor, bytes);
+    insert.insert(run, key.first, key.second, t.ranges, t.dur_ns, t.fp16, t.fp32, t.fp64, t.tensor,
+                  bytes);
   }
 }
 

@@ -17,6 +17,7 @@
 #include "analyzers/gpu/device_spans.h"
 #include "analyzers/gpu/gpu_analysis.h"
 #include "analyzers/gpu/intervals.h"
+#include "analyzers/gpu/tables.h"
 #include "store/bind.h"
 
 namespace perfsage::analyzers::gpu {
@@ -29,12 +30,10 @@ void compute_time_breakdown(store::Database& db, int64_t run, const GpuAnalysisO
     st.bind(1, run);
     while (st.step()) ranks.push_back(st.int64(0));
   }
-  auto insert = db.prepare(
-      "INSERT INTO gpu_time_breakdown VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14)");
+  store::RowInserter insert(db, tables::time_breakdown());
   // The queue depth reads the same activities and launch calls: written in the same pass.
   db.prepare("DELETE FROM gpu_queues WHERE run_id=?1").bind(1, run).run();
-  auto insert_queue =
-      db.prepare("INSERT INTO gpu_queues VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13)");
+  store::RowInserter insert_queue(db, tables::queues());
   for (int64_t rank : ranks) {
     auto dev = load_device_spans(db, run, rank);
     if (dev.empty()) continue;
@@ -78,9 +77,9 @@ void compute_time_breakdown(store::Database& db, int64_t run, const GpuAnalysisO
       }
     }
     auto us = [](int64_t ns) { return static_cast<double>(ns) / 1e3; };
-    store::insert(insert, run, rank, us(hi - lo), us(busy), us(compute_ns), us(comm_ns),
-                  us(overlap), us(hi - lo - busy), static_cast<int64_t>(streams.size()), gaps,
-                  us(host_wait), us(kernel_wait), us(other), us(opt.kernel_wait_ns));
+    insert.insert(run, rank, us(hi - lo), us(busy), us(compute_ns), us(comm_ns), us(overlap),
+                  us(hi - lo - busy), static_cast<int64_t>(streams.size()), gaps, us(host_wait),
+                  us(kernel_wait), us(other), us(opt.kernel_wait_ns));
   }
 }
 

@@ -3,19 +3,16 @@
 #include "analyzers/core/analyzer.h"
 
 #include "analyzers/graph/match_ops.h"
+#include "analyzers/graph/tables.h"
 
 namespace perfsage::analyzers {
 
 Analyzer graph_match_analyzer() {
+  namespace tables = graph::tables;
   Analyzer a;
   a.name = "graph_match";
   a.reads = {"graph_nodes", "op_tasks", "op_stats"};
-  a.writes.push_back({"graph_op_matches", R"sql(
-CREATE TABLE graph_op_matches(
-  run_id INTEGER NOT NULL, graph TEXT NOT NULL, node TEXT NOT NULL, op_name TEXT NOT NULL,
-  match TEXT NOT NULL);
-CREATE INDEX graph_op_matches_run ON graph_op_matches(run_id, node);
-)sql"});
+  a.writes = {tables::op_matches()};
   a.run = [](store::Database& db, int64_t run_id, const AnalyzerResources& /*resources*/) {
     match_graph_to_ops(db, run_id);
   };

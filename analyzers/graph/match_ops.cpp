@@ -3,6 +3,7 @@
 #include <set>
 
 #include "analyzers/graph/name_match.h"
+#include "analyzers/graph/tables.h"
 #include "store/bind.h"
 #include "store/json_text.h"
 
@@ -48,12 +49,12 @@ void match_graph_to_ops(store::Database& db, int64_t run_id) {
   auto ops = db.prepare(
       "SELECT name FROM op_tasks WHERE run_id=?1 UNION SELECT name FROM op_stats WHERE run_id=?1");
   ops.bind(1, run_id);
-  auto insert = db.prepare("INSERT INTO graph_op_matches VALUES(?1,?2,?3,?4,?5)");
+  store::RowInserter insert(db, graph::tables::op_matches());
   while (ops.step()) {
     std::string op = ops.text(0);
     for (const auto& m : index.match(op)) {
       const auto& n = index.nodes()[m.node];
-      store::insert(insert, run_id, n.graph, n.name, op, graph::match_kind_name(m.kind));
+      insert.insert(run_id, n.graph, n.name, op, graph::match_kind_name(m.kind));
     }
   }
   txn.commit();

@@ -6,6 +6,7 @@
 #include <map>
 
 #include "analyzers/iteration/iteration.h"
+#include "analyzers/iteration/tables.h"
 #include "store/database.h"
 
 namespace perfsage::analyzers::iteration {
@@ -78,31 +79,16 @@ void compute_gpu_activity(store::Database& db, int64_t run_id, const GpuActivity
     int64_t start = q.int64(2);
     by_device[{q.int64(0), q.int64(1)}].push_back({start, start + q.int64(3)});
   }
-  auto ins = db.prepare(
-      "INSERT INTO device_activity(run_id, rank, device, activities, window_us, busy_us, "
-      "utilisation, gap_threshold_us, gaps, gap_total_us, longest_gap_us, chunks, low_chunks, "
-      "low_chunk_threshold) VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14)");
+  store::RowInserter ins(db, tables::device_activity());
   for (auto& [key, intervals] : by_device) {
     int64_t n = static_cast<int64_t>(intervals.size());
     Stats s = stats_of(merge_intervals(std::move(intervals)), opt);
-    ins.reset();
-    ins.bind(1, run_id).bind(2, key.first);
-    if (key.second >= 0)
-      ins.bind(3, key.second);
-    else
-      ins.bind_null(3);
-    ins.bind(4, n)
-        .bind(5, s.window_ns / 1000.0)
-        .bind(6, s.busy_ns / 1000.0)
-        .bind(7, s.window_ns > 0 ? static_cast<double>(s.busy_ns) / s.window_ns : 0.0)
-        .bind(8, opt.gap_threshold_ns / 1000.0)
-        .bind(9, s.gaps)
-        .bind(10, s.gap_total_ns / 1000.0)
-        .bind(11, s.longest_gap_ns / 1000.0)
-        .bind(12, opt.chunks)
-        .bind(13, s.low_chunks)
-        .bind(14, opt.low_chunk_utilisation);
-    ins.run();
+    ins.insert(run_id, key.first,
+               key.second >= 0 ? std::optional<int64_t>(key.second) : std::nullopt, n,
+               s.window_ns / 1000.0, s.busy_ns / 1000.0,
+               s.window_ns > 0 ? static_cast<double>(s.busy_ns) / s.window_ns : 0.0,
+               opt.gap_threshold_ns / 1000.0, s.gaps, s.gap_total_ns / 1000.0,
+               s.longest_gap_ns / 1000.0, opt.chunks, s.low_chunks, opt.low_chunk_utilisation);
   }
 }
 

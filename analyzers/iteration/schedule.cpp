@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "analyzers/iteration/iteration.h"
+#include "analyzers/iteration/tables.h"
 #include "store/database.h"
 #include "store/text_hash.h"
 
@@ -85,25 +86,12 @@ void compute_schedule(store::Database& db, int64_t run_id) {
     return a.rank != b.rank ? a.rank < b.rank : a.start < b.start;
   });
   for (const auto& c : calls) add(ranks[c.rank], *c.name, static_cast<double>(c.dur) / 1000.0);
-  auto ins = db.prepare(
-      "INSERT INTO iteration_schedule(run_id, rank, compile_execute_calls, compile_execute_us, "
-      "op_compile_calls, op_compile_us, sync_calls, sync_us, launch_calls, sync_after_launch, "
-      "memory_calls, memory_us) VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12)");
+  store::RowInserter ins(db, tables::schedule());
   for (const auto& [rank, r] : ranks) {
     if (!r.any) continue;
-    ins.bind(1, run_id)
-        .bind(2, rank)
-        .bind(3, r.compile_execute_calls)
-        .bind(4, r.compile_execute_us)
-        .bind(5, r.op_compile_calls)
-        .bind(6, r.op_compile_us)
-        .bind(7, r.sync_calls)
-        .bind(8, r.sync_us)
-        .bind(9, r.launch_calls)
-        .bind(10, r.sync_after_launch)
-        .bind(11, r.memory_calls)
-        .bind(12, r.memory_us);
-    ins.run();
+    ins.insert(run_id, rank, r.compile_execute_calls, r.compile_execute_us, r.op_compile_calls,
+               r.op_compile_us, r.sync_calls, r.sync_us, r.launch_calls, r.sync_after_launch,
+               r.memory_calls, r.memory_us);
   }
 }
 

@@ -8,6 +8,7 @@
 #include "analyzers/patterns/op_graph.h"
 #include "analyzers/patterns/shape_fusion.h"
 #include "analyzers/patterns/structure.h"
+#include "analyzers/patterns/tables.h"
 #include "analyzers/patterns/transdata.h"
 #include "store/bind.h"
 
@@ -63,17 +64,9 @@ PatternSummary analyze_patterns(store::Database& db, int64_t run_id,
   store::Transaction txn(db);
   for (const char* table : {"fusion_candidates", "transdata_chains", "graph_cleanups"})
     db.prepare(std::string("DELETE FROM ") + table + " WHERE run_id=?1").bind(1, run_id).run();
-  auto add_candidate = db.prepare(
-      "INSERT INTO fusion_candidates(run_id, pattern, kind, pass, fix, source, graph, nodes, "
-      "types, ops, fused, count, total_us, share, graph_format, saved_bytes, structural_share, "
-      "detail, rewrite) "
-      "VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,?18,?19)");
-  auto add_chain = db.prepare(
-      "INSERT INTO transdata_chains(run_id, kind, source, graph, nodes, transdata, formats, "
-      "culprit, count, total_us, share, graph_format, bytes, structural_share) "
-      "VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14)");
-  auto add_cleanup =
-      db.prepare("INSERT INTO graph_cleanups VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12)");
+  store::RowInserter add_candidate(db, patterns::tables::fusion_candidates());
+  store::RowInserter add_chain(db, patterns::tables::transdata_chains());
+  store::RowInserter add_cleanup(db, patterns::tables::graph_cleanups());
   auto share = [&](double us) { return device_us > 0 ? us / device_us : 0.0; };
   auto opt_bytes = [](int64_t b) { return b < 0 ? std::optional<int64_t>() : b; };
 
@@ -92,12 +85,12 @@ PatternSummary analyze_patterns(store::Database& db, int64_t run_id,
       Cost c = cost_of(g, m.nodes, times);
       std::vector<size_t> inner(m.nodes.begin(), m.nodes.end() - 1);
       auto est = patterns::estimate(g, size, inner);
-      store::insert(add_candidate, run_id, m.pattern->name, m.pattern->kind, m.pattern->pass,
-                    m.pattern->fix, g.source, g.graph, join(names), join(types), join(c.ops),
-                    int64_t{m.fused}, c.count, c.total_us, share(c.total_us), format,
-                    graph ? opt_bytes(est.bytes) : std::nullopt,
-                    graph ? std::optional<double>(est.share) : std::nullopt,
-                    std::optional<std::string>(), std::optional<std::string>());
+      add_candidate.insert(run_id, m.pattern->name, m.pattern->kind, m.pattern->pass,
+                           m.pattern->fix, g.source, g.graph, join(names), join(types), join(c.ops),
+                           int64_t{m.fused}, c.count, c.total_us, share(c.total_us), format,
+                           graph ? opt_bytes(est.bytes) : std::nullopt,
+                           graph ? std::optional<double>(est.share) : std::nullopt,
+                           std::optional<std::string>(), std::optional<std::string>());
       ++summary.candidates;
     }
     for (const auto& chain : patterns::find_transdata_chains(g)) {
@@ -106,10 +99,10 @@ PatternSummary analyze_patterns(store::Database& db, int64_t run_id,
       for (size_t n : chain.transdata) tds.push_back(g.nodes[n].name);
       Cost c = cost_of(g, chain.transdata, times);
       auto est = patterns::estimate(g, size, chain.transdata);
-      store::insert(add_chain, run_id, chain.kind, g.source, g.graph, join(names), join(tds),
-                    chain.formats, chain.culprit, c.count, c.total_us, share(c.total_us), format,
-                    graph ? opt_bytes(est.bytes) : std::nullopt,
-                    graph ? std::optional<double>(est.share) : std::nullopt);
+      add_chain.insert(run_id, chain.kind, g.source, g.graph, join(names), join(tds), chain.formats,
+                       chain.culprit, c.count, c.total_us, share(c.total_us), format,
+                       graph ? opt_bytes(est.bytes) : std::nullopt,
+                       graph ? std::optional<double>(est.share) : std::nullopt);
       ++summary.chains;
     }
     if (!graph) continue;
@@ -124,19 +117,19 @@ PatternSummary analyze_patterns(store::Database& db, int64_t run_id,
       }
       Cost c = cost_of(g, f.nodes, times);
       auto est = patterns::estimate(g, size, f.kept);
-      store::insert(add_candidate, run_id, f.pattern, f.kind, f.pass, std::string(), g.source,
-                    g.graph, join(names), join(types), join(c.ops), int64_t{f.fused}, c.count,
-                    c.total_us, share(c.total_us), format, opt_bytes(est.bytes), est.share,
-                    f.detail, f.rewrite);
+      add_candidate.insert(run_id, f.pattern, f.kind, f.pass, std::string(), g.source, g.graph,
+                           join(names), join(types), join(c.ops), int64_t{f.fused}, c.count,
+                           c.total_us, share(c.total_us), format, opt_bytes(est.bytes), est.share,
+                           f.detail, f.rewrite);
       ++summary.candidates;
     }
     for (const auto& cl : patterns::find_cleanups(g)) {
       std::vector<std::string> names;
       for (size_t n : cl.nodes) names.push_back(g.nodes[n].name);
       auto est = patterns::estimate(g, size, cl.removed);
-      store::insert(add_cleanup, run_id, g.graph, g.format, cl.kind, cl.pass, join(names),
-                    static_cast<int64_t>(cl.removed.size()), cl.detail, int64_t{cl.exact},
-                    opt_bytes(est.bytes), est.share, size.compute_nodes);
+      add_cleanup.insert(run_id, g.graph, g.format, cl.kind, cl.pass, join(names),
+                         static_cast<int64_t>(cl.removed.size()), cl.detail, int64_t{cl.exact},
+                         opt_bytes(est.bytes), est.share, size.compute_nodes);
       ++summary.cleanups;
     }
   }

@@ -12,6 +12,7 @@
 
 #include "analyzers/core/launch_ops.h"
 #include "analyzers/roofline/flop_model.h"
+#include "analyzers/roofline/tables.h"
 #include "store/block_scan.h"
 
 namespace perfsage::analyzers::roofline {
@@ -302,26 +303,20 @@ WHERE a.run_id = ?1 AND a.type = 'Softplus')sql");
     st.bind(1, run_id);
     if (st.step()) device_us = st.real(0) / 1000.0;
   }
-  auto ins = db.prepare(
-      "INSERT INTO activation_patterns(run_id, pattern, source, instances, ops_per_instance, "
-      "total_us, share, example) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)");
+  store::RowInserter ins(db, tables::activation_patterns());
   for (const auto& [key, f] : found) {
     size_t len = 0;
     for (const auto& p : activation_patterns())
       if (p.name == key.first) len = p.chain.size();
-    ins.reset();
-    ins.bind(1, run_id).bind(2, key.first).bind(3, key.second).bind(4, f.instances);
-    ins.bind(5, static_cast<int64_t>(len)).bind(6, f.total_us);
     // Without device time (CPU-only runs) the share is left to the fact, which states it on
     // the run's base (the step) instead.
+    std::optional<double> share;
     if (key.second == "graph")
-      ins.bind(7, 0.0);
+      share = 0.0;
     else if (device_us > 0)
-      ins.bind(7, f.total_us / device_us);
-    else
-      ins.bind_null(7);
-    ins.bind(8, f.example);
-    ins.run();
+      share = f.total_us / device_us;
+    ins.insert(run_id, key.first, key.second, f.instances, static_cast<int64_t>(len), f.total_us,
+               share, f.example);
   }
 }
 

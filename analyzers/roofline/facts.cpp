@@ -1,6 +1,7 @@
 // Roofline family fact types: hardware_spec, roofline (per op), roofline_type,
 // roofline_coverage, activation and shape_alignment (from the roofline analyzer's tables).
 #include "analyzers/core/fact_types.h"
+#include "analyzers/roofline/tables.h"
 
 namespace perfsage::analyzers {
 
@@ -216,27 +217,18 @@ SELECT pattern, source, instances, ops_per_instance, total_us,
   example
 FROM activation_patterns WHERE run_id = ?1)sql"});
 
-  out.push_back(FactType{
-      "shape_alignment",
-      "Cube operators with an unaligned axis (msprof-analyze AICorePerformanceChecker shape "
-      "affinity): a MatMul operand whose contiguous (last) axis is not a multiple of 512 bytes "
-      "(256 FP16/BF16 elements, 128 FP32) and is not stored as FRACTAL_NZ, or a FlashAttention "
-      "head dim that is not a multiple of 128 (the layout inferred as for its FLOP model).",
-      "one per (op name, kind, axis)",
-      {
-          {"name", T::String, "", "op name", ""},
-          {"type", T::Symbol, "", "op type", ""},
-          {"kind", T::Symbol, "", "matmul_inner or attention_head_dim", ""},
-          {"dim", T::String, "", "which axis (x1 inner axis, x2 inner axis, head dim)", ""},
-          {"value", T::Integer, "", "its size", ""},
-          {"multiple", T::Integer, "", "the size it should be a multiple of", ""},
-          {"padded", T::Integer, "", "the next multiple: the size to pad to", ""},
-          {"count", T::Integer, "count", "executions", ""},
-          {"total_us", T::Float, "us", "summed task time over the whole profile", ""},
-          {"shapes", T::String, "", "the op's input shapes", ""},
-      },
-      R"sql(SELECT name, type, kind, dim, value, multiple, padded, count, total_us, shapes
-FROM shape_alignment WHERE run_id = ?1 ORDER BY total_us DESC LIMIT 5000)sql"});
+  out.push_back(store::projection_fact(
+      roofline::tables::shape_alignment(),
+      {"shape_alignment",
+       "Cube operators with an unaligned axis (msprof-analyze AICorePerformanceChecker shape "
+       "affinity): a MatMul operand whose contiguous (last) axis is not a multiple of 512 bytes "
+       "(256 FP16/BF16 elements, 128 FP32) and is not stored as FRACTAL_NZ, or a FlashAttention "
+       "head dim that is not a multiple of 128 (the layout inferred as for its FLOP model).",
+       "one per (op name, kind, axis)",
+       {"name", "type", "kind", "dim", "value", "multiple", "padded", "count", "total_us",
+        "shapes"},
+       "total_us DESC",
+       5000}));
 }
 
 }  // namespace perfsage::analyzers

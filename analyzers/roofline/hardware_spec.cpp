@@ -4,6 +4,8 @@
 #include <cmath>
 #include <regex>
 
+#include "analyzers/roofline/tables.h"
+
 namespace perfsage::analyzers::roofline {
 namespace {
 
@@ -237,27 +239,15 @@ HardwareSpec resolve_hardware(store::Database& db, int64_t run_id, const Hardwar
 HardwareSpec compute_hardware_spec(store::Database& db, int64_t run_id, const HardwareDb& hw) {
   HardwareSpec s = resolve_hardware(db, run_id, hw);
   db.prepare("DELETE FROM hardware_specs WHERE run_id = ?1").bind(1, run_id).run();
-  auto st = db.prepare(
-      "INSERT INTO hardware_specs(run_id, part, match, candidates, family, cube_cores, "
-      "vector_cores, sm_count, freq_mhz, memory_gib, l2_mib, compute_major, peak_fp32, peak_tf32, "
-      "peak_fp16, peak_bf16, peak_int8, peak_vector, bandwidth, cores_source, freq_source, "
-      "peak_source, bw_source, note, vendor, arch, isa, matrix_fp16, matrix_bf16, matrix_tf32, "
-      "matrix_fp8) VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,?18,?19,"
-      "?20,?21,?22,?23,?24,?25,?26,?27,?28,?29,?30,?31)");
   auto opt = [](double v) { return v > 0 ? std::optional<double>(v) : std::nullopt; };
-  st.bind(1, run_id).bind(2, s.part).bind(3, s.match).bind(4, s.candidates).bind(5, s.family);
-  st.bind(6, opt(s.cube_cores)).bind(7, opt(s.vector_cores)).bind(8, opt(s.sm_count));
-  st.bind(9, opt(s.freq_mhz)).bind(10, opt(s.memory_gib)).bind(11, opt(s.l2_mib));
-  st.bind(12, s.compute_major);
-  st.bind(13, opt(s.peak_for("fp32"))).bind(14, opt(s.peak_for("tf32")));
-  st.bind(15, opt(s.peak_for("fp16"))).bind(16, opt(s.peak_for("bf16")));
-  st.bind(17, opt(s.peak_for("int8"))).bind(18, opt(s.peak_for("vector_fp16")));
-  st.bind(19, opt(s.bandwidth)).bind(20, s.cores_source).bind(21, s.freq_source);
-  st.bind(22, s.peak_source).bind(23, s.bw_source).bind(24, s.note);
-  st.bind(25, s.vendor).bind(26, s.arch).bind(27, s.isa);
-  st.bind(28, s.matrix_for("fp16")).bind(29, s.matrix_for("bf16"));
-  st.bind(30, s.matrix_for("tf32")).bind(31, s.matrix_for("fp8"));
-  st.run();
+  store::RowInserter(db, tables::hardware_specs())
+      .insert(run_id, s.part, s.match, s.candidates, s.family, opt(s.cube_cores),
+              opt(s.vector_cores), opt(s.sm_count), opt(s.freq_mhz), opt(s.memory_gib),
+              opt(s.l2_mib), s.compute_major, opt(s.peak_for("fp32")), opt(s.peak_for("tf32")),
+              opt(s.peak_for("fp16")), opt(s.peak_for("bf16")), opt(s.peak_for("int8")),
+              opt(s.peak_for("vector_fp16")), opt(s.bandwidth), s.cores_source, s.freq_source,
+              s.peak_source, s.bw_source, s.note, s.vendor, s.arch, s.isa, s.matrix_for("fp16"),
+              s.matrix_for("bf16"), s.matrix_for("tf32"), s.matrix_for("fp8"));
   return s;
 }
 

@@ -15,6 +15,7 @@
 #include "analyzers/roofline/activation.h"
 #include "analyzers/roofline/flop_model.h"
 #include "analyzers/roofline/shape_alignment.h"
+#include "analyzers/roofline/tables.h"
 #include "store/block_scan.h"
 #include "store/text_hash.h"
 
@@ -76,7 +77,7 @@ void finish(Row& r, const HardwareSpec& hw) {
   if (r.reason.empty() && r.total_us <= 0) r.reason = "zero duration";
 }
 
-void write_row(store::Statement& st, int64_t run_id, const Row& r) {
+void write_row(store::RowInserter& st, int64_t run_id, const Row& r) {
   Verdict v;
   std::string bound = "insufficient_data", cause;
   std::string reason = r.reason;
@@ -105,20 +106,15 @@ void write_row(store::Statement& st, int64_t run_id, const Row& r) {
     }
   }
   auto opt = [](double x) { return x > 0 ? std::optional<double>(x) : std::nullopt; };
-  st.reset();
-  st.bind(1, run_id).bind(2, r.scope).bind(3, r.name).bind(4, r.type).bind(5, r.core_type);
-  st.bind(6, r.count).bind(7, r.total_us).bind(8, r.share).bind(9, r.flops).bind(10, r.bytes);
-  st.bind(11, r.flops_source).bind(12, r.bytes_source).bind(13, r.precision);
-  st.bind(14, opt(r.peak_flops)).bind(15, opt(r.peak_bw));
   bool ok = r.reason.empty();
-  st.bind(16, ok ? opt(v.ridge) : std::nullopt).bind(17, ok ? opt(v.intensity) : std::nullopt);
-  st.bind(18, ok ? opt(v.attainable) : std::nullopt).bind(19, ok ? opt(v.achieved) : std::nullopt);
-  st.bind(20, ok ? std::optional<double>(v.utilisation) : std::nullopt);
-  st.bind(21, ok ? std::optional<double>(*r.flops / v.attainable * 1e6) : std::nullopt);
-  st.bind(22, bound).bind(23, cause).bind(24, r.dominant_pipe);
-  st.bind(25, r.pipe_ratio >= 0 ? std::optional<double>(r.pipe_ratio) : std::nullopt);
-  st.bind(26, r.kernel).bind(27, reason);
-  st.run();
+  auto if_ok = [&](std::optional<double> x) { return ok ? x : std::nullopt; };
+  st.insert(run_id, r.scope, r.name, r.type, r.core_type, r.count, r.total_us, r.share, r.flops,
+            r.bytes, r.flops_source, r.bytes_source, r.precision, opt(r.peak_flops), opt(r.peak_bw),
+            if_ok(opt(v.ridge)), if_ok(opt(v.intensity)), if_ok(opt(v.attainable)),
+            if_ok(opt(v.achieved)), if_ok(v.utilisation),
+            if_ok(ok ? *r.flops / v.attainable * 1e6 : 0.0), bound, cause, r.dominant_pipe,
+            r.pipe_ratio >= 0 ? std::optional<double>(r.pipe_ratio) : std::nullopt, r.kernel,
+            reason);
 }
 
 // Ascend ops on AI Core / AI Vector cores, aggregated per op name (op_groups.h), with the
@@ -403,12 +399,7 @@ int compute_roofline(store::Database& db, int64_t run_id, const HardwareSpec& hw
   write_alignment(db, run_id, misaligned);
   auto gpu = gpu_rows(db, run_id, hw);
   rows.insert(rows.end(), std::make_move_iterator(gpu.begin()), std::make_move_iterator(gpu.end()));
-  auto st = db.prepare(
-      "INSERT INTO roofline_ops(run_id, scope, name, type, core_type, count, total_us, share, "
-      "flops, bytes, flops_source, bytes_source, precision, peak_flops, peak_bw, ridge, "
-      "intensity, attainable, achieved, utilisation, roof_us, bound, cause, dominant_pipe, "
-      "pipe_ratio, kernel, reason) VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,"
-      "?16,?17,?18,?19,?20,?21,?22,?23,?24,?25,?26,?27)");
+  store::RowInserter st(db, tables::roofline_ops());
   for (const auto& r : rows) write_row(st, run_id, r);
   return static_cast<int>(rows.size());
 }

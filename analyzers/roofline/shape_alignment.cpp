@@ -4,6 +4,7 @@
 
 #include "analyzers/roofline/flop_model.h"
 #include "analyzers/roofline/op_models.h"
+#include "analyzers/roofline/tables.h"
 #include "store/bind.h"
 
 namespace perfsage::analyzers::roofline {
@@ -80,10 +81,10 @@ std::vector<Misalignment> check_alignment(const OpGroup& g) {
 
 void write_alignment(store::Database& db, int64_t run_id, const std::vector<Misalignment>& rows) {
   db.prepare("DELETE FROM shape_alignment WHERE run_id = ?1").bind(1, run_id).run();
-  auto st = db.prepare("INSERT INTO shape_alignment VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11)");
+  store::RowInserter st(db, tables::shape_alignment());
   for (const auto& m : rows)
-    store::insert(st, run_id, m.name, m.type, m.kind, m.dim, m.value, m.multiple, m.padded, m.count,
-                  m.total_us, m.shapes);
+    st.insert(run_id, m.name, m.type, m.kind, m.dim, m.value, m.multiple, m.padded, m.count,
+              m.total_us, m.shapes);
 }
 
 }  // namespace perfsage::analyzers::roofline

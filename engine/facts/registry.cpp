@@ -121,17 +121,25 @@ std::vector<SlotValues> query_facts(store::Database& db, int64_t run_id, const F
   std::vector<SlotValues> out;
   auto st = db.prepare(t.query);
   st.bind(1, run_id);
+  // Slots and columns are matched by name once, before the first row: a slot that no column
+  // fills would silently take its default on every fact, so either side left over is an error.
   std::vector<int> column_of(t.slots.size(), -1);
-  bool mapped = false;
-  while (st.step()) {
-    if (!mapped) {
-      for (int c = 0; c < st.column_count(); ++c) {
-        std::string name = st.column_name(c);
-        for (size_t i = 0; i < t.slots.size(); ++i)
-          if (t.slots[i].name == name) column_of[i] = c;
+  std::string mismatch;
+  for (int c = 0; c < st.column_count(); ++c) {
+    std::string name = st.column_name(c);
+    bool used = false;
+    for (size_t i = 0; i < t.slots.size(); ++i) {
+      if (t.slots[i].name == name) {
+        column_of[i] = c;
+        used = true;
       }
-      mapped = true;
     }
+    if (!used) mismatch += "; column " + name + " fills no slot";
+  }
+  for (size_t i = 0; i < t.slots.size(); ++i)
+    if (column_of[i] < 0) mismatch += "; slot " + t.slots[i].name + " has no column";
+  if (!mismatch.empty()) throw EngineError("fact type " + t.name + ": " + mismatch.substr(2));
+  while (st.step()) {
     SlotValues fact;
     fact.reserve(t.slots.size());
     for (size_t i = 0; i < t.slots.size(); ++i) {
@@ -168,7 +176,8 @@ std::vector<SlotValues> query_facts(store::Database& db, int64_t run_id, const F
 std::string facts_markdown(const Catalog& catalog) {
   std::ostringstream o;
   o << "# Fact types\n\n"
-       "Generated from the fact types declared beside the analyzers (`analyzers/*/facts.cpp`);\n"
+       "Generated from the fact types declared beside the analyzers (`analyzers/*/facts.cpp`)\n"
+       "and, at the end, the derived tables they read (`analyzers/*/tables.cpp`);\n"
        "`perfsage kb facts` prints this page.\n"
        "Packs name the types they match in `uses`; only those are asserted into the pack's\n"
        "CLIPS environment. Facts are aggregated per run (never raw events). Times are in\n"

@@ -78,8 +78,8 @@ TEST_CASE("the run-status migration: old analysed runs complete, duplicates keep
     db.exec(
         "ALTER TABLE fusion_candidates DROP COLUMN detail;"
         "ALTER TABLE fusion_candidates DROP COLUMN rewrite");
-    for (const char* column : {"vendor", "arch", "isa", "matrix_fp16", "matrix_bf16",
-                               "matrix_tf32", "matrix_fp8"})
+    for (const char* column :
+         {"vendor", "arch", "isa", "matrix_fp16", "matrix_bf16", "matrix_tf32", "matrix_fp8"})
       db.exec(std::string("ALTER TABLE hardware_specs DROP COLUMN ") + column);
     // 25: the GPU host-blocking, queue and collective tables.
     db.exec(
@@ -144,14 +144,13 @@ TEST_CASE("a derived table (re)created leaves the stored runs to be analysed aga
   Database db(":memory:");
   int64_t id = commit_run(db, "fp");
   set_run_status(db, id, kRunAnalyzed);
-  std::vector<DerivedTable> tables{
-      {"t_derived", "CREATE TABLE t_derived(run_id INTEGER NOT NULL, x REAL)"}};
+  std::vector<DerivedTable> tables{{"t_derived", "", {real("x", "", "").or_null()}, {}}};
   ensure_derived_tables(db, tables);  // the run has no rows in it: not complete any more
   CHECK(load_run(db, id)->status == kRunIngested);
   set_run_status(db, id, kRunAnalyzed);
   CHECK(ensure_derived_tables(db, tables).empty());  // unchanged: the run stays complete
   CHECK(load_run(db, id)->status == kRunAnalyzed);
-  tables[0].ddl = "CREATE TABLE t_derived(run_id INTEGER NOT NULL, x REAL, y REAL)";
+  tables[0].columns.push_back(real("y", "", "").or_null());
   ensure_derived_tables(db, tables);  // reshaped: its rows are gone
   CHECK(load_run(db, id)->status == kRunIngested);
 }
