@@ -186,8 +186,9 @@ TEST_CASE("--fail-on gates on findings, failed packs and unrecognised input") {
   r = cli({"analyze", example(), "--config", syntax_cfg.string(), "--fail-on", "critical"});
   INFO(r.err);
   CHECK(r.code == kExitGate);
-  CHECK_THAT(r.err, Catch::Contains("--fail-on: pack unclosed error: " +
-                                    (dir.path() / "syntax/unclosed/pack.yaml").string() + ":3"));
+  std::string unclosed = "--fail-on: pack unclosed error: ";
+  unclosed += (dir.path() / "syntax/unclosed/pack.yaml").string() + ":3";
+  CHECK_THAT(r.err, Catch::Contains(unclosed));
   auto report = parse_report(
       cli({"analyze", example(), "--config", syntax_cfg.string(), "--format", "json"}).out);
   bool listed = false;
