@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <cstdio>
 #include <map>
 #include <set>
@@ -36,7 +37,25 @@ void set_evidence_value(perfsage::v1::Evidence& e, const clips::Value& v) {
   }
 }
 
+std::string where(const SourcePos& pos) {
+  if (pos.file.empty()) return "";
+  return pos.file + ":" + std::to_string(pos.line) + ":" + std::to_string(pos.column) + ": ";
+}
+
+const char* not_finite(double v) {
+  return std::isnan(v) ? "not a number (nan)" : "infinite";
+}
+
 }  // namespace
+
+std::string non_finite_number(const perfsage::v1::Finding& f) {
+  auto say = [](const std::string& what, double v) { return what + " is " + not_finite(v); };
+  if (!std::isfinite(f.estimated_gain_us())) return say("gain", f.estimated_gain_us());
+  if (!std::isfinite(f.estimated_gain_share())) return say("share", f.estimated_gain_share());
+  for (const auto& e : f.evidence())
+    if (!std::isfinite(e.number())) return say("evidence " + e.name(), e.number());
+  return "";
+}
 
 std::string finding_id(const std::string& pack, const std::string& rule,
                        const std::vector<std::string>& subjects) {
@@ -107,6 +126,14 @@ perfsage::v1::Finding make_finding(const CompiledPack& pack, const clips::Fact& 
   for (auto& [k, v] : pairs(f.at("vars"))) vars[k] = v;
   const double gain = f.at("gain").number();
   const double share = f.at("share").number();
+  // A pack's numbers must be finite: NaN reaches SQLite as NULL and infinity ranks first and
+  // prints as "inf s". The rule is wrong, not the run: the pack's error, naming the YAML line.
+  auto refuse = [&](const CodeText& code, const std::string& what, double v) {
+    throw EngineError(where(code.pos) + "rule " + id + ": " + what + " is " + not_finite(v) +
+                      "; a rule's numbers must be finite");
+  };
+  if (!std::isfinite(gain)) refuse(rule->gain, "gain", gain);
+  if (!std::isfinite(share)) refuse(rule->share, "share", share);
   vars["gain"] = clips::Value::of_float(gain);
   std::vector<std::string> subjects;
   for (const auto& s : f.at("subjects").items) subjects.push_back(s.text);
@@ -118,7 +145,12 @@ perfsage::v1::Finding make_finding(const CompiledPack& pack, const clips::Fact& 
   out.set_title(render_template(compiled->title, vars));
   out.set_message(render_template(compiled->message, vars));
   for (auto& s : subjects) out.add_subjects(std::move(s));
+  size_t ev = 0;
   for (auto& [k, v] : pairs(f.at("evidence"))) {
+    if (v.is_number() && !std::isfinite(v.number()))
+      refuse(ev < rule->evidence.size() ? rule->evidence[ev].second : rule->when, "evidence " + k,
+             v.number());
+    ++ev;
     auto* e = out.add_evidence();
     e->set_name(k);
     e->set_unit(evidence_unit(k));
@@ -129,6 +161,8 @@ perfsage::v1::Finding make_finding(const CompiledPack& pack, const clips::Fact& 
     gain_share = share;
   else if (rule->gain.present() && base_us > 0)
     gain_share = gain / base_us;
+  if (!std::isfinite(gain_share))
+    refuse(rule->gain, "gain / base (" + std::to_string(base_us) + " us)", gain_share);
   if (rule->gain.present()) out.set_estimated_gain_us(gain);
   out.set_estimated_gain_share(gain_share);
   auto severity =

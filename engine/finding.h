@@ -26,9 +26,15 @@ perfsage::v1::Severity severity_from_share(double share);
 std::string evidence_unit(const std::string& name);
 
 // The finding a recommendation fact of `pack` describes. `base_us` is the denominator of
-// default shares (0 = unknown).
+// default shares (0 = unknown). Throws EngineError, naming the rule's YAML line, when its gain,
+// share or an evidence number is not finite.
 perfsage::v1::Finding make_finding(const CompiledPack& pack, const clips::Fact& fact,
                                    double base_us);
+
+// What of a finding is not a finite number ("gain is infinite", "evidence x is not a number
+// (nan)"), or "" when all its numbers are finite. make_finding refuses such findings;
+// evaluate_pack_in_child checks what a child process sends back with this too.
+std::string non_finite_number(const perfsage::v1::Finding& finding);
 
 // Sorts by severity, then estimated gain (descending), then id, and removes repeats of the same
 // id. Returns how many repeats were removed.

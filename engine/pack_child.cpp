@@ -16,6 +16,7 @@
 #include <map>
 
 #include "engine/clips/environment.h"
+#include "engine/finding.h"
 #include "perfsage/v1/report.pb.h"
 
 namespace perfsage::engine {
@@ -180,6 +181,14 @@ PackEvaluation evaluate_pack_in_child(const CompiledPack& pack, const FactSource
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   for (auto& f : *msg.mutable_findings()) out.findings.push_back(std::move(f));
   out.duplicates = msg.duplicates();
+  // The child refuses such findings already (make_finding); the host does not take its word.
+  for (const auto& f : out.findings) {
+    std::string why = non_finite_number(f);
+    if (why.empty()) continue;
+    why = "rule " + f.rule() + ": " + why + "; a rule's numbers must be finite";
+    out.findings.clear();
+    return fail("error", why);
+  }
   return out;
 }
 

@@ -1,9 +1,9 @@
 // Evaluates one pack in a child process whose limits the OS enforces: RLIMIT_AS (the budget's
 // memory on top of what the process already maps), RLIMIT_CPU (the time budget), no file
 // writes (RLIMIT_FSIZE 0) and no core dumps. CLIPS checks its own budget only between rule
-// firings, so a cross-product join or a string that doubles in one expression is stopped here
-// by the kernel; the parent also kills the child when the wall-clock budget (plus a grace
-// period) has passed. The child gets the pack's facts by fork (copy-on-write, no
+// firings and in its loops, so a cross-product join or a string that doubles in one expression
+// is stopped here by the kernel; the parent also kills the child when the wall-clock budget
+// (plus a grace period) has passed. The child gets the pack's facts by fork (copy-on-write, no
 // serialisation) and returns a perfsage.v1.PackOutcome through a pipe. A crash, a signal or an
 // overrun becomes that pack's status; the parent and the other packs are unaffected.
 #pragma once

@@ -178,6 +178,9 @@ Environment::~Environment() {
 
 void Environment::on_print(const char* channel, const char* text) noexcept {
   try {
+    // Once the budget is spent, execution is halted (on_periodic): what CLIPS says then is about
+    // the evaluation it abandoned (a function given FALSE for a number), not the pack's error.
+    if (budget_status_ != RunStatus::ok && std::strcmp(channel, "werror") == 0) return;
     if (!messages_.empty() && messages_.back().channel == channel &&
         (messages_.back().text.empty() || messages_.back().text.back() != '\n')) {
       messages_.back().text += text;
@@ -199,8 +202,14 @@ void Environment::on_parse_error(const char* warning, const char* error, long li
   }
 }
 
+// CLIPS calls this between rule firings and inside every loop it evaluates (fact queries,
+// progn$, foreach), wherever the loop is: in a `test`, a gain or an evidence expression. Halting
+// the rules alone stops nothing until the running loop ends; halting execution stops the loop
+// too (each iteration checks it), so a budget holds in-process as well as in a child.
 void Environment::on_periodic() noexcept {
-  if (budget_active_ && budget_exhausted()) EnvSetHaltRules(env_, TRUE);
+  if (!budget_active_ || !budget_exhausted()) return;
+  EnvSetHaltRules(env_, TRUE);
+  SetHaltExecution(env_, TRUE);
 }
 
 std::vector<LoadError> Environment::load(std::string_view constructs) {
@@ -309,9 +318,9 @@ void Environment::assert_fact(void* tmpl, const std::vector<std::pair<std::strin
   EnvAssignFactSlotDefaults(env_, f);
   const size_t errors_before = messages_.size();
   void* asserted = EnvAssert(env_, f);
-  const bool new_error = std::any_of(messages_.begin() + static_cast<long>(errors_before),
-                                     messages_.end(),
-                                     [](const Message& m) { return m.channel == "werror"; });
+  const bool new_error =
+      std::any_of(messages_.begin() + static_cast<long>(errors_before), messages_.end(),
+                  [](const Message& m) { return m.channel == "werror"; });
   // With fact duplication off (CLIPS' default), EnvAssert returns NULL for a fact equal in
   // every slot to one already asserted, and frees it: the rules already see that fact, so it is
   // no refusal (two roofline rows of one op with the same shapes are one fact).

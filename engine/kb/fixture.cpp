@@ -35,19 +35,43 @@ int fixture_deadline(void* deadline) {
          *static_cast<std::chrono::steady_clock::time_point*>(deadline);
 }
 
+bool inside(const fs::path& path, const fs::path& root) {
+  auto rel = path.lexically_relative(root);
+  return !rel.empty() && *rel.begin() != "..";
+}
+
+// A fixture folder is read as a run's folder is: collectors walk it and follow links to files.
+// Every link in it (at any depth) must therefore resolve inside the pack folder too.
+void check_folder_links(const fs::path& dir, const fs::path& root, const std::string& name) {
+  std::error_code ec;
+  for (auto it = fs::recursive_directory_iterator(dir, ec);
+       !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    if (!it->is_symlink(ec)) continue;
+    std::error_code resolve_ec;
+    fs::path target = fs::weakly_canonical(it->path(), resolve_ec);
+    if (resolve_ec || !inside(target, root))
+      throw FixtureError("fixture '" + name + "' holds " +
+                         it->path().lexically_relative(dir).string() +
+                         ", a link to outside the pack folder; fixtures must lie in it");
+  }
+  if (ec) throw FixtureError("fixture '" + name + "' cannot be walked: " + ec.message());
+}
+
 fs::path confined_path(const Pack& pack, const fs::path& test_file, const std::string& name) {
   std::error_code ec;
   fs::path root = fs::canonical(pack.dir.empty() ? test_file.parent_path() : pack.dir, ec);
   if (ec) throw FixtureError("cannot resolve the pack folder: " + ec.message());
   fs::path path = fs::weakly_canonical(test_file.parent_path() / name, ec);
-  auto rel = path.lexically_relative(root);
-  if (ec || rel.empty() || *rel.begin() == "..")
+  if (ec || !inside(path, root))
     throw FixtureError("fixture '" + name +
                        "' is outside the pack folder; fixtures must lie in it");
   auto st = fs::status(path, ec);
   if (ec || !fs::exists(st)) throw FixtureError("fixture '" + name + "' does not exist");
-  if (!fs::is_regular_file(st) && !fs::is_directory(st))
+  if (fs::is_directory(st)) {
+    check_folder_links(path, root, name);
+  } else if (!fs::is_regular_file(st)) {
     throw FixtureError("fixture '" + name + "' is neither a file nor a folder");
+  }
   return path;
 }
 

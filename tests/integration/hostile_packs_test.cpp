@@ -244,7 +244,8 @@ TEST_CASE("configs with wrong shapes are usage errors naming the line") {
 
 TEST_CASE("limits take the one unit syntax; the former keys still read, with a warning") {
   TempDir dir;
-  auto now = dir.write("now.yaml", "limits:\n  pack_time: 30s\n  pack_memory: 512MiB\n  max_input: 1GiB\n");
+  auto now = dir.write("now.yaml",
+                       "limits:\n  pack_time: 30s\n  pack_memory: 512MiB\n  max_input: 1GiB\n");
   auto r = run_command("analyze", {example(), "--config", now.string()});
   CHECK(r.code == 0);
   CHECK_THAT(r.err, !Catch::Contains("former spelling"));
@@ -261,3 +262,107 @@ TEST_CASE("limits take the one unit syntax; the former keys still read, with a w
   CHECK_THAT(r.err, Catch::Contains("more than the configured limit"));
 }
 
+TEST_CASE("numbers a rule computes must be finite: that pack's error, the others' findings kept") {
+  TempDir dir;
+  // inf - inf is NaN; NaN reached the store as NULL and failed every analysis.
+  const std::string nan = "(- (* ?t 1.0e308 10.0) (* ?t 1.0e308 10.0))";
+  const std::string inf = "(* ?t 1.0e308 10.0)";
+  const std::string when = "(op (name ?name) (total_us ?t&:(> ?t 0)))";
+  for (const std::string& extra :
+       {"    gain: " + nan + "\n", "    gain: " + inf + "\n", "    share: " + nan + "\n",
+        "    evidence:\n      big: " + inf + "\n"}) {
+    INFO(extra);
+    auto o = analyze_with(dir, std::string(kHead) + rule(when, extra));
+    check_contained(o, "error", "a rule's numbers must be finite");
+    CHECK_THAT(o.pack("hostile")->error(), Catch::Contains("pack.yaml:"));
+    // With a store kept, the write of the other packs' findings succeeds too.
+    auto store = dir.path() / "kept.db";
+    auto cfg = dir.path() / "cfg.yaml";
+    auto r = run_command("analyze", {example(), "--config", cfg.string(), "--kb", "hostile", "--kb",
+                                     "aicpu", "--store", store.string(), "--format", "json"});
+    INFO(r.err);
+    CHECK(r.code == 0);
+    std::filesystem::remove(store);
+  }
+  // kb test catches it: a case that expects the rule to fire fails, naming why.
+  dir.write("t/hostile/pack.yaml", std::string(kHead) + rule(when, "    gain: " + nan + "\n"));
+  dir.write("t/hostile/tests/t.yaml",
+            "cases:\n"
+            "  - name: fires\n"
+            "    facts: {op: [{name: A, total_us: 5}]}\n"
+            "    expect: [{rule: r1}]\n"
+            "  - name: silent\n"
+            "    facts: {op: [{name: A, total_us: 0}]}\n"
+            "    expect: []\n");
+  auto r = run_command("kb", {"test", (dir.path() / "t/hostile").string()});
+  INFO(r.out << r.err);
+  CHECK(r.code == kExitPack);
+  CHECK_THAT(r.out, Catch::Contains("gain is not a number (nan)"));
+}
+
+TEST_CASE("a loop in a rule's gain, evidence or test is stopped by the time budget in-process") {
+  // isolate: none runs the pack in the host process, where only the engine's own budget holds;
+  // a fact query over four lists of 200 items is 1.6e9 iterations of one expression.
+  std::string lists = "lists:\n";
+  for (char l : {'a', 'b', 'c', 'd'}) {
+    lists += std::string("  ") + l + ": [";
+    for (int i = 0; i < 200; ++i) {
+      if (i) lists += ",";
+      lists += std::to_string(i);
+    }
+    lists += "]\n";
+  }
+  const std::string loop =
+      "(progn (do-for-all-facts ((?a list-item) (?b list-item) (?c list-item) (?d list-item)) "
+      "TRUE (+ 1 1)) 1.0)";
+  for (const std::string& pack :
+       {rule("(op (name ?name))", "    gain: " + loop + "\n"),
+        rule("(op (name ?name))", "    evidence:\n      n: " + loop + "\n"),
+        rule("(op (name ?name)) (test (> " + loop + " 0))")}) {
+    INFO(pack);
+    TempDir dir;
+    auto start = std::chrono::steady_clock::now();
+    auto o = analyze_with(dir, std::string(kHead) + lists + pack,
+                          "limits:\n  pack_time: 1s\n  isolate: none\n");
+    double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    check_contained(o, "budget_exceeded", "time budget of 1000 ms exceeded");
+    CHECK_FALSE(o.pack("hostile")->isolated());
+    CHECK(s < 30);  // the 1 s budget and the rest of the analysis; it ran for minutes
+  }
+}
+
+TEST_CASE("a fixture folder's links stay inside the pack too") {
+  TempDir dir;
+  dir.write("p/hostile/pack.yaml", std::string(kHead) + rule("(op (name ?name))"));
+  auto run = dir.path() / "p/hostile/tests/run";
+  std::filesystem::create_directories(run / "deep");
+  auto outside = source_dir() / "examples/resnet50_rank0_ascend_pt/ASCEND_PROFILER_OUTPUT";
+  std::filesystem::create_symlink(outside / "kernel_details.csv", run / "kernel_details.csv");
+  auto nested = dir.path() / "p/hostile/tests/nested";
+  std::filesystem::create_directories(nested / "deep");
+  std::filesystem::create_symlink("/etc/passwd", nested / "deep" / "passwd");
+  auto folder = dir.path() / "p/hostile/tests/folder";
+  std::filesystem::create_directories(folder);
+  std::filesystem::create_symlink(outside, folder / "elsewhere");
+  // A link that stays inside the pack is no escape.
+  auto fine = dir.path() / "p/hostile/tests/fine";
+  std::filesystem::create_directories(fine);
+  std::filesystem::create_directories(dir.path() / "p/hostile/tests/data");
+  std::filesystem::copy_file(outside / "kernel_details.csv",
+                             dir.path() / "p/hostile/tests/data/kernel_details.csv");
+  std::filesystem::create_symlink("../data/kernel_details.csv", fine / "kernel_details.csv");
+  dir.write("p/hostile/tests/t.yaml",
+            "cases:\n"
+            "  - {name: link, fixture: run, expect: []}\n"
+            "  - {name: nested, fixture: nested, expect: []}\n"
+            "  - {name: folder, fixture: folder, expect: []}\n"
+            "  - {name: fine, fixture: fine, expect: []}\n");
+  auto r = run_command("kb", {"test", (dir.path() / "p/hostile").string()});
+  INFO(r.out << r.err);
+  CHECK(r.code == kExitPack);
+  CHECK_THAT(r.out, Catch::Contains("holds kernel_details.csv, a link to outside the pack"));
+  CHECK_THAT(r.out, Catch::Contains("holds deep/passwd, a link to outside the pack"));
+  CHECK_THAT(r.out, Catch::Contains("holds elsewhere, a link to outside the pack"));
+  CHECK_THAT(r.out, !Catch::Contains("fixture 'fine'"));
+  CHECK(r.out.find("root:") == std::string::npos);
+}
