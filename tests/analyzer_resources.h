@@ -3,8 +3,11 @@
 #pragma once
 
 #include "analyzers/core/analyze_run.h"
+#include "analyzers/core/analyzer.h"
 #include "analyzers/patterns/pattern_spec.h"
 #include "analyzers/roofline/hardware_db.h"
+#include "store/database.h"
+#include "store/derived_tables.h"
 #include "test_support.h"
 
 namespace perfsage::test {
@@ -20,6 +23,16 @@ inline const std::vector<analyzers::patterns::Pattern>& shipped_patterns() {
       analyzers::patterns::load_patterns(source_dir() / "knowledge_bases" / "patterns");
   return p;
 }
+
+// A store as the application opens one: every derived table in its declared shape. A fresh
+// store has the tables the migrations once made in their old shapes; analyze_run brings them to
+// the declarations, but tests that call one analyzer or fact query directly must start here.
+class AnalysisStore : public store::Database {
+ public:
+  explicit AnalysisStore(const std::string& path = ":memory:") : store::Database(path) {
+    store::ensure_derived_tables(*this, analyzers::derived_tables());
+  }
+};
 
 // Runs the real analyzers over a run written by a test, as an ingest does: facts read what
 // they derive.

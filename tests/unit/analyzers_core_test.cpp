@@ -21,7 +21,7 @@ store::OpTask task(const std::string& name, const std::string& type, const std::
 }  // namespace
 
 TEST_CASE("op statistics aggregate executions per op name and per op type") {
-  store::Database db(":memory:");
+  test::AnalysisStore db;
   int64_t run;
   {
     store::RunWriter w(db, {"j", {}, "fp", "now"});
@@ -65,7 +65,7 @@ TEST_CASE("op statistics aggregate executions per op name and per op type") {
 }
 
 TEST_CASE("the run summary counts ranks, steps and device time from any record kind") {
-  store::Database db(":memory:");
+  test::AnalysisStore db;
   int64_t run;
   {
     store::RunWriter w(db, {"j", {}, "fp", "now"});
@@ -99,7 +99,7 @@ TEST_CASE("the run summary counts ranks, steps and device time from any record k
 }
 
 TEST_CASE("a run without any device activity reports an unknown device and zero times") {
-  store::Database db(":memory:");
+  test::AnalysisStore db;
   store::RunWriter w(db, {"j", {}, "fp", "now"});
   int64_t run = w.run_id();
   w.commit();
@@ -111,7 +111,7 @@ TEST_CASE("a run without any device activity reports an unknown device and zero 
 }
 
 TEST_CASE("device time counts a rank's tasks once when both op tables and a timeline exist") {
-  store::Database db(":memory:");
+  test::AnalysisStore db;
   store::RunWriter w(db, {"j", {}, "fp", "now"});
   int64_t run = w.run_id();
   w.add(task("Conv2D1", "Conv2D", "AI_CORE", 400'000));
@@ -130,7 +130,7 @@ TEST_CASE("device time counts a rank's tasks once when both op tables and a time
 }
 
 TEST_CASE("op_stats and op_block_dims from the C++ grouping equal SQL's GROUP BY, across blocks") {
-  store::Database db(":memory:");
+  test::AnalysisStore db;
   int64_t run;
   {
     store::RunWriter w(db, {"j", {}, "fp", "now"});

@@ -68,7 +68,7 @@ TEST_CASE("every fact type compiles to a deftemplate CLIPS accepts and is docume
 }
 
 TEST_CASE("op and op_type facts read what the op_stats analyzer derived from the tasks") {
-  store::Database db(":memory:");
+  test::AnalysisStore db;
   store::RunWriter w(db, {"job", {"/x"}, "fp", "2026-01-01T00:00:00Z"});
   for (int i = 0; i < 5; ++i) {
     store::OpTask t;
@@ -111,7 +111,7 @@ TEST_CASE("op and op_type facts read what the op_stats analyzer derived from the
 }
 
 TEST_CASE("the block_dim fact counts tasks whose block dim is not a multiple of the cores") {
-  store::Database db(":memory:");
+  test::AnalysisStore db;
   store::RunWriter w(db, {"job", {"/x"}, "fp", "2026-01-01T00:00:00Z"});
   const int dims[] = {24, 48, 20, 40, 7};
   for (int i = 0; i < 200; ++i) {
@@ -144,7 +144,7 @@ TEST_CASE("the block_dim fact counts tasks whose block dim is not a multiple of 
 }
 
 TEST_CASE("the api fact sums the calls per name") {
-  store::Database db(":memory:");
+  test::AnalysisStore db;
   store::RunWriter w(db, {"job", {"/x"}, "fp", "2026-01-01T00:00:00Z"});
   static const char* const kNames[] = {"cudaLaunchKernel", "cudaStreamSynchronize",
                                        "cudaMemcpyAsync"};
@@ -165,7 +165,7 @@ TEST_CASE("the api fact sums the calls per name") {
 }
 
 TEST_CASE("GPU facts: kernels, API categories, copies with direction and issuing API, launch") {
-  store::Database db(":memory:");
+  test::AnalysisStore db;
   store::RunWriter w(db, {"job", {"/x"}, "fp", "2026-01-01T00:00:00Z"});
   for (int i = 0; i < 8; ++i) w.add(dev("kernel", "tiny_kernel", 100 + i * 10, 4000));
   w.add(dev("kernel", "gemm", 300, 50000));
@@ -235,7 +235,7 @@ TEST_CASE("GPU facts: kernels, API categories, copies with direction and issuing
 }
 
 TEST_CASE("a CPU-only run: has_device no, no launch fact, no division by zero") {
-  store::Database db(":memory:");
+  test::AnalysisStore db;
   store::RunWriter w(db, {"job", {"/x"}, "fp", "2026-01-01T00:00:00Z"});
   w.add(host("user_annotation", "gloo:all_reduce", 0, 300000000));
   w.add(host("cpu_op", "aten::empty", 10, 1000));
@@ -273,7 +273,7 @@ TEST_CASE("docs/facts.md matches the registry") {
 }
 
 TEST_CASE("transdata chains of one cause are one fact, named by the costliest chain") {
-  store::Database db(":memory:");
+  test::AnalysisStore db;
   store::RunWriter w(db, {"job", {"/x"}, "fp", "2026-01-01T00:00:00Z"});
   int64_t run = w.run_id();
   w.commit();
@@ -303,7 +303,7 @@ TEST_CASE("transdata chains of one cause are one fact, named by the costliest ch
 }
 
 TEST_CASE("the run fact counts HCCL tasks and collective kernels as communication") {
-  store::Database db(":memory:");
+  test::AnalysisStore db;
   store::RunWriter w(db, {"job", {"/x"}, "fp", "2026-01-01T00:00:00Z"});
   auto coll = dev("kernel", "custom_allreduce_kernel", 0, 100000);
   coll.args = R"({"Collective name":"allreduce"})";

@@ -4,6 +4,7 @@
 // the plan of every registered query on an empty store guards the real thing.
 #include <catch2/catch.hpp>
 
+#include "analyzer_resources.h"
 #include "engine/facts/registry.h"
 #include "kb_support.h"
 #include "query_plan_check.h"
@@ -14,7 +15,7 @@ using namespace perfsage;
 
 TEST_CASE("no fact query joins by rescanning a table") {
   test::TempDir dir;
-  store::Database db((dir.path() / "plans.db").string());
+  test::AnalysisStore db((dir.path() / "plans.db").string());
   for (const auto& t : perfsage::test::catalog()->types()) {
     INFO("fact type " << t.name);
     auto problems = test::rescanning_joins(db, t.query);
@@ -27,7 +28,7 @@ TEST_CASE("no fact query joins by rescanning a table") {
 
 TEST_CASE("the plan check catches a copy-to-API join that rescans the runtime calls") {
   test::TempDir dir;
-  store::Database db((dir.path() / "plans.db").string());
+  test::AnalysisStore db((dir.path() / "plans.db").string());
   // A copy joined straight to its runtime call: for every copy, SQLite walks all runtime calls
   // of the run (the event tables answer only run and kind).
   auto bad = test::nested_scans(db, R"sql(

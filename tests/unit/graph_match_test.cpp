@@ -1,4 +1,5 @@
 // Matching graph nodes to profiled op names (analyzers/graph).
+#include "analyzer_resources.h"
 #include "analyzers/graph/match_ops.h"
 #include "analyzers/graph/name_match.h"
 #include "graph_test_util.h"
@@ -68,7 +69,7 @@ TEST_CASE("name index: exact beats trans_ prefix beats original beats embedded")
 }
 
 TEST_CASE("match_graph_to_ops fills graph_op_matches per run and is repeatable") {
-  store::Database db(":memory:");
+  test::AnalysisStore db;
   int64_t run = 0;
   {
     store::RunWriter w(db, {"job", {}, "fp", "now"});

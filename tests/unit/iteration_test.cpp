@@ -3,6 +3,7 @@
 
 #include <map>
 
+#include "analyzer_resources.h"
 #include "engine/facts/registry.h"
 #include "kb_support.h"
 #include "store/database.h"
@@ -82,7 +83,7 @@ TEST_CASE("merge_intervals joins overlapping and touching intervals and drops em
 }
 
 TEST_CASE("slow-rank facts follow msprof-analyze's method and leave stage rows out") {
-  store::Database db(":memory:");
+  test::AnalysisStore db;
   store::migrate(db);
   int64_t run;
   {
@@ -118,7 +119,7 @@ TEST_CASE("slow-rank facts follow msprof-analyze's method and leave stage rows o
 }
 
 TEST_CASE("a single rank gives an iteration fact but no rank facts; one source per rank") {
-  store::Database db(":memory:");
+  test::AnalysisStore db;
   store::migrate(db);
   int64_t run;
   {
@@ -155,7 +156,7 @@ TEST_CASE("a single rank gives an iteration fact but no rank facts; one source p
 }
 
 TEST_CASE("a run without steps or device activity has no iteration facts") {
-  store::Database db(":memory:");
+  test::AnalysisStore db;
   store::migrate(db);
   int64_t run;
   {
@@ -177,7 +178,7 @@ TEST_CASE("a run without steps or device activity has no iteration facts") {
 }
 
 TEST_CASE("device activity: union, gaps at the threshold, low-utilisation chunks") {
-  store::Database db(":memory:");
+  test::AnalysisStore db;
   store::migrate(db);
   int64_t run;
   {
@@ -204,7 +205,7 @@ TEST_CASE("device activity: union, gaps at the threshold, low-utilisation chunks
 }
 
 TEST_CASE("schedule: compile-and-execute share, syncs and Node@launch co-occurrence") {
-  store::Database db(":memory:");
+  test::AnalysisStore db;
   store::migrate(db);
   int64_t run;
   {
@@ -242,7 +243,7 @@ TEST_CASE("schedule: compile-and-execute share, syncs and Node@launch co-occurre
 }
 
 TEST_CASE("comm facts: bandwidth against the transport reference, small packets, rank spread") {
-  store::Database db(":memory:");
+  test::AnalysisStore db;
   store::migrate(db);
   int64_t run;
   {
@@ -288,7 +289,7 @@ TEST_CASE("comm facts: bandwidth against the transport reference, small packets,
 }
 
 TEST_CASE("host_op facts aggregate annotations and GC events by name") {
-  store::Database db(":memory:");
+  test::AnalysisStore db;
   store::migrate(db);
   int64_t run;
   {

@@ -2,6 +2,7 @@
 // position, TransData chains from tensor formats, and the GE dump samples.
 #include <catch2/catch.hpp>
 
+#include "analyzer_resources.h"
 #include "analyzers/graph/match_ops.h"
 #include "analyzers/patterns/analyze_patterns.h"
 #include "graph_test_util.h"
@@ -60,7 +61,7 @@ std::vector<analyzers::patterns::Pattern> builtin() {
 }  // namespace
 
 TEST_CASE("graph patterns: DAGs, fused nodes, first layer and TransData chains") {
-  store::Database db(":memory:");
+  test::AnalysisStore db;
   int64_t run;
   {
     store::RunWriter w(db, {"j", {}, "fp", "now"});
@@ -145,7 +146,7 @@ TEST_CASE("graph patterns: DAGs, fused nodes, first layer and TransData chains")
 }
 
 TEST_CASE("an occurrence is fused only when its own members were merged") {
-  store::Database db(":memory:");
+  test::AnalysisStore db;
   int64_t run;
   {
     store::RunWriter w(db, {"j", {}, "fp", "now"});
@@ -199,7 +200,7 @@ TEST_CASE("GE dump samples: graphs are matched without inventing candidates") {
 }
 
 TEST_CASE("clean-ups from the structure: transposes, Cast round trips, only where provable") {
-  store::Database db(":memory:");
+  test::AnalysisStore db;
   int64_t run;
   {
     store::RunWriter w(db, {"j", {}, "fp", "now"});

@@ -2,6 +2,7 @@
 // derived tables the knowledge-base facts read.
 #include <catch2/catch.hpp>
 
+#include "analyzer_resources.h"
 #include "analyzers/graph/match_ops.h"
 #include "analyzers/patterns/analyze_patterns.h"
 #include "analyzers/patterns/matcher.h"
@@ -103,7 +104,7 @@ TEST_CASE("minimal_names sample: first-layer Cast/TransData/Cast before Conv2D17
 }
 
 TEST_CASE("sequence chains follow one stream in start order and skip runtime tasks") {
-  store::Database db(":memory:");
+  test::AnalysisStore db;
   int64_t run;
   {
     store::RunWriter w(db, {"j", {}, "fp", "now"});
@@ -139,7 +140,7 @@ TEST_CASE("sequence chains follow one stream in start order and skip runtime tas
 }
 
 TEST_CASE("sequence TransData with formats: round trips and ND<->NZ singles") {
-  store::Database db(":memory:");
+  test::AnalysisStore db;
   int64_t run;
   {
     store::RunWriter w(db, {"j", {}, "fp", "now"});
@@ -170,7 +171,7 @@ TEST_CASE("sequence TransData with formats: round trips and ND<->NZ singles") {
 }
 
 TEST_CASE("a run without ops or graphs gets no candidates and no error") {
-  store::Database db(":memory:");
+  test::AnalysisStore db;
   int64_t run;
   {
     store::RunWriter w(db, {"j", {}, "fp", "now"});

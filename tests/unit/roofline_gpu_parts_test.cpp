@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 
+#include "analyzer_resources.h"
 #include "analyzers/core/fact_types.h"
 #include "analyzers/roofline/hardware_db.h"
 #include "analyzers/roofline/hardware_spec.h"
@@ -50,7 +51,7 @@ int64_t add_run(store::Database& db, const Device& d) {
 }
 
 HardwareSpec spec(const Device& d) {
-  store::Database db(":memory:");
+  test::AnalysisStore db;
   return compute_hardware_spec(db, add_run(db, d), shipped());
 }
 
@@ -349,7 +350,7 @@ TEST_CASE("hardware_specs: vendor, arch, isa and what the matrix units run") {
   }
   // A run the collector marked rocm, whose device name is empty: still AMD, still not hopper.
   {
-    store::Database db(":memory:");
+    test::AnalysisStore db;
     int64_t run = add_run(db, {"", "", "9.0", "", 104, 64 * kGiB});
     db.prepare("UPDATE runs SET device = 'rocm' WHERE id = ?1").bind(1, run).run();
     HardwareSpec s = compute_hardware_spec(db, run, shipped());
@@ -377,7 +378,7 @@ TEST_CASE("the hardware_spec fact carries vendor, arch, isa and the matrix slots
   }
   CHECK(hw->slot("compute_major")->doc.find("gfx") != std::string::npos);
 
-  store::Database db(":memory:");
+  test::AnalysisStore db;
   auto row = [&](const Device& d) {
     int64_t run = add_run(db, d);
     compute_hardware_spec(db, run, shipped());

@@ -1,4 +1,5 @@
 // Hardware database: every shipped part loads with sourced numbers, and run names match.
+#include "analyzer_resources.h"
 #include "analyzers/roofline/hardware_db.h"
 #include "analyzers/roofline/hardware_spec.h"
 #include "store/run_writer.h"
@@ -79,7 +80,7 @@ TEST_CASE("a malformed hardware file names the file and key") {
 }
 
 TEST_CASE("run facts override the table and block dims stand in for a missing chip name") {
-  store::Database db(":memory:");
+  test::AnalysisStore db;
   int64_t named, inferred, none;
   {
     store::RunWriter w(db, {"j", {}, "fp1", "now"});

@@ -100,7 +100,7 @@ std::string one(store::Database& db, const std::string& sql) {
 }  // namespace
 
 TEST_CASE("Ascend ops with FLOP and byte counters get a bound and a cause") {
-  store::Database db(":memory:");
+  test::AnalysisStore db;
   int64_t run;
   {
     store::RunWriter w(db, {"j", {}, "fp", "now"});
@@ -161,7 +161,7 @@ TEST_CASE("Ascend ops with FLOP and byte counters get a bound and a cause") {
 }
 
 TEST_CASE("FLOP counters without byte counters give insufficient_data, not a guess") {
-  store::Database db(":memory:");
+  test::AnalysisStore db;
   int64_t run;
   {
     store::RunWriter w(db, {"j", {}, "fp", "now"});
@@ -183,7 +183,7 @@ TEST_CASE("FLOP counters without byte counters give insufficient_data, not a gue
 }
 
 TEST_CASE("GPU ops are placed on the roofline from Input Dims joined to their kernels") {
-  store::Database db(":memory:");
+  test::AnalysisStore db;
   int64_t run;
   {
     store::RunWriter w(db, {"j", {}, "fp", "now"});
@@ -241,7 +241,7 @@ TEST_CASE("activation chains are found in op sequences and normalised types") {
                                   "tanh", "add",      "softplus", "tanh", "mul"};
   CHECK(find_chains(seq, mish) == std::vector<size_t>{1, 7});
 
-  store::Database db(":memory:");
+  test::AnalysisStore db;
   int64_t run;
   {
     store::RunWriter w(db, {"j", {}, "fp", "now"});
@@ -264,7 +264,7 @@ TEST_CASE("activation chains are found in op sequences and normalised types") {
 }
 
 TEST_CASE("a Sigmoid -> Mul gate that broadcasts is not SiLU; one on the same shapes is") {
-  store::Database db(":memory:");
+  test::AnalysisStore db;
   int64_t run;
   {
     store::RunWriter w(db, {"j", {}, "fp", "now"});
@@ -401,7 +401,7 @@ TEST_CASE("LLM operator FLOP models match hand-computed values") {
 }
 
 TEST_CASE("shape alignment: unaligned MatMul inner axes and attention head dims are found") {
-  store::Database db(":memory:");
+  test::AnalysisStore db;
   int64_t run;
   {
     store::RunWriter w(db, {"j", {}, "fp", "now"});
