@@ -52,7 +52,7 @@ bool apply_allowed(const ApiContext* c, Response& res) {
 void register_action_routes(httplib::Server& svr, ApiContext& ctx) {
   ApiContext* c = &ctx;
 
-  svr.Get(R"(/api/v1/runs/(\d+)/actions)", [c](const Request& req, Response& res) {
+  svr.Get(R"(/api/v1/runs/([^/]+)/actions)", [c](const Request& req, Response& res) {
     auto id = path_id(req, res, "run");
     if (!id) return;
     auto lease = c->readers->acquire();
@@ -64,7 +64,7 @@ void register_action_routes(httplib::Server& svr, ApiContext& ctx) {
     send_json(res, *list);
   });
 
-  svr.Post(R"(/api/v1/runs/(\d+)/actions/plan)", [c](const Request& req, Response& res) {
+  svr.Post(R"(/api/v1/runs/([^/]+)/actions/plan)", [c](const Request& req, Response& res) {
     auto id = path_id(req, res, "run");
     if (!id) return;
     v1::PlanActionsRequest body;
@@ -80,7 +80,7 @@ void register_action_routes(httplib::Server& svr, ApiContext& ctx) {
     send_json(res, out);
   });
 
-  svr.Post(R"(/api/v1/actions/(\d+)/apply)", [c](const Request& req, Response& res) {
+  svr.Post(R"(/api/v1/actions/([^/]+)/apply)", [c](const Request& req, Response& res) {
     auto id = path_id(req, res, "plan");
     if (!id || !apply_allowed(c, res)) return;
     v1::ApplyActionRequest body;
@@ -93,7 +93,7 @@ void register_action_routes(httplib::Server& svr, ApiContext& ctx) {
     send_json(res, *applied, applied->already_applied() ? 200 : 201);
   });
 
-  svr.Post(R"(/api/v1/applies/(\d+)/rollback)", [c](const Request& req, Response& res) {
+  svr.Post(R"(/api/v1/applies/([^/]+)/rollback)", [c](const Request& req, Response& res) {
     auto id = path_id(req, res, "apply");
     if (!id || !apply_allowed(c, res)) return;
     app::Database db(c->config->store.string());

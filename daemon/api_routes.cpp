@@ -132,7 +132,7 @@ void register_api_routes(httplib::Server& svr, ApiContext& ctx) {
     send_json(res, *out);
   });
 
-  svr.Get(R"(/api/v1/runs/(\d+))", [c](const Request& req, Response& res) {
+  svr.Get(R"(/api/v1/runs/([^/]+))", [c](const Request& req, Response& res) {
     auto id = path_id(req, res, "run");
     if (!id) return;
     auto lease = c->readers->acquire();
@@ -144,7 +144,7 @@ void register_api_routes(httplib::Server& svr, ApiContext& ctx) {
     send_json(res, *detail);
   });
 
-  svr.Get(R"(/api/v1/runs/(\d+)/report\.html)", [c](const Request& req, Response& res) {
+  svr.Get(R"(/api/v1/runs/([^/]+)/report\.html)", [c](const Request& req, Response& res) {
     auto id = path_id(req, res, "run");
     if (!id) return;
     auto lease = c->readers->acquire();
@@ -209,7 +209,7 @@ void register_api_routes(httplib::Server& svr, ApiContext& ctx) {
     send_json(res, *out);
   });
 
-  svr.Get(R"(/api/v1/queue/(\d+))", [c](const Request& req, Response& res) {
+  svr.Get(R"(/api/v1/queue/([^/]+))", [c](const Request& req, Response& res) {
     auto id = path_id(req, res, "queue job");
     if (!id) return;
     auto lease = c->queue_readers->acquire();

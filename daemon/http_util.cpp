@@ -78,12 +78,19 @@ std::string text_param(const httplib::Request& req, const std::string& name) {
 
 std::optional<int64_t> path_id(const httplib::Request& req, httplib::Response& res,
                                const char* what) {
-  try {
-    return std::stoll(req.matches[1].str());
-  } catch (const std::exception&) {
-    send_error(res, 400, "bad_request", std::string(what) + " id must be a number");
-    return std::nullopt;
-  }
+  // One rule for every id in a path: a whole number from 1 up is well-formed (and answers 404
+  // when nothing has it); anything else (a sign, letters, a number too big) is 400.
+  const std::string text = req.matches[1].str();
+  int64_t n = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+  if (!text.empty() && text[0] != '-' && ec == std::errc() && end == text.data() + text.size() &&
+      n >= 1)
+    return n;
+  send_error(res, 400, "bad_request",
+             std::string(what) + " id must be a whole number from 1 to " +
+                 std::to_string(INT64_MAX) + ", not '" + text.substr(0, 40) +
+                 (text.size() > 40 ? "...'" : "'"));
+  return std::nullopt;
 }
 
 }  // namespace perfsage::daemon

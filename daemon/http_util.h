@@ -29,8 +29,9 @@ std::optional<int64_t> int_param(const httplib::Request& req, httplib::Response&
                                  const std::string& name, int64_t fallback, int64_t min,
                                  int64_t max);
 std::string text_param(const httplib::Request& req, const std::string& name);
-// The number a route's pattern captured first (a run, plan or job id); on a bad value answers 400
-// naming `what` and returns nullopt.
+// The id a route's pattern captured first (a run, plan, apply or queue job): a whole number from
+// 1 up. Anything else (a sign, letters, too many digits) answers 400 naming `what` and returns
+// nullopt; a well-formed id that names nothing is the handler's 404.
 std::optional<int64_t> path_id(const httplib::Request& req, httplib::Response& res,
                                const char* what);
 

@@ -352,6 +352,19 @@ TEST_CASE("bad requests get JSON errors and never hurt the daemon") {
     CHECK_THAT(r.body, Catch::Contains("\"code\":\"" + code + "\""));
   };
   check(d.get("/api/v1/runs/123"), 404, "not_found");
+  // One rule for ids in paths: malformed is 400, well-formed and unknown is 404.
+  for (const char* bad : {"-1", "abc", "0", "99999999999999999999", "1x", "+5"}) {
+    INFO(bad);
+    check(d.get(std::string("/api/v1/runs/") + bad), 400, "bad_request");
+    check(d.get(std::string("/api/v1/runs/") + bad + "/report.html"), 400, "bad_request");
+    check(d.get(std::string("/api/v1/queue/") + bad), 400, "bad_request");
+    check(d.get(std::string("/api/v1/runs/") + bad + "/actions"), 400, "bad_request");
+    check(d.post(std::string("/api/v1/actions/") + bad + "/apply", "{}"), 400, "bad_request");
+  }
+  CHECK_THAT(d.get("/api/v1/runs/abc").body, Catch::Contains("run id must be a whole number"));
+  check(d.get("/api/v1/runs/9223372036854775807"), 404, "not_found");
+  check(d.get("/api/v1/queue/77"), 404, "not_found");
+  check(d.get("/api/v1/runs/5/actions"), 404, "not_found");
   check(d.get("/api/v1/runs?limit=0"), 400, "bad_request");
   check(d.get("/api/v1/runs?since=yesterday"), 400, "bad_request");
   check(d.get("/api/v1/queue?state=sleeping"), 400, "bad_request");
