@@ -136,6 +136,11 @@ v1::PlannedAction load_plan(store::Database& db, int64_t plan_id) {
 }
 
 fs::path default_out_dir(store::Database& db, const v1::PlannedAction& plan) {
+  const std::string name = "plan-" + std::to_string(plan.id());
+  // Beside the store, as the daemon's actions_dir: never inside the folders a daemon watches
+  // for runs, where the files would be taken for a new run of the job.
+  if (!db.path().empty() && db.path() != ":memory:")
+    return fs::absolute(db.path()).lexically_normal().parent_path() / "perfsage-actions" / name;
   fs::path first;
   if (auto run = store::load_run(db, plan.run_id()); run && !run->inputs.empty()) {
     first = run->inputs.front();
@@ -147,7 +152,7 @@ fs::path default_out_dir(store::Database& db, const v1::PlannedAction& plan) {
   }
   fs::path base = fs::absolute(first).lexically_normal();
   if (base.filename().empty()) base = base.parent_path();
-  return base.parent_path() / "perfsage-actions" / ("plan-" + std::to_string(plan.id()));
+  return base.parent_path() / "perfsage-actions" / name;
 }
 
 v1::ActionApply apply_action(store::Database& db, int64_t plan_id, const ApplyOptions& options,

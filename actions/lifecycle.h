@@ -41,7 +41,8 @@ std::vector<perfsage::v1::PlannedAction> save_plans(store::Database& db,
                                                     const Actor& actor);
 perfsage::v1::PlannedAction load_plan(store::Database& db, int64_t plan_id);
 
-// The default output folder: perfsage-actions/plan-<id> next to the run's first input.
+// The default output folder: perfsage-actions/plan-<id> beside the store file (next to the run's
+// first input for an in-memory store).
 std::filesystem::path default_out_dir(store::Database& db, const perfsage::v1::PlannedAction& plan);
 
 struct ApplyOptions {

@@ -69,7 +69,8 @@ void progress(const AnalysisRequest& req, std::string_view stage, double fractio
 // Test-only (tests/integration/store_integrity_test.cpp, which kills perfsage at these points):
 // with PERFSAGE_TEST_PAUSE_AT=<stage> set, perfsage writes "perfsage: paused at <stage>" to
 // stderr on reaching the stage and waits there until it is killed. Stages: ingest (every row
-// written, not committed), analysis (committed and analysed, not marked analysed).
+// written, not committed), analysis (committed and analysed, not marked analysed), packs
+// (analysed, no pack evaluated yet: tests/integration/daemon_test.cpp shows the run meanwhile).
 void test_pause_at(std::string_view stage) {
   const char* at = std::getenv("PERFSAGE_TEST_PAUSE_AT");
   if (!at || stage != at) return;
@@ -161,12 +162,14 @@ Result<Ingested> ingest(store::Database& db, const AnalysisRequest& req, const K
   progress(req, "ingest", -1);
   {
     store::RunWriter writer(db, header);
-    auto result = collectors::ingest(files, writer, req.mode);
+    auto result = collectors::ingest(files, writer, req.mode,
+                                     [&](double done) { progress(req, "ingest", done); });
     test_pause_at("ingest");
     hints = result.hints;
     writer.set_identity(hints.framework, hints.device, hints.chip);
     writer.commit();
     out.run_id = writer.run_id();
+    if (req.run_known) req.run_known(out.run_id);
     spdlog::debug("ingest: {} file(s) in {:.1f} ms", files.size(), ms_since(start));
   }
   progress(req, "analyzers", -1);
@@ -196,7 +199,7 @@ template <class T, class F>
 Result<T> guarded(F&& f) {
   try {
     return f();
-  } catch (const collectors::ParseError& e) {
+  } catch (const store::InputError& e) {  // collectors::ParseError too
     return Error{ErrorKind::input, e.what()};
   } catch (const store::StoreError& e) {
     return Error{ErrorKind::store, e.what()};
@@ -217,6 +220,7 @@ Result<AnalysisOutcome> analyze(store::Database& db, const AnalysisRequest& requ
     AnalysisOutcome out;
     out.run_id = ingested->run_id;
     out.reused = ingested->reused;
+    if (out.reused && request.run_known) request.run_known(out.run_id);
     out.notices = ingested->notices;
     if (out.reused && out.notices.empty())
       out.notices.push_back("these inputs are already stored as run " + std::to_string(out.run_id) +
@@ -229,6 +233,10 @@ Result<AnalysisOutcome> analyze(store::Database& db, const AnalysisRequest& requ
       opts.budget = limits.pack_budget;
       opts.isolate_untrusted = limits.isolate_untrusted;
       opts.isolate_all = limits.isolate_all;
+      opts.on_pack = [&](size_t done, size_t total) {
+        progress(request, "packs", static_cast<double>(done) / static_cast<double>(total));
+      };
+      test_pause_at("packs");
       auto ev = engine::evaluate(db, out.run_id, knowledge.packs, opts);
       store::save_results(db, out.run_id, ev.packs, to_stored(ev.findings));
       progress(request, "packs", 1);

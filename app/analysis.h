@@ -31,7 +31,8 @@ using Clock = std::function<std::string()>;
 std::string system_clock_iso8601();
 
 // Progress of a long step: stage name ("ingest", "analyzers", "packs") and the fraction done
-// (negative when unknown). Called on the calling thread; must not throw.
+// (ingest: of the input bytes; packs: of the packs; negative when unknown). Called on the
+// calling thread; must not throw.
 using ProgressFn = std::function<void(std::string_view stage, double fraction)>;
 
 struct AnalysisRequest {
@@ -47,6 +48,9 @@ struct AnalysisRequest {
   bool keep_unrecognised = true;
   Clock clock = system_clock_iso8601;
   ProgressFn progress;
+  // Called once the run's id is known (its records committed, or the stored run found), before
+  // the analyzers and packs run on it: the daemon shows that run as running meanwhile.
+  std::function<void(int64_t run_id)> run_known;
 };
 
 struct AnalysisOutcome {

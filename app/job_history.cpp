@@ -9,9 +9,15 @@
 namespace perfsage::app {
 namespace v1 = perfsage::v1;
 
-std::optional<v1::JobHistory> job_history(Database& db, const std::string& job, int last_runs) {
+std::optional<v1::JobHistory> job_history(Database& db, const std::string& job, int last_runs,
+                                          const std::set<int64_t>& in_progress) {
   std::vector<int64_t> ids;
   auto rows = store::job_finding_rows(db, job, last_runs, ids);
+  if (!in_progress.empty()) {
+    std::erase_if(ids, [&](int64_t id) { return in_progress.count(id) > 0; });
+    std::erase_if(rows,
+                  [&](const store::FindingRow& r) { return in_progress.count(r.run_id) > 0; });
+  }
   if (ids.empty()) return std::nullopt;
   return build_history(job, store::run_rows(db, ids), rows);
 }

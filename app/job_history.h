@@ -4,6 +4,7 @@
 #pragma once
 
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -14,9 +15,11 @@
 namespace perfsage::app {
 
 // The history over the job's newest `last_runs` runs, oldest first; nullopt when the job has
-// no runs.
+// no runs. Runs in `in_progress` (being analysed now, their findings not stored yet) are left out:
+// they would show every finding resolved.
 std::optional<perfsage::v1::JobHistory> job_history(Database& db, const std::string& job,
-                                                    int last_runs);
+                                                    int last_runs,
+                                                    const std::set<int64_t>& in_progress = {});
 
 // The history of `runs` (oldest first) from `rows`, the findings of those runs.
 perfsage::v1::JobHistory build_history(const std::string& job,

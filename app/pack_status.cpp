@@ -1,7 +1,11 @@
 #include "app/pack_status.h"
 
+#include <filesystem>
+#include <set>
+
 namespace perfsage::app {
 namespace v1 = perfsage::v1;
+namespace fs = std::filesystem;
 
 PackListing list_packs(const AppConfig& config, const Resources& resources) {
   PackListing out;
@@ -31,6 +35,7 @@ v1::PackList pack_list(const std::vector<PackInfo>& packs) {
 
 std::vector<v1::PackStatus> pack_statuses(const Knowledge& knowledge) {
   std::vector<v1::PackStatus> out;
+  std::set<std::string> broken_files;
   for (const auto& p : knowledge.packs.packs) {
     auto& s = out.emplace_back();
     s.set_name(p.pack.name);
@@ -40,7 +45,27 @@ std::vector<v1::PackStatus> pack_statuses(const Knowledge& knowledge) {
     s.set_source(p.pack.source);
     s.set_path(p.pack.dir.string());
     s.set_rules(static_cast<int64_t>(p.rules.size()));
+    if (!p.valid) broken_files.insert(p.pack.file.string());
   }
+  // An error about a pack file that no pack of the set stands for (a second definition of a
+  // pack name, refused): that folder's pack is broken too, named by its folder.
+  for (const auto& m : knowledge.messages) {
+    if (!m.error() || m.file.empty() || broken_files.count(m.file)) continue;
+    broken_files.insert(m.file);
+    fs::path dir = fs::path(m.file).parent_path();
+    auto& s = out.emplace_back();
+    s.set_name(dir.filename().string());
+    s.set_status("error");
+    s.set_error(m.str());
+    s.set_path(dir.string());
+  }
+  return out;
+}
+
+std::vector<v1::PackStatus> broken_packs(const std::vector<v1::PackStatus>& statuses) {
+  std::vector<v1::PackStatus> out;
+  for (const auto& s : statuses)
+    if (s.status() != "ok") out.push_back(s);
   return out;
 }
 

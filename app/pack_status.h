@@ -27,7 +27,13 @@ PackListing list_packs(const AppConfig& config, const Resources& resources);
 
 perfsage::v1::PackList pack_list(const std::vector<PackInfo>& packs);
 
-// One status per pack of `knowledge` (valid ones "ok", invalid ones "error" with why).
+// One status per pack of `knowledge` (valid ones "ok", invalid ones "error" with why), and
+// one "error" for each pack file an error names that no pack of the set stands for (a pack
+// name defined twice: the refused folder).
 std::vector<perfsage::v1::PackStatus> pack_statuses(const Knowledge& knowledge);
+
+// The statuses that are not "ok": packs that do not serve.
+std::vector<perfsage::v1::PackStatus> broken_packs(
+    const std::vector<perfsage::v1::PackStatus>& statuses);
 
 }  // namespace perfsage::app

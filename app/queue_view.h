@@ -20,6 +20,7 @@ struct JobProgress {
   std::string stage;
   double fraction = -1;
   int pid = 0;
+  int64_t run_id = 0;  // the store's run the job analyses, once known
 };
 
 struct QueueQuery {

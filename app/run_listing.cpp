@@ -65,4 +65,19 @@ void add_queue_job(Database& queue_db, v1::RunSummary& run) {
   run.set_queue_job(queue.job_of_run(run.id()).value_or(0));
 }
 
+void mark_running(v1::RunSummary& run, const std::vector<JobProgress>& running) {
+  for (const auto& r : running) {
+    if (r.run_id == 0 || r.run_id != run.id()) continue;
+    run.set_status("running");
+    run.set_stage(r.stage);
+    run.set_progress(r.fraction);
+    run.set_queue_job(r.job_id);
+  }
+}
+
+void mark_running(google::protobuf::RepeatedPtrField<v1::RunSummary>& runs,
+                  const std::vector<JobProgress>& running) {
+  for (auto& r : runs) mark_running(r, running);
+}
+
 }  // namespace perfsage::app

@@ -7,7 +7,9 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
+#include "app/queue_view.h"
 #include "app/result.h"
 #include "app/store_types.h"
 #include "perfsage/v1/api.pb.h"
@@ -39,5 +41,12 @@ perfsage::v1::JobNames list_jobs(Database& db);
 void add_queue_jobs(Database& queue_db,
                     google::protobuf::RepeatedPtrField<perfsage::v1::RunSummary>& runs);
 void add_queue_job(Database& queue_db, perfsage::v1::RunSummary& run);
+
+// Runs a job of `running` analyses now: their stored status says nothing yet (an "analyzed" run
+// has no findings until its packs are evaluated), so they show as "running" with the job's stage,
+// progress and id.
+void mark_running(google::protobuf::RepeatedPtrField<perfsage::v1::RunSummary>& runs,
+                  const std::vector<JobProgress>& running);
+void mark_running(perfsage::v1::RunSummary& run, const std::vector<JobProgress>& running);
 
 }  // namespace perfsage::app

@@ -114,9 +114,11 @@ int main(int argc, char** argv) {
   Sample idle, concurrent, loaded;
   long jobs_during = 0;
   {
-    perfsage::bench::Perfsaged d(exe, dir,
-                                 "daemon:\n  store: perf.db\n  listen: 127.0.0.1:0\n  workers: " +
-                                     std::to_string(workers) + "\n");
+    perfsage::bench::Perfsaged d(
+        exe, dir,
+        "daemon:\n  store: perf.db\n  listen: 127.0.0.1:0\n  submit_roots: "
+        "[inputs]\n  workers: " +
+            std::to_string(workers) + "\n");
     httplib::Client c("127.0.0.1", d.port());
     c.set_read_timeout(60, 0);
     for (int i = 0; i < preload; ++i) submit(c, dir / "inputs" / ("run" + std::to_string(i)));

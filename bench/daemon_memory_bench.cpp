@@ -76,9 +76,11 @@ int main(int argc, char** argv) {
   long first_rss = 0, last_rss = 0, failed = 0;
   {
     auto launch = Clock::now();
-    perfsage::bench::Perfsaged d(bin / "perfsaged", dir,
-                                 "daemon:\n  store: perf.db\n  listen: 127.0.0.1:0\n  workers: " +
-                                     std::to_string(workers) + "\n");
+    perfsage::bench::Perfsaged d(
+        bin / "perfsaged", dir,
+        "daemon:\n  store: perf.db\n  listen: 127.0.0.1:0\n  submit_roots: "
+        "[inputs]\n  workers: " +
+            std::to_string(workers) + "\n");
     auto start = Clock::now();  // the jobs' time, from a daemon that is listening
     std::printf("perfsaged listening after %.2f s\n",
                 std::chrono::duration<double>(start - launch).count());

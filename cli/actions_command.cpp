@@ -154,7 +154,7 @@ int apply(const Args& args, std::ostream& out, std::ostream& err) {
   std::vector<std::string> ids;
   add_common(opts, c);
   opts.add_options()("out", po::value(&out_dir),
-                     "output folder (default: perfsage-actions/plan-ID next to the inputs)")(
+                     "output folder (default: perfsage-actions/plan-ID beside the store)")(
       "allow-inexact", "also apply rewrites that change the model's outputs")(
       "id", po::value(&ids)->composing(), "planned action ids");
   po::positional_options_description pos;

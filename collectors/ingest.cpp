@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <map>
 
-#include "collectors/common/file_reader.h"
+#include "store/file_bytes.h"
 
 namespace perfsage::collectors {
 namespace fs = std::filesystem;
@@ -77,8 +77,8 @@ std::string fingerprint_inputs(const std::vector<InputFile>& files) {
 FileProbe probe_file(const fs::path& path) {
   FileProbe p;
   p.path = path;
-  p.gzip = is_gzip_file(path);
-  p.head = read_head(path, 64 * 1024);
+  p.gzip = store::is_gzip_file(path);
+  p.head = store::read_head(path, 64 * 1024);
   return p;
 }
 
@@ -95,10 +95,24 @@ const Collector* detect_collector(const FileProbe& probe) {
   return best;
 }
 
-IngestResult ingest(const std::vector<InputFile>& files, store::RunWriter& out, Mode mode) {
+IngestResult ingest(const std::vector<InputFile>& files, store::RunWriter& out, Mode mode,
+                    const IngestProgress& progress) {
   IngestResult result;
   std::map<std::string, int64_t> skipped_files;
+  uint64_t total = 0, done = 0;
+  if (progress) {
+    for (const auto& f : files) {
+      std::error_code ec;
+      if (f.skip_reason.empty()) total += fs::file_size(f.path, ec);
+    }
+    progress(0);
+  }
   for (const auto& f : files) {
+    if (progress && f.skip_reason.empty() && total > 0) {
+      std::error_code ec;
+      if (done > 0) progress(static_cast<double>(done) / static_cast<double>(total));
+      done += fs::file_size(f.path, ec);
+    }
     if (!f.skip_reason.empty()) {
       ++skipped_files[f.skip_reason];
       continue;
@@ -138,6 +152,7 @@ IngestResult ingest(const std::vector<InputFile>& files, store::RunWriter& out, 
     out.add(summary);
     result.files.push_back(std::move(summary));
   }
+  if (progress) progress(1);
   if (!skipped_files.empty()) {
     store::IngestFile summary;
     summary.path = "(profiler files without analysis data)";

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -35,9 +36,13 @@ struct IngestResult {
 const Collector* detect_collector(const FileProbe& probe);
 FileProbe probe_file(const std::filesystem::path& path);
 
+// The share of the input bytes read so far (0..1), reported after each file.
+using IngestProgress = std::function<void(double fraction)>;
+
 // Collects every file into `out`. A named file that no collector recognises, or any file that
 // fails to parse (in strict mode, or with nothing usable in lenient mode), throws ParseError:
 // the caller's RunWriter then rolls the whole ingest back.
-IngestResult ingest(const std::vector<InputFile>& files, store::RunWriter& out, Mode mode);
+IngestResult ingest(const std::vector<InputFile>& files, store::RunWriter& out, Mode mode,
+                    const IngestProgress& progress = {});
 
 }  // namespace perfsage::collectors

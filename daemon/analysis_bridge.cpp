@@ -3,11 +3,13 @@
 #include <sqlite3.h>
 
 #include <map>
+#include <set>
 
 #include "app/analysis.h"
 #include "app/auto_apply.h"
 #include "app/config.h"
 #include "app/front_end_names.h"
+#include "app/input_scope.h"
 #include "app/knowledge.h"
 #include "app/pack_status.h"
 #include "app/resources.h"
@@ -34,20 +36,30 @@ ipc::KnowledgeLoaded load_serving(const fs::path& config_file, uint64_t generati
   auto kn =
       app::load_knowledge(config, app::locate_resources(app::ResourceHints::from_environment()));
   if (!kn) return fail(kn.error().message);
+  for (const auto& m : (*kn)->messages) out.add_messages(m.str());
+  auto statuses = app::pack_statuses(**kn);
+  auto broken = app::broken_packs(statuses);
+  // A pack that serves now and would not after this load: the load fails and the old set keeps
+  // serving. A pack that is broken at start (or was broken already) only degrades the service:
+  // the good packs serve, the broken one is listed with its error.
   std::string errors;
-  for (const auto& m : (*kn)->messages) {
-    out.add_messages(m.str());
-    if (!m.error()) continue;
-    if (!errors.empty()) errors += '\n';
-    errors += m.str();
+  if (serving.knowledge) {
+    std::set<std::string> serving_ok;
+    for (const auto& p : app::pack_statuses(*serving.knowledge))
+      if (p.status() == "ok") serving_ok.insert(p.name());
+    for (const auto& b : broken) {
+      if (!serving_ok.count(b.name())) continue;
+      if (!errors.empty()) errors += '\n';
+      errors += "pack " + b.name() + ": " + b.error();
+    }
   }
-  for (auto& p : app::pack_statuses(**kn)) {
-    if (p.status() != "ok" && errors.empty()) errors = "pack " + p.name() + ": " + p.error();
-    *out.add_packs() = std::move(p);
-  }
+  for (auto& p : statuses) *out.add_packs() = std::move(p);
   for (const auto& path : (*kn)->pack_paths) out.add_pack_paths(path.string());
-  // Validated fully: one broken pack fails the whole set, so the old one keeps serving.
   if (!errors.empty()) return fail(errors);
+  for (const auto& b : broken) {
+    if (!out.error().empty()) out.set_error(out.error() + '\n');
+    out.set_error(out.error() + "pack " + b.name() + " does not serve: " + b.error());
+  }
   serving.knowledge = *kn;
   serving.limits = std::make_shared<const app::Limits>(config.limits);
   serving.generation = generation;
@@ -64,6 +76,14 @@ ipc::JobResult run_job(const ipc::RunJob& job, const Serving& serving, const Pro
       out.set_error("no knowledge loaded");
       return out;
     }
+    std::vector<fs::path> roots(job.allowed_roots().begin(), job.allowed_roots().end());
+    for (const auto& in : job.inputs()) {
+      if (auto why = app::outside_roots(in, roots); !why.empty()) {
+        out.set_error_kind("usage");
+        out.set_error("refused: " + why);
+        return out;
+      }
+    }
     app::Database db(job.store());
     // Other workers may hold the write lock for a whole ingest: wait for them, bounded by the
     // job's own time limit (the daemon kills the worker then).
@@ -72,11 +92,28 @@ ipc::JobResult run_job(const ipc::RunJob& job, const Serving& serving, const Pro
     for (const auto& in : job.inputs()) req.inputs.emplace_back(in);
     req.job = job.job();
     req.mode = job.lenient() ? app::InputMode::lenient : app::InputMode::strict;
-    req.progress = progress;
+    int64_t run_id = 0;
+    std::string stage = "ingest";
+    req.progress = [&](std::string_view s, double fraction) {
+      stage = s;
+      progress(s, fraction, run_id);
+    };
+    req.run_known = [&](int64_t id) {
+      run_id = id;
+      progress(stage, -1, run_id);
+    };
+    req.keep_unrecognised = false;
     auto result = app::analyze(db, req, *serving.knowledge, *serving.limits);
     if (!result) {
       out.set_error_kind(app::to_string(result.error().kind));
       out.set_error(result.error().message);
+      return out;
+    }
+    if (result->nothing_recognised) {
+      // No run of the job: a failed job saying why, never an "analysed" run without findings.
+      out.set_error_kind("input");
+      for (const auto& n : result->notices)
+        if (n.rfind("nothing recognised", 0) == 0) out.set_error(n);
       return out;
     }
     out.set_ok(true);

@@ -24,12 +24,17 @@ struct Serving {
 };
 
 // Reads the config file's kb: and limits: sections (none: defaults) and loads the knowledge
-// fully. Any error — config, selection, a pack that does not compile, hardware or patterns —
-// fails the load: `serving` is then left as it was and the reply says why.
+// fully. An error of the request — config, selection, a missing path, hardware or patterns —
+// fails the load: `serving` is then left as it was and the reply says why. A broken pack (its
+// YAML, a rule that does not compile) fails it only when that pack serves now; otherwise the
+// load succeeds without it (the reply lists it with status "error" and says so in `error`): one
+// bad community pack never keeps the daemon from starting.
 ipc::KnowledgeLoaded load_serving(const std::filesystem::path& config_file, uint64_t generation,
                                   Serving& serving);
 
-using ProgressFn = std::function<void(std::string_view stage, double fraction)>;
+// A stage and the fraction of it done (negative: unknown), and the run the job is analysing
+// once it is known (0 before).
+using ProgressFn = std::function<void(std::string_view stage, double fraction, int64_t run_id)>;
 
 // Analyses the job's inputs into the store (in a worker process). Never throws.
 ipc::JobResult run_job(const ipc::RunJob& job, const Serving& serving, const ProgressFn& progress);

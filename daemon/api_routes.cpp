@@ -3,6 +3,7 @@
 #include <httplib.h>
 
 #include <chrono>
+#include <set>
 #include <unordered_map>
 
 #include "app/compare_html.h"
@@ -39,7 +40,7 @@ v1::ReloadResult to_proto(const ReloadInfo& r) {
 // What the queue cannot know: the stage and progress of the jobs running now.
 std::vector<app::JobProgress> progress_of(const StateSnapshot& s) {
   std::vector<app::JobProgress> out;
-  for (const auto& r : s.running) out.push_back({r.job_id, r.stage, r.fraction, r.pid});
+  for (const auto& r : s.running) out.push_back({r.job_id, r.stage, r.fraction, r.pid, r.run_id});
   return out;
 }
 
@@ -103,7 +104,8 @@ void register_api_routes(httplib::Server& svr, ApiContext& ctx) {
     for (const auto& [state, n] : app::queue_counts(lease.db())) (*out.mutable_jobs())[state] = n;
     out.set_pending_runs(static_cast<int64_t>(s.pending.size()));
     out.set_knowledge_generation(s.generation);
-    out.set_packs(static_cast<int64_t>(s.packs.size()));
+    out.set_packs(static_cast<int64_t>(s.serving_packs()));
+    out.set_broken_packs(static_cast<int64_t>(s.broken_packs().size()));
     *out.mutable_last_reload() = to_proto(s.last_reload);
     out.set_auto_apply_actions(c->config->auto_apply_actions);
     send_json(res, out);
@@ -129,6 +131,7 @@ void register_api_routes(httplib::Server& svr, ApiContext& ctx) {
     if (!out) return send_error(res, 400, "bad_request", out.error().message);
     auto qlease = c->queue_readers->acquire();
     app::add_queue_jobs(qlease.db(), *out->mutable_runs());
+    app::mark_running(*out->mutable_runs(), progress_of(c->state->get()));
     send_json(res, *out);
   });
 
@@ -141,6 +144,7 @@ void register_api_routes(httplib::Server& svr, ApiContext& ctx) {
     if (!detail) return send_error(res, 500, "internal", detail.error().message);
     auto qlease = c->queue_readers->acquire();
     app::add_queue_job(qlease.db(), *detail->mutable_summary());
+    app::mark_running(*detail->mutable_summary(), progress_of(c->state->get()));
     send_json(res, *detail);
   });
 
@@ -165,8 +169,11 @@ void register_api_routes(httplib::Server& svr, ApiContext& ctx) {
     std::string job = req.matches[1].str();
     auto limit = int_param(req, res, "limit", 50, 1, kMaxRuns);
     if (!limit) return;
+    std::set<int64_t> in_progress;
+    for (const auto& r : c->state->get().running)
+      if (r.run_id != 0) in_progress.insert(r.run_id);
     auto lease = c->readers->acquire();
-    auto history = app::job_history(lease.db(), job, static_cast<int>(*limit));
+    auto history = app::job_history(lease.db(), job, static_cast<int>(*limit), in_progress);
     if (!history) return send_error(res, 404, "not_found", "no runs of job '" + job + "'");
     auto qlease = c->queue_readers->acquire();
     app::add_queue_jobs(qlease.db(), *history->mutable_runs());
@@ -222,6 +229,7 @@ void register_api_routes(httplib::Server& svr, ApiContext& ctx) {
     v1::SubmitRequest body;
     if (!parse_json_body(req, res, body)) return;
     auto r = c->submit(body.path(), body.job(), body.lenient());
+    if (r.forbidden) return send_error(res, 403, "forbidden", r.error);
     if (!r.ok) {
       int status = c->state->get().stopping ? 503 : 400;
       return send_error(res, status, status == 503 ? "unavailable" : "bad_request", r.error);

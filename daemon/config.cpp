@@ -181,6 +181,7 @@ void read_section(Reader& r, const YAML::Node& d, DaemonConfig& c) {
           "auto_apply_actions",
           "api_apply_actions",
           "actions_dir",
+          "submit_roots",
           "max_crashes",
           "max_attempts",
           "log"});
@@ -210,6 +211,18 @@ void read_section(Reader& r, const YAML::Node& d, DaemonConfig& c) {
   r.boolean(d["auto_apply_actions"], "daemon.auto_apply_actions", c.auto_apply_actions);
   r.boolean(d["api_apply_actions"], "daemon.api_apply_actions", c.api_apply_actions);
   r.path(d["actions_dir"], "daemon.actions_dir", c.actions_dir);
+  if (auto roots = d["submit_roots"]) {
+    c.submit_roots_set = true;
+    if (!roots.IsSequence() && !roots.IsNull()) {
+      r.error(roots, "daemon.submit_roots must be a list of folders");
+    } else if (roots.IsSequence()) {
+      for (const auto& item : roots) {
+        fs::path p;
+        r.path(item, "daemon.submit_roots[]", p);
+        if (!p.empty()) c.submit_roots.push_back(p);
+      }
+    }
+  }
   r.integer(d["max_crashes"], "daemon.max_crashes", c.max_crashes, 1, 100);
   r.integer(d["max_attempts"], "daemon.max_attempts", c.max_attempts, 1, 100);
   if (auto log = d["log"]; log && r.map(log, "daemon.log")) {
@@ -274,6 +287,10 @@ void validate(DaemonConfigLoad& load) {
   if (c.queue_store.empty() && !c.store.empty()) c.queue_store = c.store.string() + ".queue";
   if (c.actions_dir.empty() && !c.store.empty()) {
     c.actions_dir = fs::absolute(c.store).parent_path() / "perfsage-actions";
+  }
+  if (!c.submit_roots_set) {
+    c.submit_roots.clear();
+    for (const auto& w : c.watch) c.submit_roots.push_back(w.path);
   }
   if (!c.store.empty() && c.queue_store == c.store) {
     error("daemon.queue_store", "the queue needs a file of its own, not the store");

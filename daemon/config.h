@@ -74,6 +74,10 @@ struct DaemonConfig {
   // into a watched folder.
   bool api_apply_actions = false;
   std::filesystem::path actions_dir;
+  // POST /api/v1/submit reads only paths under these folders (symbolic links resolved); others
+  // are refused with 403. Not set: the watch folders (none: nothing can be submitted).
+  std::vector<std::filesystem::path> submit_roots;
+  bool submit_roots_set = false;
   int max_crashes = 2;
   int max_attempts = 5;
   std::filesystem::path port_file;  // written with the bound port once listening (tests)

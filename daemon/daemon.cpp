@@ -16,6 +16,8 @@
 #include <map>
 #include <thread>
 
+#include "app/front_end_names.h"
+#include "app/input_scope.h"
 #include "app/job_identity.h"
 #include "daemon/systemd_notify.h"
 
@@ -84,7 +86,8 @@ Daemon::Daemon(DaemonConfig config, std::string token, fs::path executable, std:
       owner_(config_.instance.empty() ? host_name() : config_.instance),
       executable_(std::move(executable)),
       pool_(executable_, config_.config_file),
-      layout_(config_.watch),
+      layout_(config_.watch,
+              {config_.store, config_.queue_store, config_.actions_dir, config_.log.file}),
       tracker_(layout_, config_.debounce, config_.quiet) {}
 
 Daemon::~Daemon() {
@@ -130,6 +133,13 @@ SubmitOutcome Daemon::submit(const std::string& path_text, const std::string& jo
   // The same normal path the CLI records, so that a watched run submitted over the API is found
   // in its watch root (its job named by the watch rule) and fingerprinted as the CLI does.
   path = app::normal_input(path);
+  // Read with the daemon's rights on a client's behalf: only under the configured folders.
+  if (auto why = app::outside_roots(path, config_.submit_roots); !why.empty()) {
+    out.error = why;
+    out.forbidden = true;
+    spdlog::warn("submit refused: {}", why);
+    return out;
+  }
   std::error_code ec;
   if (!fs::exists(path, ec)) {
     out.error = path_text + ": no such file or folder (as seen by the daemon)";
@@ -185,7 +195,7 @@ bool Daemon::reload(const std::string& trigger) {
   } else {
     const auto& l = reply.loaded();
     info.ok = l.ok();
-    info.error = l.error();
+    if (!l.ok()) info.error = l.error();  // when ok, error names the packs left out
     info.messages.assign(l.messages().begin(), l.messages().end());
     if (l.ok()) {
       generation_ = l.generation();
@@ -203,9 +213,16 @@ bool Daemon::reload(const std::string& trigger) {
     }
     s.last_reload = info;
   });
+  size_t broken = 0;
   if (info.ok) {
-    spdlog::info("knowledge generation {} serving ({} packs; {})", generation_,
-                 reply.loaded().packs_size(), trigger);
+    for (const auto& p : reply.loaded().packs()) {
+      if (p.status() == "ok") continue;
+      ++broken;
+      spdlog::warn("pack {} is broken and does not serve: {}", p.name(), p.error());
+    }
+    spdlog::info("knowledge generation {} serving ({} packs{}; {})", generation_,
+                 reply.loaded().packs_size() - static_cast<int>(broken),
+                 broken ? fmt::format(", {} broken left out", broken) : "", trigger);
     watch_pack_folders({reply.loaded().pack_paths().begin(), reply.loaded().pack_paths().end()});
   } else if (knowledge_loaded_) {
     spdlog::error("knowledge reload ({}) failed; generation {} keeps serving: {}", trigger,
@@ -213,7 +230,8 @@ bool Daemon::reload(const std::string& trigger) {
   } else {
     spdlog::error("cannot load the knowledge ({}): {}", trigger, info.error);
   }
-  systemd::ready(fmt::format("serving knowledge generation {}{}", generation_,
+  systemd::ready(fmt::format("serving knowledge generation {}{}{}", generation_,
+                             broken ? fmt::format(" ({} pack(s) broken)", broken) : "",
                              info.ok ? "" : " (last reload failed)"));
   return info.ok;
 }

@@ -85,13 +85,18 @@ std::string prepare_out_of_memory(uint64_t limit) {
   std::set_new_handler(on_out_of_memory);
 
   auto last = std::chrono::steady_clock::now() - std::chrono::seconds(1);
-  auto progress = [&](std::string_view stage, double fraction) {
+  int64_t last_run = 0;
+  auto progress = [&](std::string_view stage, double fraction, int64_t run_id) {
     auto now = std::chrono::steady_clock::now();
-    if (now - last < std::chrono::milliseconds(200) && fraction > 0 && fraction < 1) return;
+    if (now - last < std::chrono::milliseconds(200) && fraction > 0 && fraction < 1 &&
+        run_id == last_run)
+      return;
     last = now;
+    last_run = run_id;
     ipc::FromWorker msg;
     msg.mutable_progress()->set_stage(std::string(stage));
     msg.mutable_progress()->set_fraction(fraction);
+    msg.mutable_progress()->set_run_id(run_id);
     write_message(result_fd, msg);
   };
   ipc::FromWorker msg;

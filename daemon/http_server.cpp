@@ -116,7 +116,7 @@ void HttpServer::routes() {
     if (s.stopping) reasons += "stopping; ";
     std::string body = "{\"ready\":" + std::string(ready ? "true" : "false");
     body += ",\"knowledge_generation\":" + std::to_string(s.generation);
-    body += ",\"packs\":" + std::to_string(s.packs.size());
+    body += ",\"packs\":" + std::to_string(s.serving_packs());
     body += ",\"store_writable\":" + std::string(writable ? "true" : "false");
     body += ",\"last_reload_ok\":" + std::string(s.last_reload.ok ? "true" : "false");
     body += ",\"last_reload_error\":" + json_quote(s.last_reload.error);
@@ -124,6 +124,14 @@ void HttpServer::routes() {
       reasons +=
           "the last reload failed, generation " + std::to_string(s.generation) + " keeps serving; ";
     }
+    // Ready, but degraded: packs that do not load are left out (GET /api/v1/packs says why).
+    std::string broken;
+    for (const auto* p : s.broken_packs()) {
+      broken += (broken.empty() ? "" : ",") + json_quote(p->name());
+      reasons += "pack " + p->name() + " does not load and is left out; ";
+    }
+    body += ",\"degraded\":" + std::string(broken.empty() ? "false" : "true");
+    body += ",\"broken_packs\":[" + broken + "]";
     body += ",\"notes\":" + json_quote(reasons) + "}";
     res.status = ready ? 200 : 503;
     res.set_content(body, "application/json");
@@ -142,7 +150,8 @@ void HttpServer::routes() {
     extra["perfsage_workers_busy"][{}] = static_cast<double>(s.running.size());
     extra["perfsage_runs_pending"][{}] = static_cast<double>(s.pending.size());
     extra["perfsage_watched_folders"][{}] = static_cast<double>(s.watched_folders);
-    extra["perfsage_packs_loaded"][{}] = static_cast<double>(s.packs.size());
+    extra["perfsage_packs_loaded"][{}] = static_cast<double>(s.serving_packs());
+    extra["perfsage_packs_broken"][{}] = static_cast<double>(s.broken_packs().size());
     extra["perfsage_knowledge_generation"][{}] = static_cast<double>(s.generation);
     extra["perfsage_last_reload_success"][{}] = s.last_reload.ok ? 1 : 0;
     res.set_content(ctx_.metrics->render(extra), "text/plain; version=0.0.4; charset=utf-8");

@@ -26,7 +26,8 @@ namespace perfsage::daemon {
 
 struct SubmitOutcome {
   bool ok = false;
-  std::string error;  // when !ok: why the path was refused
+  std::string error;       // when !ok: why the path was refused
+  bool forbidden = false;  // refused as outside daemon.submit_roots (403, not 400)
   int64_t job_id = 0;
   bool added = false;
 };

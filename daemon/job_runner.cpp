@@ -36,6 +36,8 @@ void JobRunner::fill(SteadyTime now) {
     req.set_memory_bytes(config_.job_limits.memory_bytes);
     req.set_cpu_ms(static_cast<uint64_t>(config_.job_limits.cpu.count()));
     if (config_.auto_apply_actions) req.set_auto_apply_dir(config_.actions_dir.string());
+    for (const auto& r : config_.submit_roots) req.add_allowed_roots(r.string());
+    for (const auto& w : config_.watch) req.add_allowed_roots(w.path.string());
     Running r;
     r.job = *job;
     r.started = now;
@@ -62,6 +64,7 @@ void JobRunner::on_message(const ipc::FromForkserver& msg, SteadyTime now) {
   } else if (msg.has_progress()) {
     r.stage = msg.progress().stage();
     r.fraction = msg.progress().fraction();
+    if (msg.progress().run_id() != 0) r.run_id = msg.progress().run_id();
   } else if (msg.has_result()) {
     r.result = msg.result();
     // A worker that could not even start (no pipe, no fork) has no exit to wait for.
@@ -190,8 +193,8 @@ void JobRunner::interrupt_all() {
 std::vector<RunningJobView> JobRunner::snapshot(SteadyTime now) const {
   std::vector<RunningJobView> out;
   for (const auto& [id, r] : running_) {
-    out.push_back(
-        {id, r.job.spec.job, r.pid, r.stage, r.fraction, seconds_between(r.started, now)});
+    out.push_back({id, r.job.spec.job, r.pid, r.stage, r.fraction, seconds_between(r.started, now),
+                   r.run_id});
   }
   return out;
 }

@@ -33,6 +33,7 @@ struct RunningJobView {
   std::string stage;
   double fraction = -1;
   double seconds = 0;
+  int64_t run_id = 0;  // the store's run it analyses, once known
 };
 
 class JobRunner {
@@ -67,6 +68,7 @@ class JobRunner {
     SteadyTime started, deadline, renew_at;
     std::string stage = "starting";
     double fraction = -1;
+    int64_t run_id = 0;
     std::optional<ipc::JobResult> result;
     bool timed_out = false, interrupted = false;
   };

@@ -49,6 +49,8 @@ const std::map<std::string, Metrics::Family>& Metrics::families() {
        {"Knowledge loads (start or reload) that failed; the old packs kept serving.", "counter"}},
       {"perfsage_pack_reloads_total", {"Knowledge loads, by result.", "counter"}},
       {"perfsage_packs_loaded", {"Packs in the knowledge now serving.", "gauge"}},
+      {"perfsage_packs_broken",
+       {"Packs left out of the knowledge serving because they do not load.", "gauge"}},
       {"perfsage_knowledge_generation", {"Generation of the knowledge now serving.", "gauge"}},
       {"perfsage_last_reload_success", {"1 when the last knowledge load succeeded.", "gauge"}},
       {"perfsage_worker_restarts_total",

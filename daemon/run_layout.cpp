@@ -36,7 +36,6 @@ std::optional<std::vector<std::string>> relative_components(const fs::path& root
   return out;
 }
 
-
 }  // namespace
 
 bool component_matches(const std::string& glob, const std::string& name) {
@@ -47,11 +46,37 @@ size_t glob_depth(const std::string& glob) {
   return split(glob, '/').size();
 }
 
+RunLayout::RunLayout(std::vector<WatchRoot> roots, std::vector<fs::path> own)
+    : roots_(std::move(roots)) {
+  for (const auto& p : own) {
+    if (p.empty()) continue;
+    std::error_code ec;
+    own_.push_back(fs::absolute(p, ec).lexically_normal().string());
+  }
+}
+
+bool RunLayout::own_output(const fs::path& path) const {
+  std::error_code ec;
+  const std::string p = fs::absolute(path, ec).lexically_normal().string();
+  for (const auto& o : own_) {
+    // The path itself, anything below it, and its companions (perf.db-wal, perf.db.queue,
+    // perfsaged.log.1).
+    if (p.compare(0, o.size(), o) != 0) continue;
+    const std::string rest = p.substr(o.size());
+    if (rest.empty() || rest[0] == '/' || rest[0] == '.' || rest == "-wal" || rest == "-shm" ||
+        rest == "-journal")
+      return true;
+  }
+  return false;
+}
+
 bool RunLayout::ignored(const fs::path& path) const {
+  if (own_output(path)) return true;
   for (const auto& root : roots_) {
     auto comps = relative_components(root.path, path);
     if (!comps) continue;
     for (const auto& c : *comps) {
+      if (c == kActionsFolderName) return true;
       for (const auto& g : root.ignore) {
         if (component_matches(g, c)) return true;
       }

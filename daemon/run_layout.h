@@ -19,18 +19,27 @@ struct RunLocation {
   std::string job;
 };
 
+// The name of the folder tuning actions write into (`perfsage actions apply`'s default and the
+// daemon's default actions_dir): what is below it is perfsage's output, never a run.
+inline constexpr const char* kActionsFolderName = "perfsage-actions";
+
 class RunLayout {
  public:
-  explicit RunLayout(std::vector<WatchRoot> roots) : roots_(std::move(roots)) {}
+  // `own`: the daemon's own files and folders (store, queue, actions folder, log): neither they
+  // nor anything below them (a store's -wal and -shm files included) is ever a run.
+  explicit RunLayout(std::vector<WatchRoot> roots, std::vector<std::filesystem::path> own = {});
   const std::vector<WatchRoot>& roots() const { return roots_; }
   // The run `path` belongs to (or is); nullopt when it lies above the run level, outside every
   // root, or under an ignored name (hidden and temporary files).
   std::optional<RunLocation> locate(const std::filesystem::path& path) const;
-  // Whether a file or folder under a root is ignored by the root's `ignore` globs.
+  // Whether a file or folder under a root is ignored: by the root's `ignore` globs, as the
+  // daemon's own output, or inside a perfsage-actions folder.
   bool ignored(const std::filesystem::path& path) const;
 
  private:
+  bool own_output(const std::filesystem::path& path) const;
   std::vector<WatchRoot> roots_;
+  std::vector<std::string> own_;  // normal absolute paths
 };
 
 // Fills a job template from a run's relative path components; see WatchRoot::job.

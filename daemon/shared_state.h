@@ -25,12 +25,22 @@ struct ReloadInfo {
 struct StateSnapshot {
   bool knowledge_loaded = false;
   uint64_t generation = 0;
-  std::vector<perfsage::v1::PackStatus> packs;  // of the knowledge serving
+  // Of the knowledge serving: those that serve ("ok") and those left out as broken ("error").
+  std::vector<perfsage::v1::PackStatus> packs;
   ReloadInfo last_reload;
   std::vector<PendingRun> pending;
   std::vector<RunningJobView> running;
   size_t watched_folders = 0;
   bool stopping = false;
+
+  // Packs the knowledge serving left out because they do not load: the service is degraded.
+  std::vector<const perfsage::v1::PackStatus*> broken_packs() const {
+    std::vector<const perfsage::v1::PackStatus*> out;
+    for (const auto& p : packs)
+      if (p.status() != "ok") out.push_back(&p);
+    return out;
+  }
+  size_t serving_packs() const { return packs.size() - broken_packs().size(); }
 };
 
 class SharedState {

@@ -153,6 +153,7 @@ Evaluation evaluate(store::Database& db, int64_t run_id, const PackSet& packs,
                   pe.result.elapsed_ms, pe.result.fired, pe.result.isolated ? " (isolated)" : "");
     ev.packs.push_back(std::move(pe.result));
     for (auto& f : pe.findings) ev.findings.push_back(std::move(f));
+    if (options.on_pack) options.on_pack(ev.packs.size(), packs.packs.size());
   }
   rank_findings(ev.findings);
   return ev;

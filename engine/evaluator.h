@@ -30,6 +30,8 @@ struct EvaluationOptions {
   bool isolate_untrusted = true;  // untrusted packs in a child process under OS limits
   bool isolate_all = false;       // every pack there, built-in ones too
   unsigned fact_threads = 2;      // connections querying fact types side by side
+  // Called after each pack with the packs evaluated so far and their number (progress).
+  std::function<void(size_t done, size_t total)> on_pack;
 };
 
 struct Evaluation {

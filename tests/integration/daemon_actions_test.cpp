@@ -10,7 +10,9 @@ namespace v1 = perfsage::v1;
 namespace {
 
 std::string config(bool apply) {
-  return std::string("daemon:\n  store: perf.db\n  listen: 127.0.0.1:0\n  workers: 1\n") +
+  return std::string(
+             "daemon:\n  store: perf.db\n  listen: 127.0.0.1:0\n  workers: 1\n"
+             "  submit_roots: [inputs]\n") +
          (apply ? "  api_apply_actions: true\n" : "");
 }
 
@@ -129,5 +131,76 @@ TEST_CASE("auto_apply_actions applies a run's exact actions once it is analysed"
   CHECK(files_under(input) == before);
   CHECK_THAT(d.get("/metrics").body,
              Catch::Contains("perfsage_actions_applied_total " + std::to_string(exact)));
+  CHECK(d.kill(SIGTERM) == 0);
+}
+
+namespace {
+
+// Runs `perfsage ARGS --format json` and parses its ActionList.
+v1::ActionList cli_actions(const fs::path& dir, const std::string& args) {
+  auto out = dir / "cli.json";
+  std::string cmd = perfsage_binary().string() + " actions " + args + " --format json > " +
+                    out.string() + " 2> " + (dir / "cli.err").string();
+  int rc = std::system(cmd.c_str());
+  std::ifstream in(out), err(dir / "cli.err");
+  std::string json((std::istreambuf_iterator<char>(in)), {});
+  INFO(args << " -> " << rc << ": " << std::string((std::istreambuf_iterator<char>(err)), {}));
+  REQUIRE(WEXITSTATUS(rc) == 0);
+  v1::ActionList list;
+  REQUIRE(google::protobuf::util::JsonStringToMessage(json, &list).ok());
+  return list;
+}
+
+}  // namespace
+
+TEST_CASE("the CLI's action output and a run with nothing recognised never become runs") {
+  TempDir dir;
+  auto runs = dir.path() / "runs";
+  fs::create_directories(runs / "bert");
+  fs::copy(source_dir() / "tests/fixtures/daemon/ascend_run", runs / "bert" / "r1",
+           fs::copy_options::recursive);
+  DaemonProcess d(dir.path(),
+                  "daemon:\n  store: perf.db\n  listen: 127.0.0.1:0\n  workers: 1\n"
+                  "  debounce: 200ms\n  quiet: 1s\n  watch:\n    - path: " +
+                      runs.string() + "\n      runs: \"*/*\"\n      job: \"{1}\"\n");
+  REQUIRE(d.start());
+  v1::QueueState q;
+  REQUIRE(eventually(60, [&] {
+    q = d.get_json<v1::QueueState>("/api/v1/queue");
+    return q.jobs_size() == 1 && q.jobs(0).state() == "done";
+  }));
+  int64_t run = q.jobs(0).run_id();
+
+  // As the API's 403 advises: plan and apply with the CLI on the daemon's store.
+  auto store = (dir.path() / "perf.db").string();
+  auto plans = cli_actions(dir.path(), "plan " + std::to_string(run) + " --store " + store);
+  REQUIRE(plans.plans_size() > 0);
+  int64_t plan = plans.plans(0).id();
+  auto applied = cli_actions(dir.path(), "apply " + std::to_string(plan) + " --store " + store);
+  REQUIRE(applied.applies_size() == 1);
+  CHECK(fs::path(applied.applies(0).out_dir()) ==
+        dir.path() / "perfsage-actions" / ("plan-" + std::to_string(plan)));
+  CHECK_FALSE(fs::exists(runs / "bert" / "perfsage-actions"));
+  // Action output inside the watched folder (an older perfsage's default, or asked for with
+  // --out) is no run either; nor is a run in which nothing is recognised.
+  dir.write("runs/bert/perfsage-actions/plan-9/fusion_switch.cfg", "{}\n");
+  dir.write("runs/bert/r2/notes.txt", "nothing a profiler wrote\n");
+  REQUIRE(eventually(60, [&] {
+    q = d.get_json<v1::QueueState>("/api/v1/queue");
+    return q.jobs_size() == 2 && q.jobs(0).state() == "failed";
+  }));
+  INFO(q.DebugString());
+  CHECK(q.jobs(0).inputs(0) == (runs / "bert" / "r2").string());
+  CHECK_THAT(q.jobs(0).reason(), Catch::Contains("nothing recognised: 1 file(s)"));
+  CHECK(q.jobs(0).run_id() == 0);
+  CHECK(q.pending_size() == 0);
+  // The job's history is its one real run, every finding still open.
+  auto listed = d.get_json<v1::RunList>("/api/v1/runs");
+  REQUIRE(listed.runs_size() == 1);
+  CHECK(listed.runs(0).id() == run);
+  auto history = d.get_json<v1::JobHistory>("/api/v1/jobs/bert/history");
+  CHECK(history.runs_size() == 1);
+  REQUIRE(history.findings_size() > 0);
+  for (const auto& f : history.findings()) CHECK(f.open());
   CHECK(d.kill(SIGTERM) == 0);
 }

@@ -50,7 +50,9 @@ TEST_CASE("the daemon's page and the HTML report render the run in headless Chro
   auto artifacts = fs::path(PERFSAGE_BINARY_DIR) / "test-artifacts";
   fs::create_directories(artifacts);
   DaemonProcess d(dir.path(), "daemon:\n  store: perf.db\n  listen: 127.0.0.1:0\n  watch: [" +
-                                  (dir.path() / "runs").string() + "]\n");
+                                  (dir.path() / "runs").string() + "]\n  submit_roots: [" +
+                                  dir.path().string() + ", " +
+                                  (source_dir() / "tests/fixtures").string() + "]\n");
   REQUIRE(d.start());
   auto fixture = source_dir() / "tests/fixtures/daemon/ascend_run";
   auto job = d.wait_job(d.submit(fixture).id());

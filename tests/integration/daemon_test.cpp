@@ -2,6 +2,7 @@
 #include <sqlite3.h>
 
 #include <fstream>
+#include <map>
 
 #include "daemon_support.h"
 
@@ -11,10 +12,13 @@ namespace v1 = perfsage::v1;
 
 namespace {
 
+// Submissions are read from the test's folder and the fixtures (daemon.submit_roots).
 std::string base_config(const fs::path& watch, const std::string& extra = "") {
   return "daemon:\n  store: perf.db\n  listen: 127.0.0.1:0\n  workers: 2\n  debounce: 200ms\n"
-         "  quiet: 1500ms\n  shutdown_grace: 5s\n  watch:\n    - path: " +
-         watch.string() + "\n      runs: \"*\"\n      job: \"{1}\"\n" + extra;
+         "  quiet: 1500ms\n  shutdown_grace: 5s\n  submit_roots: [" +
+         watch.parent_path().string() + ", " + (source_dir() / "tests/fixtures").string() +
+         "]\n  watch:\n    - path: " + watch.string() +
+         "\n      runs: \"*\"\n      job: \"{1}\"\n" + extra;
 }
 
 // Copies `from` to `to` in chunks, keeping the file open across the pauses; one pause is
@@ -54,6 +58,21 @@ std::string integrity(const fs::path& db) {
   sqlite3_finalize(st);
   sqlite3_close(h);
   return out;
+}
+
+// dir/packs holding aicpu_local, a copy of the built-in aicpu pack under its own name.
+fs::path local_aicpu_pack(const fs::path& dir) {
+  auto packs = dir / "packs";
+  fs::create_directories(packs);
+  fs::copy(source_dir() / "knowledge_bases/builtin/aicpu", packs / "aicpu_local",
+           fs::copy_options::recursive);
+  std::ifstream in(packs / "aicpu_local/pack.yaml");
+  std::string text((std::istreambuf_iterator<char>(in)), {});
+  auto at = text.find("name: aicpu");
+  REQUIRE(at != std::string::npos);
+  text.replace(at, std::string("name: aicpu").size(), "name: aicpu_local");
+  std::ofstream(packs / "aicpu_local/pack.yaml") << text;
+  return packs;
 }
 
 }  // namespace
@@ -256,18 +275,7 @@ TEST_CASE("a job over its time limit is killed and counted as a crash") {
 TEST_CASE("a broken pack set on reload keeps the old one serving") {
   TempDir dir;
   fs::create_directories(dir.path() / "runs");
-  auto packs = dir.path() / "packs";
-  fs::create_directories(packs);
-  fs::copy(source_dir() / "knowledge_bases/builtin/aicpu", packs / "aicpu_local",
-           fs::copy_options::recursive);
-  {
-    std::ifstream in(packs / "aicpu_local/pack.yaml");
-    std::string text((std::istreambuf_iterator<char>(in)), {});
-    auto at = text.find("name: aicpu");
-    REQUIRE(at != std::string::npos);
-    text.replace(at, std::string("name: aicpu").size(), "name: aicpu_local");
-    std::ofstream(packs / "aicpu_local/pack.yaml") << text;
-  }
+  auto packs = local_aicpu_pack(dir.path());
   DaemonProcess d(dir.path(), base_config(dir.path() / "runs",
                                           "  pack_reload_debounce: 200ms\nkb:\n  paths: [" +
                                               packs.string() + "]\n"));
@@ -373,7 +381,9 @@ TEST_CASE("bad requests get JSON errors and never hurt the daemon") {
   check(d.get("/api/v1/nothing"), 404, "not_found");
   check(d.post("/api/v1/submit", "{not json"), 400, "bad_request");
   check(d.post("/api/v1/submit", "{\"path\":\"relative/x\"}"), 400, "bad_request");
-  check(d.post("/api/v1/submit", "{\"path\":\"/no/such/place\"}"), 400, "bad_request");
+  check(d.post("/api/v1/submit", "{\"path\":\"/no/such/place\"}"), 403, "forbidden");
+  check(d.post("/api/v1/submit", "{\"path\":\"" + (dir.path() / "no/such/place").string() + "\"}"),
+        400, "bad_request");
   check(d.post("/api/v1/submit", std::string(2 << 20, 'x')), 413, "payload_too_large");
   CHECK(d.get("/healthz").status == 200);
   CHECK(d.alive());
@@ -426,4 +436,136 @@ TEST_CASE("--check-config validates the config and the packs and exits") {
   CHECK(bad_rc == 2);
   CHECK_THAT(bad_out,
              Catch::Contains("bad.yaml:3:12: error: daemon.workers must be a whole number"));
+}
+
+TEST_CASE("a broken project pack at start: the good packs serve, the broken one is shown") {
+  TempDir dir;
+  fs::create_directories(dir.path() / "runs");
+  auto packs = local_aicpu_pack(dir.path());
+  dir.write("packs/broken/pack.yaml", "name: broken\nversion: 1.0.0\nrules: [this is: not: yaml\n");
+  std::string config = base_config(dir.path() / "runs",
+                                   "  pack_reload_debounce: 200ms\nkb:\n"
+                                   "  paths: [" +
+                                       packs.string() + "]\n");
+  // --check-config still says no.
+  std::ofstream(dir.path() / "check.yaml") << config;
+  std::string cmd = perfsaged_binary().string() + " --check-config --config " +
+                    (dir.path() / "check.yaml").string() + " > " + (dir.path() / "out").string() +
+                    " 2>&1";
+  int rc = std::system(cmd.c_str());
+  std::ifstream out_file(dir.path() / "out");
+  std::string out((std::istreambuf_iterator<char>(out_file)), {});
+  INFO(out);
+  CHECK(WEXITSTATUS(rc) == 2);
+  CHECK_THAT(out, Catch::Contains("the packs do not load") &&
+                      Catch::Contains((packs / "broken/pack.yaml").string() + ":3"));
+
+  // The service starts with the good packs and says which one is left out.
+  DaemonProcess d(dir.path(), config);
+  REQUIRE(d.start());
+  auto list = d.get_json<v1::PackStatusList>("/api/v1/packs");
+  std::map<std::string, v1::PackStatus> by;
+  for (const auto& p : list.packs()) by[p.name()] = p;
+  REQUIRE(by.count("broken"));
+  CHECK(by["broken"].status() == "error");
+  CHECK_THAT(by["broken"].error(), Catch::Contains("pack.yaml:3"));
+  CHECK(by["aicpu_local"].status() == "ok");
+  CHECK(list.last_reload().ok());
+  auto ready = d.get("/readyz");
+  CHECK(ready.status == 200);
+  CHECK_THAT(ready.body, Catch::Contains("\"degraded\":true") &&
+                             Catch::Contains("\"broken_packs\":[\"broken\"]") &&
+                             Catch::Contains("pack broken does not load"));
+  auto metrics = d.get("/metrics").body;
+  CHECK_THAT(metrics, Catch::Contains("perfsage_packs_broken 1"));
+  CHECK(d.get_json<v1::DaemonStatus>("/api/v1/status").broken_packs() == 1);
+  CHECK_THAT(d.log(), Catch::Contains("pack broken is broken and does not serve"));
+  auto j = d.wait_job(d.submit(source_dir() / "tests/fixtures/daemon/ascend_run").id());
+  REQUIRE(j.state() == "done");
+
+  // Repaired: the next load serves it, and the service is no longer degraded.
+  fs::remove_all(packs / "broken");
+  REQUIRE(eventually(
+      20, [&] { return d.get_json<v1::PackStatusList>("/api/v1/packs").generation() == 2; }));
+  CHECK_THAT(d.get("/readyz").body, Catch::Contains("\"degraded\":false"));
+  CHECK_THAT(d.get("/metrics").body, Catch::Contains("perfsage_packs_broken 0"));
+  CHECK(d.kill(SIGTERM) == 0);
+}
+
+TEST_CASE("while a job runs, its run shows as running with the job's stage and progress") {
+  TempDir dir;
+  fs::create_directories(dir.path() / "runs");
+  // The worker stops before its first pack (app/analysis.cpp, test_pause_at) until killed.
+  ::setenv("PERFSAGE_TEST_PAUSE_AT", "packs", 1);
+  DaemonProcess d(dir.path(), base_config(dir.path() / "runs"));
+  bool started = d.start();
+  ::unsetenv("PERFSAGE_TEST_PAUSE_AT");
+  REQUIRE(started);
+  auto id = d.submit(source_dir() / "tests/fixtures/daemon/ascend_run").id();
+  REQUIRE(eventually(60, [&] { return count_in(d.log(), "perfsage: paused at packs") > 0; }));
+  v1::QueueJob job;
+  REQUIRE(eventually(30, [&] {
+    job = d.job(id);
+    return job.run_id() == 0 && job.stage() == "packs";
+  }));
+  INFO(job.DebugString());
+  CHECK(job.state() == "running");
+  CHECK(job.progress() == 0);  // no pack evaluated yet
+  auto runs = d.get_json<v1::RunList>("/api/v1/runs");
+  REQUIRE(runs.runs_size() == 1);
+  const auto& run = runs.runs(0);
+  INFO(run.DebugString());
+  CHECK(run.status() == "running");  // not "analyzed" with 0 findings
+  CHECK(run.stage() == "packs");
+  CHECK(run.queue_job() == id);
+  auto detail = d.get_json<v1::RunDetail>("/api/v1/runs/" + std::to_string(run.id()));
+  CHECK(detail.summary().status() == "running");
+  CHECK(d.get("/api/v1/jobs/ascend_run/history").status == 404);  // no finished run yet
+  d.kill(SIGKILL);
+}
+
+TEST_CASE("submit reads only under the configured folders: others are 403 with the reason") {
+  TempDir dir;
+  fs::create_directories(dir.path() / "runs");
+  auto fixture = source_dir() / "tests/fixtures/daemon/ascend_run";
+  auto outside = dir.path() / "outside" / "run";
+  fs::create_directories(outside.parent_path());
+  fs::copy(fixture, outside, fs::copy_options::recursive);
+  fs::copy(fixture, dir.path() / "runs" / "ok", fs::copy_options::recursive);
+  fs::create_directory_symlink(outside, dir.path() / "runs" / "link");
+  fs::create_directories(dir.path() / "runs" / "sneaky");
+  fs::create_symlink("/etc/passwd", dir.path() / "runs" / "sneaky" / "kernel_details.csv");
+  // No submit_roots: the watch folder is the only one (quiet: the watcher leaves them alone).
+  DaemonProcess d(dir.path(),
+                  "daemon:\n  store: perf.db\n  listen: 127.0.0.1:0\n"
+                  "  quiet: 1h\n  watch: [" +
+                      (dir.path() / "runs").string() + "]\n");
+  REQUIRE(d.start());
+  auto submit = [&](const std::string& path) {
+    return d.post("/api/v1/submit", "{\"path\":\"" + path + "\"}");
+  };
+  auto refused = [&](const std::string& path, const std::string& why) {
+    auto r = submit(path);
+    INFO(path << " -> " << r.status << " " << r.body);
+    CHECK(r.status == 403);
+    CHECK_THAT(r.body, Catch::Contains("\"code\":\"forbidden\"") && Catch::Contains(why) &&
+                           Catch::Contains("daemon.submit_roots"));
+  };
+  refused("/etc", "/etc is outside the folders this daemon reads for clients (" +
+                      (dir.path() / "runs").string());
+  refused("/etc/no-such-file", "outside the folders");  // says nothing of what exists there
+  refused("/", "outside the folders");
+  refused(outside.string(), "outside the folders");
+  refused((dir.path() / "runs/../outside/run").string(), "outside the folders");
+  refused((dir.path() / "runs/link").string(), "which leads to " + outside.string());
+  refused((dir.path() / "runs/sneaky").string(), "which leads to /etc/passwd");
+  auto relative = submit("runs/ok");
+  CHECK(relative.status == 400);
+  CHECK(submit((dir.path() / "runs/missing").string()).status == 400);
+
+  auto ok = d.wait_job(d.submit(dir.path() / "runs" / "ok").id());
+  CHECK(ok.state() == "done");
+  CHECK(d.get_json<v1::QueueState>("/api/v1/queue").jobs_size() == 1);  // nothing else queued
+  CHECK_THAT(d.log(), Catch::Contains("submit refused: /etc is outside"));
+  CHECK(d.kill(SIGTERM) == 0);
 }

@@ -116,9 +116,10 @@ TEST_CASE("actions: plan, apply, apply again, rollback, audit, verdict") {
   CHECK(again[0].id() == plans[0].id());
   CHECK(again[1].id() == plans[1].id());
 
-  // Apply: the rewritten model goes next to the input, under perfsage-actions/plan-<id>.
+  // Apply: the rewritten model goes beside the store (never into a watched folder of inputs),
+  // under perfsage-actions/plan-<id>.
   auto applied = apply_action(db, onnx.id(), {}, actor);
-  fs::path out = dir.path() / "models" / "perfsage-actions" / ("plan-" + std::to_string(onnx.id()));
+  fs::path out = dir.path() / "perfsage-actions" / ("plan-" + std::to_string(onnx.id()));
   CHECK(applied.out_dir() == out.string());
   REQUIRE(applied.files_size() == 1);
   CHECK(applied.files(0).path() == (out / "small_cnn.onnx").string());

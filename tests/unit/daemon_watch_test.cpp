@@ -62,6 +62,26 @@ TEST_CASE("a path maps to its run and job by the root's globs and template") {
   CHECK(check_job_template("{host}", 1).has_value());
 }
 
+TEST_CASE("the daemon's own output and action folders are never runs") {
+  RunLayout layout({root("/data/runs", {"*"}, "{1}")},
+                   {"/data/runs/perf.db", "/data/runs/perf.db.queue", "/data/runs/actions",
+                    "/data/runs/perfsaged.log"});
+  CHECK(layout.locate("/data/runs/bert/kernel_details.csv"));
+  for (const char* own :
+       {"/data/runs/perf.db", "/data/runs/perf.db-wal", "/data/runs/perf.db-shm",
+        "/data/runs/perf.db.queue-wal", "/data/runs/actions", "/data/runs/actions/plan-3/x.cfg",
+        "/data/runs/perfsaged.log", "/data/runs/perfsaged.log.1"}) {
+    INFO(own);
+    CHECK(layout.ignored(own));
+    CHECK_FALSE(layout.locate(own));
+  }
+  // `perfsage actions apply`'s folder, wherever it is (a run's job folder, say).
+  CHECK_FALSE(layout.locate("/data/runs/perfsage-actions/plan-4/fusion_switch.cfg"));
+  CHECK_FALSE(layout.locate("/data/runs/bert/perfsage-actions/plan-4/x.env"));
+  CHECK(layout.locate("/data/runs/actions-old/kernel_details.csv"));  // a name alike is a run
+  CHECK(layout.locate("/data/runs/perf.dbx/kernel_details.csv"));
+}
+
 TEST_CASE("file seals: .done markers, closed JSON, cut gzip streams, formats without an end") {
   TempDir dir;
   auto csv = dir.write("kernel_details.csv", "a,b\n1,2\n");
