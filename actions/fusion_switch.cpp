@@ -7,7 +7,7 @@
 #include <stdexcept>
 
 #include "actions/kind.h"
-#include "collectors/common/input_bytes.h"
+#include "store/file_bytes.h"
 #include "store/json_text.h"
 
 namespace perfsage::actions {
@@ -288,7 +288,7 @@ class FusionSwitchKind final : public ActionKind {
     }
     FusionSwitches base;
     if (const auto* in = input_with_role(plan, "fusion_switch_base")) {
-      collectors::InputBytes bytes(in->path());
+      store::InputBytes bytes(in->path());
       base = parse_fusion_switch(bytes.view(), in->path());
       r.notes.push_back("keeps the settings of " + in->path() +
                         ", the fusion switch file the graphs were compiled with");

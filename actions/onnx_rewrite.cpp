@@ -12,8 +12,8 @@
 
 #include "actions/kind.h"
 #include "actions/onnx/passes.h"
-#include "collectors/common/input_bytes.h"
 #include "proto/onnx_model.h"
+#include "store/file_bytes.h"
 #include "store/run_registry.h"
 
 namespace perfsage::actions {
@@ -148,7 +148,7 @@ OnnxRewriteReport rewrite_onnx(ox::ModelProto& model, const std::vector<OnnxRewr
 }
 
 ox::ModelProto read_onnx_model(const std::filesystem::path& file) {
-  collectors::InputBytes bytes(file);  // mapped (or inflated, for .onnx.gz)
+  store::InputBytes bytes(file);  // mapped (or inflated, for .onnx.gz)
   auto view = bytes.view();
   pb::io::CodedInputStream coded(reinterpret_cast<const uint8_t*>(view.data()),
                                  static_cast<int>(std::min<size_t>(view.size(), INT_MAX)));

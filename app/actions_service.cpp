@@ -23,7 +23,7 @@ Result<T> guard(Body&& body) {
   } catch (const actions::ActionError& e) {
     using K = actions::ActionError::Kind;
     return Error{e.kind() == K::input ? ErrorKind::input : ErrorKind::usage, e.what()};
-  } catch (const collectors::ParseError& e) {
+  } catch (const store::InputError& e) {  // collectors::ParseError too
     return Error{ErrorKind::input, e.what()};
   } catch (const store::StoreError& e) {
     return Error{ErrorKind::store, e.what()};

@@ -20,13 +20,13 @@
 #include <thread>
 #include <vector>
 
-#include "collectors/common/file_reader.h"
 #include "collectors/graph/ge_text_blocks.h"
 #include "collectors/graph/ge_text_parse.h"
 #include "collectors/ingest.h"
 #include "ge/ge_ir.pb.h"
 #include "perfsage/onnx/onnx.pb.h"
 #include "store/database.h"
+#include "store/file_bytes.h"
 
 namespace fs = std::filesystem;
 using namespace perfsage;
@@ -93,7 +93,7 @@ void run_child(const char* step, const fs::path& file) {
 
 // Parses with the collector's parser, sequentially and with the threads it would use.
 int parse_ge(const fs::path& file) {
-  std::string text = collectors::read_file(file);
+  std::string text = store::read_file(file);
   double size_mb = text.size() / 1e6;
   unsigned hw = std::max(1u, std::thread::hardware_concurrency());
   for (unsigned threads : {1u, hw}) {
@@ -135,7 +135,7 @@ int ingest(const fs::path& file) {
 }
 
 int bench_ge(double mb, fs::path dump) {
-  std::string sample = collectors::read_file(dump);
+  std::string sample = store::read_file(dump);
   std::string text = scale_dump(sample, static_cast<size_t>(mb * 1e6));
   fs::path dir = fs::temp_directory_path() / ("perfsage-graph-bench-" + std::to_string(getpid()));
   fs::create_directories(dir);

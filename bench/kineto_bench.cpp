@@ -16,10 +16,10 @@
 #include <string>
 #include <vector>
 
-#include "collectors/common/file_reader.h"
 #include "collectors/ingest.h"
 #include "collectors/kineto/kineto_collector.h"
 #include "store/database.h"
+#include "store/file_bytes.h"
 #include "store/run_writer.h"
 
 using namespace perfsage;
@@ -49,7 +49,7 @@ int main(int argc, char** argv) {
     std::filesystem::remove(db_path.string() + suffix);
   }
   double json_mb = 0;
-  if (collectors::is_gzip_file(trace)) {
+  if (store::is_gzip_file(trace)) {
     // Counted by streaming through a small buffer, so the count adds nothing to peak RSS.
     gzFile gz = gzopen(trace.c_str(), "rb");
     if (!gz) {

@@ -3,14 +3,14 @@
 #include <algorithm>
 
 #include "collectors/common/csv_values.h"
-#include "collectors/common/file_reader.h"
 #include "collectors/common/utf8.h"
+#include "store/file_bytes.h"
 
 namespace perfsage::collectors::ascend {
 
 JsonInput load_json(const FileProbe& probe) {
   JsonInput in;
-  in.text = read_file(probe.path, simdjson::SIMDJSON_PADDING);
+  in.text = store::read_file(probe.path, simdjson::SIMDJSON_PADDING);
   return in;
 }
 

@@ -15,9 +15,9 @@
 #include "collectors/ascend/op_row_parser.h"
 #include "collectors/common/csv_chunks.h"
 #include "collectors/common/csv_reader.h"
-#include "collectors/common/input_bytes.h"
 #include "collectors/common/ordered_sink.h"
 #include "store/event_block_sink.h"
+#include "store/file_bytes.h"
 
 namespace perfsage::collectors::ascend {
 
@@ -97,7 +97,7 @@ void OpTableCollector::collect(const FileProbe& probe, CollectContext& ctx) cons
     return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
   };
   auto t0 = Clock::now();
-  InputBytes input(probe.path);
+  store::InputBytes input(probe.path);
   double map_ms = ms_since(t0);
   std::string_view data = input.view();
   CsvReader head(data);

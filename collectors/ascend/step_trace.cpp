@@ -5,7 +5,7 @@
 #include "collectors/ascend/layout.h"
 #include "collectors/common/csv_reader.h"
 #include "collectors/common/csv_values.h"
-#include "collectors/common/file_reader.h"
+#include "store/file_bytes.h"
 
 namespace perfsage::collectors::ascend {
 
@@ -92,7 +92,7 @@ int StepTraceCollector::detect(const FileProbe& probe) const {
 }
 
 void StepTraceCollector::collect(const FileProbe& probe, CollectContext& ctx) const {
-  std::string data = read_file(probe.path);
+  std::string data = store::read_file(probe.path);
   CsvReader reader(data);
   if (!reader.next()) ctx.fail("line 1", "empty file, expected a step trace header");
   CsvHeader header(reader.fields());

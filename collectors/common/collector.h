@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "store/file_bytes.h"
 #include "store/records.h"
 #include "store/run_writer.h"
 
@@ -18,10 +19,11 @@ namespace perfsage::collectors {
 enum class Mode { strict, lenient };
 
 // A malformed input. The message names the file and the line, event index or byte offset,
-// and what was expected there.
-class ParseError : public std::runtime_error {
+// and what was expected there. An input that cannot be read at all (missing, corrupt gzip) is
+// its base, store::InputError, thrown by the file reading both collectors and actions use.
+class ParseError : public store::InputError {
  public:
-  using std::runtime_error::runtime_error;
+  using store::InputError::InputError;
 };
 
 // What the ingest learned about the run as a whole (filled by collectors, refined by analyzers).

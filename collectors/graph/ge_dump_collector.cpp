@@ -6,12 +6,12 @@
 #include <cctype>
 #include <thread>
 
-#include "collectors/common/input_bytes.h"
 #include "collectors/graph/ge_attr_value.h"
 #include "collectors/graph/ge_model_records.h"
 #include "collectors/graph/ge_text_blocks.h"
 #include "collectors/graph/ge_text_parse.h"
 #include "ge/ge_ir.pb.h"
+#include "store/file_bytes.h"
 
 namespace perfsage::collectors::graph {
 namespace {
@@ -128,7 +128,7 @@ int GeDumpCollector::detect(const FileProbe& probe) const {
 }
 
 void GeDumpCollector::collect(const FileProbe& probe, CollectContext& ctx) const {
-  InputBytes file(probe.path);
+  store::InputBytes file(probe.path);
   std::string_view text = file.view();
   if (text.find_first_not_of(" \t\r\n") == std::string_view::npos) {
     ctx.skip("empty GE graph dump", "1:1 (" + std::string(kExpected) + ")");

@@ -10,9 +10,9 @@
 #include <climits>
 #include <cstring>
 
-#include "collectors/common/file_reader.h"
 #include "collectors/graph/onnx_records.h"
 #include "perfsage/onnx/onnx.pb.h"
+#include "store/file_bytes.h"
 
 namespace perfsage::collectors::graph {
 namespace {
@@ -113,7 +113,7 @@ void OnnxCollector::collect(const FileProbe& probe, CollectContext& ctx) const {
   int64_t offset = 0;
   bool ok = false;
   if (probe.gzip) {
-    std::string data = read_file(probe.path);  // inflated: one buffer, parsed in place
+    std::string data = store::read_file(probe.path);  // inflated: one buffer, parsed in place
     if (data.empty()) ctx.fail("byte 0", std::string("empty file (") + kExpected + ")");
     pb::io::ArrayInputStream in(data.data(),
                                 static_cast<int>(std::min<size_t>(data.size(), INT_MAX)));

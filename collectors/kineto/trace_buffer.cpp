@@ -16,7 +16,7 @@
 #include <thread>
 
 #include "collectors/common/collector.h"
-#include "collectors/common/file_reader.h"
+#include "store/file_bytes.h"
 
 namespace perfsage::collectors::kineto {
 
@@ -33,7 +33,7 @@ struct TraceBuffer::Async {
 };
 
 TraceBuffer::TraceBuffer(const std::filesystem::path& path, size_t async_min_bytes) : path_(path) {
-  if (!is_gzip_file(path)) {
+  if (!store::is_gzip_file(path)) {
     int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) throw ParseError(path.string() + ": cannot open file");
     std::error_code ec;
@@ -55,12 +55,12 @@ TraceBuffer::TraceBuffer(const std::filesystem::path& path, size_t async_min_byt
     ::close(fd);
     if (map_) return;
   }
-  if (is_gzip_file(path)) {
+  if (store::is_gzip_file(path)) {
     inflate(path, async_min_bytes);
     return;
   }
   // Empty or unmappable plain file.
-  std::string text = read_file(path);
+  std::string text = store::read_file(path);
   owned_ = allocate(text.size() + simdjson::SIMDJSON_PADDING);
   std::memcpy(owned_.get(), text.data(), text.size());
   std::memset(owned_.get() + text.size(), ' ', simdjson::SIMDJSON_PADDING);

@@ -3,7 +3,7 @@
 #include <sstream>
 
 #include "cli_support.h"
-#include "collectors/common/file_reader.h"
+#include "store/file_bytes.h"
 
 using namespace perfsage::test;
 namespace fs = std::filesystem;
@@ -75,7 +75,7 @@ TEST_CASE("no OP State column: no dynamic-shape verdict (msprof-analyze says all
 TEST_CASE("OP State decides dynamic shapes; without the column nothing is said") {
   // The daemon's made-up op table (no OP State column, like the arith_util sample), then the
   // same table with the column: every op dynamic, or one of them static.
-  std::string table = perfsage::collectors::read_file(
+  std::string table = perfsage::store::read_file(
       fixture("daemon/ascend_run/ASCEND_PROFILER_OUTPUT/kernel_details.csv"));
   auto with_state = [&](const char* first_state) {
     std::istringstream in(table);

@@ -2,7 +2,7 @@
 // python3-torch) keep every event as a CPU op with its nesting, self times agree with the
 // profiler's own "Self CPU", and the run gets CPU-side advice instead of "skipped".
 #include "cli_support.h"
-#include "collectors/common/file_reader.h"
+#include "store/file_bytes.h"
 
 using namespace perfsage::test;
 namespace fs = std::filesystem;
@@ -143,7 +143,7 @@ TEST_CASE("HTA's CPU-only gloo trace: communication-bound step, no device findin
 TEST_CASE("the gloo trace as two ranks: the same share, said for both ranks") {
   PERFSAGE_REQUIRE_SAMPLES();
   TempDir dir;
-  std::string text = perfsage::collectors::read_file(
+  std::string text = perfsage::store::read_file(
       samples_dir() / "kineto/hta__cpu_only__rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz");
   auto at = text.find("\"rank\": 34");
   REQUIRE(at != std::string::npos);

@@ -5,7 +5,7 @@
 #include <regex>
 
 #include "cli_support.h"
-#include "collectors/common/file_reader.h"
+#include "store/file_bytes.h"
 
 using namespace perfsage::test;
 namespace fs = std::filesystem;
@@ -34,7 +34,8 @@ bool any_text(const perfsage::v1::AnalysisReport& r, const std::string& needle) 
   for (const auto& f : r.recommendations())
     if (f.title().find(needle) != std::string::npos ||
         f.message().find(needle) != std::string::npos ||
-        (f.action().has_code_hint() && f.action().code_hint().hint().find(needle) != std::string::npos))
+        (f.action().has_code_hint() &&
+         f.action().code_hint().hint().find(needle) != std::string::npos))
       return true;
   return false;
 }
@@ -60,7 +61,7 @@ TEST_CASE("exposed communication advice follows the collective on a real DDP tra
   }
   SECTION("the same kernels renamed SendRecv: no DDP bucketing advice") {
     TempDir dir;
-    auto text = replace_all(perfsage::collectors::read_file(sample(kDdpV100)),
+    auto text = replace_all(perfsage::store::read_file(sample(kDdpV100)),
                             "ncclKernel_AllReduce_RING_LL", "ncclKernel_SendRecv_RING_LL");
     auto r = analyze_json({dir.write("sendrecv.pt.trace.json", text).string()});
     auto f = findings(r, "gpu_iteration", "exposed_communication");
@@ -72,7 +73,7 @@ TEST_CASE("exposed communication advice follows the collective on a real DDP tra
 
 TEST_CASE("an A100 trace relabelled as an MI250 gets ROCm advice", "[gpu][samples]") {
   PERFSAGE_REQUIRE_SAMPLES();
-  auto original = perfsage::collectors::read_file(sample(kAlexNetA100));
+  auto original = perfsage::store::read_file(sample(kAlexNetA100));
   auto text = replace_all(original, "NVIDIA A100-PG509-200", "AMD Instinct MI250X / MI250");
   text = replace_all(text, "\"computeMajor\": 8", "\"computeMajor\": 9");
   text = replace_all(text, "\"numSms\": 108", "\"numSms\": 110");

@@ -6,7 +6,7 @@
 #include <tuple>
 
 #include "cli_support.h"
-#include "collectors/common/file_reader.h"
+#include "store/file_bytes.h"
 
 using namespace perfsage::test;
 namespace fs = std::filesystem;
@@ -36,7 +36,7 @@ Findings findings_of(const perfsage::v1::AnalysisReport& report) {
 fs::path make_ranks(const TempDir& dir, const fs::path& file, int copies, bool rewrite_rank) {
   fs::path root = dir.path() / std::to_string(copies);
   std::string text;
-  if (rewrite_rank) text = perfsage::collectors::read_file(file);
+  if (rewrite_rank) text = perfsage::store::read_file(file);
   for (int i = 0; i < copies; ++i) {
     fs::path rank_dir = root / ("rank_" + std::to_string(i));
     fs::create_directories(rank_dir);

@@ -6,10 +6,10 @@
 #include <vector>
 
 #include "collectors/common/collector.h"
-#include "collectors/common/file_reader.h"
 #include "collectors/common/ordered_sink.h"
 #include "collectors/ingest.h"
 #include "store/database.h"
+#include "store/file_bytes.h"
 #include "test_support.h"
 
 using namespace perfsage::collectors;
@@ -37,18 +37,18 @@ TEST_CASE("gzip files are inflated transparently, plain files read as they are")
   text += "end";
   auto gz = dir.write("a.json.gz", gzip(text));
   auto plain = dir.write("a.json", text);
-  CHECK(is_gzip_file(gz));
-  CHECK_FALSE(is_gzip_file(plain));
-  CHECK(read_file(gz) == text);
-  CHECK(read_file(plain) == text);
-  CHECK(read_head(gz, 10) == std::string(10, 'x'));
+  CHECK(perfsage::store::is_gzip_file(gz));
+  CHECK_FALSE(perfsage::store::is_gzip_file(plain));
+  CHECK(perfsage::store::read_file(gz) == text);
+  CHECK(perfsage::store::read_file(plain) == text);
+  CHECK(perfsage::store::read_head(gz, 10) == std::string(10, 'x'));
 }
 
 TEST_CASE("a truncated gzip file is an error naming the file and offset") {
   TempDir dir;
   std::string z = gzip(std::string(100000, 'y') + "abcdefghijklmnopqrstuvwxyz0123456789");
   auto p = dir.write("t.json.gz", z.substr(0, z.size() / 2));
-  CHECK_THROWS_WITH(read_file(p),
+  CHECK_THROWS_WITH(perfsage::store::read_file(p),
                     Catch::Contains("t.json.gz") && Catch::Contains("truncated gzip"));
 }
 

@@ -9,8 +9,7 @@
 
 #include "collectors/common/collector.h"
 #include "collectors/common/csv_reader.h"
-#include "collectors/common/file_reader.h"
-#include "collectors/common/input_bytes.h"
+#include "store/file_bytes.h"
 #include "test_support.h"
 
 using namespace perfsage::collectors;
@@ -118,14 +117,15 @@ TEST_CASE("a chunk is read without looking for a byte-order mark") {
 TEST_CASE("input bytes: a mapped file, an empty file, a gzip file") {
   perfsage::test::TempDir dir;
   auto plain = dir.write("t.csv", "a,b\n1,2\n");
-  CHECK(InputBytes(plain).view() == "a,b\n1,2\n");
-  CHECK(InputBytes(dir.write("empty.csv", "")).view().empty());
-  CHECK_THROWS_AS(InputBytes(dir.path() / "missing.csv"), ParseError);
+  CHECK(perfsage::store::InputBytes(plain).view() == "a,b\n1,2\n");
+  CHECK(perfsage::store::InputBytes(dir.write("empty.csv", "")).view().empty());
+  CHECK_THROWS_AS(perfsage::store::InputBytes(dir.path() / "missing.csv"),
+                  perfsage::store::InputError);
   // read_file() and InputBytes agree on compressed input.
   auto gz = dir.path() / "t.csv.gz";
   {
     std::string cmd = "gzip -c " + plain.string() + " > " + gz.string();
     REQUIRE(std::system(cmd.c_str()) == 0);
   }
-  CHECK(InputBytes(gz).view() == "a,b\n1,2\n");
+  CHECK(perfsage::store::InputBytes(gz).view() == "a,b\n1,2\n");
 }

@@ -1,9 +1,9 @@
 // GE graph dumps: the two real samples and synthetic dumps written into a TempDir.
-#include "collectors/common/file_reader.h"
 #include "collectors/graph/ge_attr_value.h"
 #include "collectors/graph/ge_dump_collector.h"
 #include "collectors/graph/ge_text_parse.h"
 #include "graph_test_util.h"
+#include "store/file_bytes.h"
 
 using namespace perfsage;
 using perfsage::test::count;
@@ -246,7 +246,7 @@ TEST_CASE("malformed input references: strict names the op, lenient counts them"
 
 TEST_CASE("parallel chunked parsing gives the same model and the same errors as one parse") {
   PERFSAGE_REQUIRE_SAMPLES();
-  std::string full = collectors::read_file(sample("ge_proto_00000001_Build.txt"));
+  std::string full = store::read_file(sample("ge_proto_00000001_Build.txt"));
   google::protobuf::Arena arena;
   std::vector<const ge::proto::ModelDef*> parts;
   auto r = collectors::graph::parse_model_parallel(full, 3, arena, parts);

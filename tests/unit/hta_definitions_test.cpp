@@ -12,11 +12,11 @@
 #include <sstream>
 
 #include "analyzers/gpu/gpu_analysis.h"
-#include "collectors/common/file_reader.h"
 #include "engine/facts/registry.h"
 #include "integration/cli_support.h"
 #include "kb_support.h"
 #include "kineto_test_util.h"
+#include "store/file_bytes.h"
 
 using namespace perfsage;
 using namespace perfsage::test;
@@ -271,7 +271,7 @@ TEST_CASE("GPU time agrees with HTA's definitions on a generated multi-stream NC
 
 TEST_CASE("GPU time agrees with HTA's definitions on the AlexNet sample", "[gpu][hta]") {
   PERFSAGE_REQUIRE_SAMPLES();
-  check_against_hta(collectors::read_file(alexnet_sample()), alexnet_sample());
+  check_against_hta(store::read_file(alexnet_sample()), alexnet_sample());
 }
 
 TEST_CASE("the generated NCCL trace's exposed communication and idle causes are findings",

@@ -1,13 +1,11 @@
-#include "collectors/common/file_reader.h"
+#include "store/file_bytes.h"
 
 #include <zlib.h>
 
 #include <cstdio>
 #include <memory>
 
-#include "collectors/common/collector.h"
-
-namespace perfsage::collectors {
+namespace perfsage::store {
 namespace {
 
 struct FileCloser {
@@ -17,7 +15,7 @@ using File = std::unique_ptr<std::FILE, FileCloser>;
 
 File open(const std::filesystem::path& path) {
   File f(std::fopen(path.c_str(), "rb"));
-  if (!f) throw ParseError(path.string() + ": cannot open file");
+  if (!f) throw InputError(path.string() + ": cannot open file");
   return f;
 }
 
@@ -26,7 +24,7 @@ class Inflater {
  public:
   explicit Inflater(const std::filesystem::path& path) : path_(path) {
     // 15 + 32: accept gzip or zlib headers automatically.
-    if (inflateInit2(&zs_, 15 + 32) != Z_OK) throw ParseError(path.string() + ": zlib init failed");
+    if (inflateInit2(&zs_, 15 + 32) != Z_OK) throw InputError(path.string() + ": zlib init failed");
   }
   ~Inflater() { inflateEnd(&zs_); }
   Inflater(const Inflater&) = delete;
@@ -57,12 +55,12 @@ class Inflater {
         continue;
       }
       if (rc != Z_OK && rc != Z_BUF_ERROR) {
-        throw ParseError(path_.string() + ": corrupt gzip data near compressed byte offset " +
+        throw InputError(path_.string() + ": corrupt gzip data near compressed byte offset " +
                          std::to_string(zs_.total_in) + " (" + (zs_.msg ? zs_.msg : "error") + ")");
       }
     }
     if (out.size() < limit && rc != Z_STREAM_END) {
-      throw ParseError(path_.string() + ": truncated gzip stream after " +
+      throw InputError(path_.string() + ": truncated gzip stream after " +
                        std::to_string(zs_.total_in) + " compressed bytes");
     }
   }
@@ -92,11 +90,11 @@ std::string read_file(const std::filesystem::path& path, size_t padding) {
   }
   std::error_code ec;
   auto size = std::filesystem::file_size(path, ec);
-  if (ec) throw ParseError(path.string() + ": cannot stat file: " + ec.message());
+  if (ec) throw InputError(path.string() + ": cannot stat file: " + ec.message());
   out.reserve(size + padding);
   out.resize(size);
   if (size && std::fread(out.data(), 1, size, f.get()) != size) {
-    throw ParseError(path.string() + ": read error");
+    throw InputError(path.string() + ": read error");
   }
   return out;
 }
@@ -108,7 +106,7 @@ std::string read_head(const std::filesystem::path& path, size_t limit) {
     Inflater inf(path);
     try {
       inf.run(f.get(), out, limit);
-    } catch (const ParseError&) {
+    } catch (const InputError&) {
       // A probe of a corrupt archive still shows what inflated; the collector reports the error.
     }
   } else {
@@ -119,4 +117,4 @@ std::string read_head(const std::filesystem::path& path, size_t limit) {
   return out;
 }
 
-}  // namespace perfsage::collectors
+}  // namespace perfsage::store

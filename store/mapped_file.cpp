@@ -1,5 +1,3 @@
-#include "collectors/common/input_bytes.h"
-
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -8,10 +6,9 @@
 #include <cerrno>
 #include <cstring>
 
-#include "collectors/common/collector.h"
-#include "collectors/common/file_reader.h"
+#include "store/file_bytes.h"
 
-namespace perfsage::collectors {
+namespace perfsage::store {
 
 InputBytes::InputBytes(const std::filesystem::path& path) {
   if (is_gzip_file(path)) {
@@ -20,7 +17,7 @@ InputBytes::InputBytes(const std::filesystem::path& path) {
     return;
   }
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw ParseError(path.string() + ": cannot open file: " + std::strerror(errno));
+  if (fd < 0) throw InputError(path.string() + ": cannot open file: " + std::strerror(errno));
   struct stat st {};
   if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
     ::close(fd);
@@ -59,4 +56,4 @@ void InputBytes::release() {
   view_ = {};
 }
 
-}  // namespace perfsage::collectors
+}  // namespace perfsage::store
