@@ -59,6 +59,22 @@ std::optional<JobState> parse_job_state(std::string_view text) {
   return std::nullopt;
 }
 
+FailureOutcome failure_outcome(FailureKind kind, int crashes, const std::string& reason,
+                               const QueuePolicy& policy) {
+  FailureOutcome out{JobState::failed, crashes, reason, 0};
+  if (kind == FailureKind::crash) {
+    ++out.crashes;
+    out.next = out.crashes >= policy.max_crashes ? JobState::quarantined : JobState::queued;
+    if (out.next == JobState::quarantined) {
+      out.reason = "quarantined after " + std::to_string(out.crashes) + " crashes; last: " + reason;
+    }
+  } else if (kind == FailureKind::interrupted) {
+    out.next = JobState::queued;
+    out.attempts_delta = -1;
+  }
+  return out;
+}
+
 EnqueueResult SqliteJobQueue::enqueue(const JobSpec& spec, Dedup dedup, const std::string& now) {
   std::string inputs = json_string_array(spec.inputs);
   Transaction txn(db_);
@@ -127,28 +143,16 @@ JobState SqliteJobQueue::fail(int64_t id, const std::string& owner, FailureKind 
     auto job = get(id);
     return job ? job->state : JobState::failed;
   }
-  int crashes = static_cast<int>(cur.int64(0));
+  auto out = failure_outcome(kind, static_cast<int>(cur.int64(0)), reason, policy_);
   cur.reset();
-  JobState next = JobState::failed;
-  std::string why = reason;
-  int attempts_delta = 0;
-  if (kind == FailureKind::crash) {
-    ++crashes;
-    next = crashes >= policy_.max_crashes ? JobState::quarantined : JobState::queued;
-    if (next == JobState::quarantined) {
-      why = "quarantined after " + std::to_string(crashes) + " crashes; last: " + reason;
-    }
-  } else if (kind == FailureKind::interrupted) {
-    next = JobState::queued;
-    attempts_delta = -1;
-  }
-  bool final_state = next != JobState::queued;
+  const bool final_state = out.next != JobState::queued;
   auto st = db_.prepare(
       "UPDATE jobs SET state=?1, crashes=?2, reason=?3, attempts=attempts+?4, owner=NULL, "
       "lease_until_ms=NULL, finished=CASE WHEN ?5 THEN ?6 ELSE NULL END WHERE id=?7");
-  insert(st, to_string(next), crashes, why, attempts_delta, final_state ? 1 : 0, now, id);
+  insert(st, to_string(out.next), out.crashes, out.reason, out.attempts_delta, final_state ? 1 : 0,
+         now, id);
   txn.commit();
-  return next;
+  return out.next;
 }
 
 int SqliteJobQueue::requeue_running(const std::string& owner, int64_t now_ms,

@@ -71,6 +71,18 @@ struct JobFilter {
   int limit = 100;
 };
 
+// What a failure does to a running job that has crashed `crashes` times before: the state it
+// is left in, its crash count, the reason stored and the change of its attempts (every
+// implementation applies the same policy).
+struct FailureOutcome {
+  JobState next = JobState::failed;
+  int crashes = 0;
+  std::string reason;
+  int attempts_delta = 0;
+};
+FailureOutcome failure_outcome(FailureKind kind, int crashes, const std::string& reason,
+                               const QueuePolicy& policy);
+
 class JobQueue {
  public:
   virtual ~JobQueue() = default;

@@ -1,0 +1,61 @@
+#include "store/pg/pg_schema.h"
+
+#include <array>
+#include <string>
+
+namespace perfsage::store::pg {
+namespace {
+
+// Each step once, in order; never edited after release (a change is a new step).
+constexpr std::array<const char*, 1> kSteps = {
+    // 1: the job queue (store/job_queue.h). The same columns as the SQLite queue; the lease
+    // is the database clock's epoch milliseconds. Pending jobs of the same inputs and signature
+    // are one job (the unique index, which concurrent enqueues from several daemons meet).
+    R"sql(
+CREATE TABLE jobs(
+  id BIGSERIAL PRIMARY KEY, job TEXT NOT NULL, inputs TEXT NOT NULL, source TEXT NOT NULL,
+  signature TEXT NOT NULL, lenient BOOLEAN NOT NULL DEFAULT false, state TEXT NOT NULL,
+  attempts INTEGER NOT NULL DEFAULT 0, crashes INTEGER NOT NULL DEFAULT 0, reason TEXT,
+  run_id BIGINT, owner TEXT, lease_until_ms BIGINT, submitted TEXT NOT NULL, started TEXT,
+  finished TEXT);
+CREATE INDEX jobs_state ON jobs(state, id);
+CREATE INDEX jobs_inputs ON jobs(md5(inputs), signature, id);
+CREATE INDEX jobs_run ON jobs(run_id);
+CREATE UNIQUE INDEX jobs_pending ON jobs(md5(inputs), signature)
+  WHERE state IN ('queued', 'running');
+)sql",
+};
+
+// pg_advisory_xact_lock key: "perfsage" in ASCII.
+constexpr const char* kLockKey = "7018986183473801829";
+
+}  // namespace
+
+int schema_version() {
+  return static_cast<int>(kSteps.size());
+}
+
+int migrate(Connection& c) {
+  Transaction txn(c);
+  c.exec("SELECT pg_advisory_xact_lock($1)", {param(kLockKey)});
+  c.exec("CREATE TABLE IF NOT EXISTS perfsage_schema(version INTEGER NOT NULL)");
+  auto r = c.exec("SELECT max(version) FROM perfsage_schema");
+  int version = r.is_null(0, 0) ? 0 : static_cast<int>(r.int64(0, 0));
+  if (version > schema_version()) {
+    throw PgError("PostgreSQL " + c.where() + ": its perfsage schema is version " +
+                  std::to_string(version) + ", newer than this perfsaged knows (" +
+                  std::to_string(schema_version()) + "); upgrade perfsaged");
+  }
+  for (int v = version + 1; v <= schema_version(); ++v) {
+    try {
+      c.exec_script(kSteps[static_cast<size_t>(v - 1)]);
+    } catch (const PgError& e) {
+      throw PgError("schema migration " + std::to_string(v) + " failed: " + e.what());
+    }
+    c.exec("INSERT INTO perfsage_schema(version) VALUES($1)", {param(int64_t{v})});
+  }
+  txn.commit();
+  return schema_version();
+}
+
+}  // namespace perfsage::store::pg
