@@ -37,14 +37,13 @@ bool valid_queue_state(const std::string& state) {
   return state.empty() || store::parse_job_state(state).has_value();
 }
 
-std::vector<std::pair<std::string, int64_t>> queue_counts(Database& queue_db) {
-  store::SqliteJobQueue queue(queue_db);
+std::vector<std::pair<std::string, int64_t>> queue_counts(JobQueue& queue) {
   std::vector<std::pair<std::string, int64_t>> out;
   for (const auto& [state, n] : queue.counts()) out.emplace_back(store::to_string(state), n);
   return out;
 }
 
-Result<v1::QueueState> queue_view(Database& queue_db, const QueueQuery& query,
+Result<v1::QueueState> queue_view(JobQueue& queue, const QueueQuery& query,
                                   const std::vector<JobProgress>& running) {
   store::JobFilter f;
   if (!query.state.empty()) {
@@ -56,7 +55,6 @@ Result<v1::QueueState> queue_view(Database& queue_db, const QueueQuery& query,
   f.job = query.job;
   f.limit = query.limit;
   f.before_id = query.before_id;
-  store::SqliteJobQueue queue(queue_db);
   v1::QueueState out;
   for (const auto& [st, n] : queue.counts()) (*out.mutable_counts())[store::to_string(st)] = n;
   auto jobs = queue.list(f);
@@ -67,9 +65,8 @@ Result<v1::QueueState> queue_view(Database& queue_db, const QueueQuery& query,
   return out;
 }
 
-std::optional<v1::QueueJob> queue_job(Database& queue_db, int64_t id,
+std::optional<v1::QueueJob> queue_job(JobQueue& queue, int64_t id,
                                       const std::vector<JobProgress>& running) {
-  store::SqliteJobQueue queue(queue_db);
   auto job = queue.get(id);
   if (!job) return std::nullopt;
   return to_proto(*job, running);

@@ -1,5 +1,6 @@
 // The daemon's job queue as the API shows it (GET /api/v1/queue, /queue/N, the counts in
-// /status): the queue lives in a SQLite file of its own, `queue_db` here. What the queue cannot
+// /status), read through the JobQueue contract: one daemon's SQLite queue file or the queue
+// several daemons share in PostgreSQL. What the queue cannot
 // know — the stage and progress of a job running now — the caller passes as JobProgress.
 #pragma once
 
@@ -9,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "app/job_queue.h"
 #include "app/result.h"
 #include "app/store_types.h"
 #include "perfsage/v1/api.pb.h"
@@ -34,15 +36,15 @@ struct QueueQuery {
 bool valid_queue_state(const std::string& state);
 
 // Jobs per state, in the states' order (queued, running, done, failed, quarantined).
-std::vector<std::pair<std::string, int64_t>> queue_counts(Database& queue_db);
+std::vector<std::pair<std::string, int64_t>> queue_counts(JobQueue& queue);
 
 // The counts and one page of jobs, newest first (next_page_token set when the page is full);
 // pending runs are the caller's. A usage error for an unknown state.
-Result<perfsage::v1::QueueState> queue_view(Database& queue_db, const QueueQuery& query,
+Result<perfsage::v1::QueueState> queue_view(JobQueue& queue, const QueueQuery& query,
                                             const std::vector<JobProgress>& running);
 
 // One queue job; nullopt when there is none with that id.
-std::optional<perfsage::v1::QueueJob> queue_job(Database& queue_db, int64_t id,
+std::optional<perfsage::v1::QueueJob> queue_job(JobQueue& queue, int64_t id,
                                                 const std::vector<JobProgress>& running);
 
 }  // namespace perfsage::app

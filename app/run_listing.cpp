@@ -55,13 +55,11 @@ v1::JobNames list_jobs(Database& db) {
   return out;
 }
 
-void add_queue_jobs(Database& queue_db, google::protobuf::RepeatedPtrField<v1::RunSummary>& runs) {
-  store::SqliteJobQueue queue(queue_db);
+void add_queue_jobs(JobQueue& queue, google::protobuf::RepeatedPtrField<v1::RunSummary>& runs) {
   for (auto& r : runs) r.set_queue_job(queue.job_of_run(r.id()).value_or(0));
 }
 
-void add_queue_job(Database& queue_db, v1::RunSummary& run) {
-  store::SqliteJobQueue queue(queue_db);
+void add_queue_job(JobQueue& queue, v1::RunSummary& run) {
   run.set_queue_job(queue.job_of_run(run.id()).value_or(0));
 }
 

@@ -37,10 +37,10 @@ bool run_exists(Database& db, int64_t id);
 // Every job with its number of runs and its last run's time.
 perfsage::v1::JobNames list_jobs(Database& db);
 
-// The queue job (in the daemon's queue file `queue_db`) that produced each run; 0 for none.
-void add_queue_jobs(Database& queue_db,
+// The queue job that produced each run; 0 for none.
+void add_queue_jobs(JobQueue& queue,
                     google::protobuf::RepeatedPtrField<perfsage::v1::RunSummary>& runs);
-void add_queue_job(Database& queue_db, perfsage::v1::RunSummary& run);
+void add_queue_job(JobQueue& queue, perfsage::v1::RunSummary& run);
 
 // Runs a job of `running` analyses now: their stored status says nothing yet (an "analyzed" run
 // has no findings until its packs are evaluated), so they show as "running" with the job's stage,

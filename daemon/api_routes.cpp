@@ -100,8 +100,9 @@ void register_api_routes(httplib::Server& svr, ApiContext& ctx) {
     for (const auto& w : c->config->watch) out.add_watching(w.path.string());
     out.set_workers(c->config->workers);
     out.set_busy(static_cast<int32_t>(s.running.size()));
-    auto lease = c->queue_readers->acquire();
-    for (const auto& [state, n] : app::queue_counts(lease.db())) (*out.mutable_jobs())[state] = n;
+    c->read_queue([&](app::JobQueue& q) {
+      for (const auto& [state, n] : app::queue_counts(q)) (*out.mutable_jobs())[state] = n;
+    });
     out.set_pending_runs(static_cast<int64_t>(s.pending.size()));
     out.set_knowledge_generation(s.generation);
     out.set_packs(static_cast<int64_t>(s.serving_packs()));
@@ -129,8 +130,7 @@ void register_api_routes(httplib::Server& svr, ApiContext& ctx) {
     auto lease = c->readers->acquire();
     auto out = app::list_runs(lease.db(), q);
     if (!out) return send_error(res, 400, "bad_request", out.error().message);
-    auto qlease = c->queue_readers->acquire();
-    app::add_queue_jobs(qlease.db(), *out->mutable_runs());
+    c->read_queue([&](app::JobQueue& q) { app::add_queue_jobs(q, *out->mutable_runs()); });
     app::mark_running(*out->mutable_runs(), progress_of(c->state->get()));
     send_json(res, *out);
   });
@@ -142,8 +142,7 @@ void register_api_routes(httplib::Server& svr, ApiContext& ctx) {
     if (!run_found(lease.db(), *id, res)) return;
     auto detail = app::load_run_detail(lease.db(), *id);
     if (!detail) return send_error(res, 500, "internal", detail.error().message);
-    auto qlease = c->queue_readers->acquire();
-    app::add_queue_job(qlease.db(), *detail->mutable_summary());
+    c->read_queue([&](app::JobQueue& q) { app::add_queue_job(q, *detail->mutable_summary()); });
     app::mark_running(*detail->mutable_summary(), progress_of(c->state->get()));
     send_json(res, *detail);
   });
@@ -175,8 +174,7 @@ void register_api_routes(httplib::Server& svr, ApiContext& ctx) {
     auto lease = c->readers->acquire();
     auto history = app::job_history(lease.db(), job, static_cast<int>(*limit), in_progress);
     if (!history) return send_error(res, 404, "not_found", "no runs of job '" + job + "'");
-    auto qlease = c->queue_readers->acquire();
-    app::add_queue_jobs(qlease.db(), *history->mutable_runs());
+    c->read_queue([&](app::JobQueue& q) { app::add_queue_jobs(q, *history->mutable_runs()); });
     send_json(res, *history);
   });
 
@@ -204,8 +202,8 @@ void register_api_routes(httplib::Server& svr, ApiContext& ctx) {
     q.limit = static_cast<int>(*limit);
     q.before_id = *before;
     auto s = c->state->get();
-    auto lease = c->queue_readers->acquire();
-    auto out = app::queue_view(lease.db(), q, progress_of(s));
+    app::Result<v1::QueueState> out = v1::QueueState();
+    c->read_queue([&](app::JobQueue& queue) { out = app::queue_view(queue, q, progress_of(s)); });
     if (!out) return send_error(res, 400, "bad_request", out.error().message);
     for (const auto& p : s.pending) {
       auto* o = out->add_pending();
@@ -219,8 +217,9 @@ void register_api_routes(httplib::Server& svr, ApiContext& ctx) {
   svr.Get(R"(/api/v1/queue/([^/]+))", [c](const Request& req, Response& res) {
     auto id = path_id(req, res, "queue job");
     if (!id) return;
-    auto lease = c->queue_readers->acquire();
-    auto job = app::queue_job(lease.db(), *id, progress_of(c->state->get()));
+    std::optional<v1::QueueJob> job;
+    c->read_queue(
+        [&](app::JobQueue& q) { job = app::queue_job(q, *id, progress_of(c->state->get())); });
     if (!job) return send_error(res, 404, "not_found", "no queue job " + std::to_string(*id));
     send_json(res, *job);
   });
@@ -234,10 +233,11 @@ void register_api_routes(httplib::Server& svr, ApiContext& ctx) {
       int status = c->state->get().stopping ? 503 : 400;
       return send_error(res, status, status == 503 ? "unavailable" : "bad_request", r.error);
     }
-    auto lease = c->queue_readers->acquire();
     v1::SubmitResponse out;
-    if (auto job = app::queue_job(lease.db(), r.job_id, progress_of(c->state->get())))
-      *out.mutable_job() = *job;
+    c->read_queue([&](app::JobQueue& q) {
+      if (auto job = app::queue_job(q, r.job_id, progress_of(c->state->get())))
+        *out.mutable_job() = *job;
+    });
     out.set_added(r.added);
     send_json(res, out, r.added ? 201 : 200);
   });

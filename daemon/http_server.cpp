@@ -10,6 +10,14 @@
 #include "daemon/web_assets.h"
 
 namespace perfsage::daemon {
+
+void ApiContext::read_queue(const std::function<void(app::JobQueue&)>& fn) const {
+  if (shared_queue) return fn(*shared_queue);
+  auto lease = queue_readers->acquire();
+  app::SqliteJobQueue queue(lease.db());
+  fn(queue);
+}
+
 namespace {
 
 // Compares without an early exit, so the time taken says nothing about the token.
@@ -138,9 +146,9 @@ void HttpServer::routes() {
   });
   svr.Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
     std::map<std::string, std::map<Labels, double>> extra;
-    auto lease = ctx_.queue_readers->acquire();
-    app::SqliteJobQueue queue(lease.db());
-    for (const auto& [state, n] : queue.counts()) {
+    std::map<app::JobState, int64_t> counts;
+    ctx_.read_queue([&](app::JobQueue& queue) { counts = queue.counts(); });
+    for (const auto& [state, n] : counts) {
       extra["perfsage_jobs"][{{"state", app::to_string(state)}}] = static_cast<double>(n);
       if (state == app::JobState::queued) {
         extra["perfsage_queue_length"][{}] = static_cast<double>(n);

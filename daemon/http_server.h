@@ -37,14 +37,18 @@ struct ApiContext {
   const DaemonConfig* config = nullptr;
   SharedState* state = nullptr;
   Metrics* metrics = nullptr;
-  ReaderPool* readers = nullptr;        // the store
-  ReaderPool* queue_readers = nullptr;  // the job queue's file
+  ReaderPool* readers = nullptr;          // the store
+  ReaderPool* queue_readers = nullptr;    // the job queue's file
+  app::JobQueue* shared_queue = nullptr;  // shared mode: the PostgreSQL queue, read directly
   std::function<SubmitOutcome(const std::string& path, const std::string& job, bool lenient)>
       submit;
   std::function<void()> request_reload;
   std::function<bool()> store_writable;
   std::string version, started;
   std::chrono::steady_clock::time_point started_at;
+
+  // Runs `fn` with the job queue for reading: the shared one, or a pooled reader of the file.
+  void read_queue(const std::function<void(app::JobQueue&)>& fn) const;
 };
 
 class HttpServer {

@@ -136,7 +136,7 @@ TEST_CASE("runs are listed newest first, filtered and paged; jobs with their cou
   auto e = queue.enqueue({"a", {"/in/a"}, "api", "sig", false}, store::Dedup::pending, "t0");
   REQUIRE(queue.claim("me", "t1", INT64_MAX));
   REQUIRE(queue.complete(e.id, "me", a2, "t2"));
-  app::add_queue_jobs(queue_db, *all->mutable_runs());
+  app::add_queue_jobs(queue, *all->mutable_runs());
   CHECK(all->runs(0).queue_job() == e.id);
   CHECK(all->runs(1).queue_job() == 0);
 }
@@ -196,14 +196,14 @@ TEST_CASE("the queue view: counts, a page of jobs, progress of running ones, bad
   REQUIRE(claimed);
   CHECK(claimed->id == j1.id);
 
-  auto counts = app::queue_counts(queue_db);
+  auto counts = app::queue_counts(queue);
   REQUIRE(counts.size() == 5);
   CHECK(counts[0] == std::pair<std::string, int64_t>{"queued", 1});
   CHECK(counts[1] == std::pair<std::string, int64_t>{"running", 1});
   CHECK(counts[4] == std::pair<std::string, int64_t>{"quarantined", 0});
 
   std::vector<app::JobProgress> running{{j1.id, "analyzers", 0.5, 4242}};
-  auto view = app::queue_view(queue_db, {}, running);
+  auto view = app::queue_view(queue, {}, running);
   REQUIRE(view);
   CHECK(view->counts().at("queued") == 1);
   REQUIRE(view->jobs_size() == 2);
@@ -216,14 +216,14 @@ TEST_CASE("the queue view: counts, a page of jobs, progress of running ones, bad
 
   app::QueueQuery q;
   q.state = "queued";
-  auto queued = app::queue_view(queue_db, q, running);
+  auto queued = app::queue_view(queue, q, running);
   REQUIRE(queued);
   REQUIRE(queued->jobs_size() == 1);
   CHECK(queued->jobs(0).job() == "b");
 
   q = {};
   q.limit = 1;
-  auto page = app::queue_view(queue_db, q, running);
+  auto page = app::queue_view(queue, q, running);
   REQUIRE(page);
   CHECK(page->next_page_token() == std::to_string(j2.id));
 
@@ -231,15 +231,15 @@ TEST_CASE("the queue view: counts, a page of jobs, progress of running ones, bad
   q.state = "sleeping";
   CHECK_FALSE(app::valid_queue_state("sleeping"));
   CHECK(app::valid_queue_state(""));
-  auto bad = app::queue_view(queue_db, q, running);
+  auto bad = app::queue_view(queue, q, running);
   REQUIRE_FALSE(bad);
   CHECK(bad.error().kind == app::ErrorKind::usage);
 
-  auto one = app::queue_job(queue_db, j2.id, running);
+  auto one = app::queue_job(queue, j2.id, running);
   REQUIRE(one);
   CHECK(one->source() == "api");
   CHECK(one->inputs(0) == "/in/2");
-  CHECK_FALSE(app::queue_job(queue_db, 99, running));
+  CHECK_FALSE(app::queue_job(queue, 99, running));
 }
 
 TEST_CASE("a stored run stands for its inputs only when its analysis finished") {
