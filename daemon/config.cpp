@@ -167,6 +167,7 @@ void read_section(Reader& r, const YAML::Node& d, DaemonConfig& c) {
          {"store",
           "queue_store",
           "instance",
+          "postgres",
           "listen",
           "token",
           "token_file",
@@ -188,6 +189,7 @@ void read_section(Reader& r, const YAML::Node& d, DaemonConfig& c) {
   r.path(d["store"], "daemon.store", c.store);
   r.path(d["queue_store"], "daemon.queue_store", c.queue_store);
   r.text(d["instance"], "daemon.instance", c.instance);
+  r.text(d["postgres"], "daemon.postgres", c.postgres);
   r.text(d["listen"], "daemon.listen", c.listen);
   if (d["listen"]) {
     std::string err;

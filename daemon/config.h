@@ -56,7 +56,11 @@ struct DaemonConfig {
   // schema, but only its jobs table is used: an ingest holds the store's write lock for the
   // whole run, and claiming or finishing jobs must not wait behind it.
   std::filesystem::path queue_store;
-  std::string instance;  // this daemon's name as a queue owner (default: the host name)
+  std::string instance;  // this daemon's name as a queue owner (default: the host name; in
+                         // shared mode the host name and the store's path)
+  // Shared mode (docs/scale-out.md): a libpq connection URI of the PostgreSQL database whose job
+  // queue several daemons share; empty: the SQLite queue file. Its password is never logged.
+  std::string postgres;
   std::string listen = "127.0.0.1:7737";
   std::string token;
   std::filesystem::path token_file;

@@ -11,12 +11,15 @@ namespace fs = std::filesystem;
 std::optional<Options> parse_options(const std::vector<std::string>& args, std::ostream& out,
                                      std::ostream& err) {
   Options o;
-  std::string config, store, listen, log_level, port_file, workers;
+  std::string config, store, listen, log_level, port_file, workers, postgres;
   po::options_description opts("perfsaged [options]");
   opts.add_options()("help,h", "show this help")("version", "print the version")(
       "config,c", po::value(&config), "YAML config file (sections daemon, kb, limits)")(
       "check-config", "validate the config and the packs it selects, then exit")(
       "store", po::value(&store), "the SQLite store (overrides daemon.store)")(
+      "postgres", po::value(&postgres),
+      "shared mode: the PostgreSQL URI whose job queue several daemons share (overrides "
+      "daemon.postgres)")(
       "watch", po::value(&o.watch)->composing(),
       "a folder to watch, each entry a run (repeatable; replaces daemon.watch)")(
       "listen", po::value(&listen), "HOST:PORT to serve the API on (overrides daemon.listen)")(
@@ -43,6 +46,7 @@ std::optional<Options> parse_options(const std::vector<std::string>& args, std::
   o.check_config = vm.count("check-config") > 0;
   o.config_file = config;
   if (vm.count("store")) o.store = store;
+  if (vm.count("postgres")) o.postgres = postgres;
   if (vm.count("listen")) o.listen = listen;
   if (vm.count("log-level")) o.log_level = log_level;
   if (vm.count("workers")) o.workers = workers;
@@ -55,6 +59,7 @@ DaemonConfigLoad load_config(const Options& o) {
   if (!o.config_file.empty()) load = read_daemon_config(o.config_file);
   auto& c = load.config;
   if (o.store) c.store = fs::absolute(*o.store);
+  if (o.postgres) c.postgres = *o.postgres;
   if (o.listen) {
     c.listen = *o.listen;
   }

@@ -15,7 +15,7 @@ namespace perfsage::daemon {
 struct Options {
   std::filesystem::path config_file;
   bool check_config = false;
-  std::optional<std::string> store, listen, log_level, workers;
+  std::optional<std::string> store, listen, log_level, workers, postgres;
   std::vector<std::string> watch;
   std::filesystem::path port_file;
   int forkserver_fd = -1;  // internal: run as the forkserver on this socket

@@ -45,8 +45,8 @@ int64_t system_clock_ms() {
 }
 
 PgJobQueue::PgJobQueue(const std::string& uri, QueuePolicy policy,
-                       std::function<int64_t()> local_ms)
-    : c_(uri), policy_(policy), local_ms_(std::move(local_ms)) {
+                       std::function<int64_t()> local_ms, std::string instance)
+    : c_(uri), policy_(policy), local_ms_(std::move(local_ms)), instance_(std::move(instance)) {
   migrate(c_);
 }
 
@@ -124,7 +124,7 @@ bool PgJobQueue::complete(int64_t id, const std::string& owner, int64_t run_id,
   std::lock_guard lock(mutex_);
   auto r = c_.exec(
       "UPDATE jobs SET state = 'done', run_id = $1, finished = $2, reason = NULL, owner = NULL, "
-      "lease_until_ms = NULL WHERE id = $3 AND owner = $4 AND state = 'running'",
+      "lease_until_ms = NULL, done_by = $4 WHERE id = $3 AND owner = $4 AND state = 'running'",
       {param(run_id), param(now), param(id), param(owner)});
   return r.affected() > 0;
 }
@@ -201,7 +201,8 @@ std::optional<QueuedJob> PgJobQueue::get(int64_t id) {
 
 std::optional<int64_t> PgJobQueue::job_of_run(int64_t run_id) {
   std::lock_guard lock(mutex_);
-  auto r = c_.exec("SELECT max(id) FROM jobs WHERE run_id = $1", {param(run_id)});
+  auto r = c_.exec("SELECT max(id) FROM jobs WHERE run_id = $1 AND ($2 = '' OR done_by = $2)",
+                   {param(run_id), param(instance_)});
   if (r.rows() == 0 || r.is_null(0, 0)) return std::nullopt;
   return r.int64(0, 0);
 }

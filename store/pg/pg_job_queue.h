@@ -26,9 +26,11 @@ int64_t system_clock_ms();
 class PgJobQueue final : public JobQueue {
  public:
   // Connects to `uri` and applies the schema migrations. Thread-safe: calls are serialised on
-  // the one connection.
+  // the one connection. A job's run id is that of the store of the daemon that completed it:
+  // job_of_run answers for `instance`'s runs (empty: any daemon's).
   explicit PgJobQueue(const std::string& uri, QueuePolicy policy = {},
-                      std::function<int64_t()> local_ms = system_clock_ms);
+                      std::function<int64_t()> local_ms = system_clock_ms,
+                      std::string instance = "");
   EnqueueResult enqueue(const JobSpec& spec, Dedup dedup, const std::string& now) override;
   std::optional<int64_t> find(const std::vector<std::string>& inputs,
                               const std::string& signature) override;
@@ -58,6 +60,7 @@ class PgJobQueue final : public JobQueue {
   Connection c_;
   QueuePolicy policy_;
   std::function<int64_t()> local_ms_;
+  std::string instance_;
 };
 
 // Waits for enqueues on its own connection (LISTEN): an idle daemon wakes when work arrives

@@ -9,7 +9,8 @@ namespace {
 // Each step once, in order; never edited after release (a change is a new step).
 constexpr std::array<const char*, 1> kSteps = {
     // 1: the job queue (store/job_queue.h). The same columns as the SQLite queue; the lease
-    // is the database clock's epoch milliseconds. Pending jobs of the same inputs and signature
+    // is the database clock's epoch milliseconds; done_by names the daemon whose local store
+    // holds the job's run (run ids are that store's). Pending jobs of the same inputs and signature
     // are one job (the unique index, which concurrent enqueues from several daemons meet).
     R"sql(
 CREATE TABLE jobs(
@@ -17,10 +18,10 @@ CREATE TABLE jobs(
   signature TEXT NOT NULL, lenient BOOLEAN NOT NULL DEFAULT false, state TEXT NOT NULL,
   attempts INTEGER NOT NULL DEFAULT 0, crashes INTEGER NOT NULL DEFAULT 0, reason TEXT,
   run_id BIGINT, owner TEXT, lease_until_ms BIGINT, submitted TEXT NOT NULL, started TEXT,
-  finished TEXT);
+  finished TEXT, done_by TEXT);
 CREATE INDEX jobs_state ON jobs(state, id);
 CREATE INDEX jobs_inputs ON jobs(md5(inputs), signature, id);
-CREATE INDEX jobs_run ON jobs(run_id);
+CREATE INDEX jobs_run ON jobs(run_id, done_by);
 CREATE UNIQUE INDEX jobs_pending ON jobs(md5(inputs), signature)
   WHERE state IN ('queued', 'running');
 )sql",

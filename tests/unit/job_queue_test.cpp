@@ -341,3 +341,19 @@ TEST_CASE("shared queue: errors name the server without its password") {
     CHECK_THAT(e.what(), Catch::Contains("cannot connect") && !Catch::Contains("s3cret"));
   }
 }
+
+TEST_CASE("shared queue: a run id names a run of the daemon that completed the job") {
+  PERFSAGE_REQUIRE_POSTGRES(server);
+  const std::string uri = server->fresh_database();
+  pg::PgJobQueue a(uri, {}, pg::system_clock_ms, "host:/a.db");
+  pg::PgJobQueue b(uri, {}, pg::system_clock_ms, "host:/b.db");
+  auto j1 = a.enqueue(spec("/r/1"), Dedup::same_signature, kNow);
+  auto j2 = a.enqueue(spec("/r/2"), Dedup::same_signature, kNow);
+  REQUIRE(a.claim("host:/a.db", kNow, pg::system_clock_ms() + 60000)->id == j1.id);
+  REQUIRE(b.claim("host:/b.db", kNow, pg::system_clock_ms() + 60000)->id == j2.id);
+  // Both daemons' stores call their first run 1.
+  CHECK(a.complete(j1.id, "host:/a.db", 1, kNow));
+  CHECK(b.complete(j2.id, "host:/b.db", 1, kNow));
+  CHECK(a.job_of_run(1) == j1.id);
+  CHECK(b.job_of_run(1) == j2.id);
+}
