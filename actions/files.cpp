@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <openssl/evp.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -102,6 +103,33 @@ fs::path folder_of(const fs::path& target) {
   return dir;
 }
 
+// Only a regular file, a link or nothing is ever renamed over. A rename over a device, a FIFO or
+// a socket replaces it with a regular file (over /dev/null it leaves the machine without one),
+// and a folder cannot be replaced by a file.
+void check_replaceable(const fs::path& target) {
+  struct stat st;
+  if (::lstat(target.c_str(), &st) != 0) return;  // nothing there: created
+  if (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)) return;
+  throw std::runtime_error(target.string() +
+                           (S_ISDIR(st.st_mode)
+                                ? ": is a folder"
+                                : ": exists and is not a regular file (a device, FIFO or "
+                                  "socket); it is not replaced"));
+}
+
+// The name a chain of links ends at (the name itself when it is no link); a dangling link ends
+// at the name it points to, which is then created.
+fs::path link_destination(fs::path p) {
+  for (int hops = 0; hops < 40; ++hops) {
+    std::error_code ec;
+    if (!fs::is_symlink(fs::symlink_status(p, ec))) return p;
+    fs::path to = fs::read_symlink(p, ec);
+    if (ec) return p;
+    p = to.is_absolute() ? to : p.parent_path() / to;
+  }
+  return p;  // a loop: its last link is replaced, never what it names
+}
+
 // Renames the finished temporary file over the target and syncs the folder (the rename itself
 // is durable only once the folder is).
 void move_into_place(const fs::path& tmp, const fs::path& target, const fs::path& dir) {
@@ -140,6 +168,7 @@ std::string sha256_file(const fs::path& file) {
 }
 
 void write_file_atomic(const fs::path& target, std::string_view bytes) {
+  check_replaceable(target);
   fs::path dir = folder_of(target);
   fs::path tmp = temp_name(target);
   {
@@ -160,7 +189,22 @@ void write_file_atomic(const fs::path& target, std::string_view bytes) {
   move_into_place(tmp, target, dir);
 }
 
+void write_user_file(const fs::path& target, std::string_view bytes) {
+  struct stat st;
+  if (::stat(target.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+    // A device, a FIFO or a socket, perhaps through a link (/dev/stdout): written through as a
+    // shell's `>` would, never replaced; there is nothing to sync or to make atomic.
+    Fd fd(target, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+    if (fd.get() < 0) fail(target, "cannot open");
+    write_all(fd.get(), target, bytes.data(), bytes.size());
+    if (::close(fd.release()) != 0) fail(target, "cannot close");
+    return;
+  }
+  write_file_atomic(link_destination(target), bytes);
+}
+
 void link_file_atomic(const fs::path& source, const fs::path& target) {
+  check_replaceable(target);
   fs::path dir = folder_of(target);
   fs::path tmp = temp_name(target);
   if (::link(source.c_str(), tmp.c_str()) != 0) {

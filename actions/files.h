@@ -14,11 +14,17 @@ std::string sha256_hex(std::string_view bytes);
 // The SHA-256 of a file's content; throws std::runtime_error naming the file.
 std::string sha256_file(const std::filesystem::path& file);
 
-// Writes `bytes` to `target` atomically, creating its folder. Throws std::runtime_error naming
-// the file and the system error.
+// Writes `bytes` to `target` atomically, creating its folder. Only a regular file, a link (the
+// link itself, never what it names) or nothing is replaced: a device, a FIFO, a socket or a
+// folder at `target` is an error. Throws std::runtime_error naming the file and the reason.
 void write_file_atomic(const std::filesystem::path& target, std::string_view bytes);
+// Writes a file a user named (a report's -o FILE, a port file): as a shell's `>` would, links are
+// followed and a device, FIFO or socket (/dev/null, /dev/stdout, a named pipe) is written
+// through, never replaced; a regular file or a new name is written atomically as above.
+void write_user_file(const std::filesystem::path& target, std::string_view bytes);
 // Makes `target` a second name of `source` (a hard link, made atomically like a write); copies
 // when the two are on different file systems. Used for large files a rewritten model refers to.
+// Replaces only what write_file_atomic replaces.
 void link_file_atomic(const std::filesystem::path& source, const std::filesystem::path& target);
 // Renames `target` to an unused name in its folder (atomic; the folder is synced) and returns
 // that name; put_back renames it back. A rollback moves every file aside before it records

@@ -1,7 +1,8 @@
 // The few names from below app/ that the front ends (cli/, daemon/) use as they are: how an
 // input is read, severities, the number formats a report's text uses, the fact-type listing,
-// writing a file atomically and what the process maps. Re-exported here so cli/ and daemon/ include
-// app/ headers only (app/layer_check.cmake); each stays defined where it is.
+// writing a file atomically (or, when the user named a device or FIFO, through it) and what the
+// process maps. Re-exported here so cli/ and daemon/ include app/ headers only
+// (app/layer_check.cmake); each stays defined where it is.
 #pragma once
 
 #include "actions/files.h"
@@ -27,6 +28,7 @@ using engine::format_us;
 using engine::facts::clips_type_name;
 
 using actions::write_file_atomic;
+using actions::write_user_file;
 
 using engine::mapped_bytes;  // what the process maps: the base of a worker's RLIMIT_AS
 

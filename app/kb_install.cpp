@@ -156,8 +156,15 @@ Result<InstallOutcome> install_pack(const InstallRequest& req, const Resources& 
     opts.preserve_proto_field_names = true;
     (void)google::protobuf::util::MessageToJsonString(rec, &json, opts);
     actions::write_file_atomic(copy / kInstallRecord, json);
+    // Only a pack folder is replaced: a file, a link, a FIFO or a device of that name is the
+    // user's, and neither removed nor renamed over.
     fs::path target = resources.user_packs / pack->name;
-    if (fs::exists(target)) fs::remove_all(target);
+    auto st = fs::symlink_status(target);
+    if (fs::exists(st) && !fs::is_directory(st))
+      return Error{ErrorKind::pack, target.string() +
+                                        " exists and is not a folder; kb install replaces "
+                                        "only a pack folder: move it away first"};
+    if (fs::exists(st)) fs::remove_all(target);
     fs::rename(copy, target);
     out.installed = target;
     return out;

@@ -11,7 +11,7 @@ bool write_output(const std::string& path, const std::string& text, std::ostream
     return true;
   }
   try {
-    app::write_file_atomic(path, text);  // temp file, fsync, rename: never half a report
+    app::write_user_file(path, text);  // temp file, fsync, rename; devices written through
     return true;
   } catch (const std::exception& e) {
     err << "perfsage: " << e.what() << "\n";

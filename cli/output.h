@@ -1,5 +1,6 @@
 // Where a command's report goes: stdout, or with -o FILE a file written atomically (a temporary
-// file beside it, then rename), so a reader never sees half a report.
+// file beside it, then rename), so a reader never sees half a report. A FILE that is a device
+// or a FIFO (-o /dev/null, a named pipe) is written through, never replaced; links are followed.
 #pragma once
 
 #include <ostream>

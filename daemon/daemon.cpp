@@ -18,6 +18,7 @@
 
 #include "app/front_end_names.h"
 #include "app/input_scope.h"
+#include "app/front_end_names.h"
 #include "app/job_identity.h"
 #include "daemon/systemd_notify.h"
 
@@ -57,14 +58,9 @@ std::unique_ptr<app::Database> open_queue_store(const fs::path& path) {
   return db;
 }
 
+// Atomically, or through a FIFO or device (--port-file /dev/stdout), never renamed over one.
 void write_port_file(const fs::path& file, int port) {
-  fs::path tmp = file;
-  tmp += ".tmp";
-  {
-    std::ofstream out(tmp);
-    out << port << "\n";
-  }
-  fs::rename(tmp, file);
+  app::write_user_file(file, std::to_string(port) + "\n");
 }
 
 }  // namespace

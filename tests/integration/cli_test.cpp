@@ -1,7 +1,12 @@
-// The perfsage command line: exit codes, bad input, stores, formats.
+// The perfsage command line: exit codes, bad input, stores, formats, output files.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <fstream>
 #include <map>
 #include <sstream>
+#include <thread>
 
 #include "cli_support.h"
 #include "store/database.h"
@@ -371,4 +376,43 @@ TEST_CASE("deleting a run removes its rows from every table of the store") {
     CHECK(rows_of_run(t) == 0);
   }
   CHECK(count_rows(store, "runs") == 0);
+}
+
+TEST_CASE("-o FILE writes through a FIFO or device and follows links; it never replaces them") {
+  TempDir dir;
+  auto csv = dir.write("kernel_details.csv", kernel_details_csv());
+  auto fifo = dir.path() / "report.pipe";
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  // The reader is open first (so the writer's open does not wait) and a spare writer keeps it
+  // from seeing the end before perfsage wrote: the reader stops when both are closed.
+  int rfd = ::open(fifo.c_str(), O_RDONLY | O_NONBLOCK);
+  REQUIRE(rfd >= 0);
+  ::fcntl(rfd, F_SETFL, 0);
+  int spare = ::open(fifo.c_str(), O_WRONLY);
+  REQUIRE(spare >= 0);
+  std::string got;
+  std::thread reader([&] {
+    char buf[4096];
+    for (ssize_t n; (n = ::read(rfd, buf, sizeof buf)) > 0;)
+      got.append(buf, static_cast<size_t>(n));
+  });
+  auto r = run_command("analyze", {csv.string(), "--format", "json", "-o", fifo.string()});
+  ::close(spare);
+  reader.join();
+  ::close(rfd);
+  INFO(r.err);
+  CHECK(r.code == 0);
+  struct stat st;
+  REQUIRE(::lstat(fifo.c_str(), &st) == 0);
+  CHECK(S_ISFIFO(st.st_mode));  // was renamed over: a regular file, and the reader got nothing
+  CHECK(parse_report(got).recommendations_size() > 0);
+
+  // A link to a report: the link stays, the report it names is replaced.
+  std::filesystem::create_directories(dir.path() / "reports");
+  auto link = dir.path() / "latest.txt";
+  std::filesystem::create_symlink("reports/run1.txt", link);
+  r = run_command("analyze", {csv.string(), "-o", link.string()});
+  CHECK(r.code == 0);
+  CHECK(std::filesystem::is_symlink(link));
+  CHECK(std::filesystem::file_size(dir.path() / "reports/run1.txt") > 0);
 }

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -22,7 +23,9 @@
 
 namespace perfsage::test {
 
+// PERFSAGE_TEST_PERFSAGED names another perfsaged to run (an older build, to see a test fail).
 inline std::filesystem::path perfsaged_binary() {
+  if (const char* other = std::getenv("PERFSAGE_TEST_PERFSAGED"); other && *other) return other;
   return std::filesystem::path(PERFSAGE_BINARY_DIR) / "bin" / "perfsaged";
 }
 inline std::filesystem::path perfsage_binary() {

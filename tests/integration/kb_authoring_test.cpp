@@ -1,6 +1,8 @@
 // What a pack author and a CI job do: write a pack from scratch (kb new -> edit -> kb test ->
 // kb install -> analyze), select packs by config (globs, tags, params, a maturity floor), gate
 // on findings and failures, and get the same report twice.
+#include <sys/stat.h>
+
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -118,6 +120,28 @@ TEST_CASE("a failing or colliding pack is not installed") {
   CHECK(r.code == kExitPack);
   CHECK_THAT(r.err, Catch::Contains("fails its own tests"));
   CHECK_FALSE(std::filesystem::exists(dir.path() / "data/perfsage/packs/mine"));
+}
+
+TEST_CASE("kb install replaces only a pack folder, never a file, link or FIFO of that name") {
+  TempDir dir;
+  UserPackFolder home(dir.path() / "data");
+  REQUIRE(cli({"kb", "new", "mine", "--dir", dir.path().string()}).code == 0);
+  auto target = dir.path() / "data/perfsage/packs/mine";
+  std::filesystem::create_directories(target.parent_path());
+  REQUIRE(::mkfifo(target.c_str(), 0600) == 0);
+  auto r = cli({"kb", "install", (dir.path() / "mine").string(), "--replace"});
+  CHECK(r.code == kExitPack);
+  CHECK_THAT(r.err, Catch::Contains("exists and is not a folder"));
+  CHECK(std::filesystem::is_fifo(std::filesystem::symlink_status(target)));
+  std::filesystem::remove(target);
+  std::filesystem::create_directory_symlink(dir.path() / "mine", target);
+  r = cli({"kb", "install", (dir.path() / "mine").string(), "--replace"});
+  CHECK(r.code == kExitPack);
+  CHECK(std::filesystem::is_symlink(target));
+  CHECK(std::filesystem::exists(dir.path() / "mine/pack.yaml"));
+  std::filesystem::remove(target);
+  CHECK(cli({"kb", "install", (dir.path() / "mine").string()}).code == 0);
+  CHECK(std::filesystem::is_directory(std::filesystem::symlink_status(target)));
 }
 
 TEST_CASE("config selection: paths, globs, tags, params and a maturity floor") {

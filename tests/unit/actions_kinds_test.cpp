@@ -1,6 +1,10 @@
 // The action kinds on their own: fusion switch files (both forms) and AOE plans from the real
-// Ascend samples, environment files, code hints, and the atomic file writer.
+// Ascend samples, environment files, code hints, the atomic file writer and the writer of files
+// a user names.
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
 
 #include <catch2/catch.hpp>
 #include <fstream>
@@ -223,4 +227,57 @@ TEST_CASE("atomic files: written whole, hashed, linked, removed") {
   CHECK_FALSE(remove_file_synced(linked));
   CHECK(read(target) == "second");
   CHECK_THROWS_WITH(write_file_atomic("/proc/perfsage-no/x", "a"), Catch::Contains("/proc"));
+}
+
+TEST_CASE("files a user names: devices and FIFOs written through, links followed, never replaced") {
+  TempDir dir;
+  struct stat st;
+  // A FIFO: its reader gets the bytes and it stays a FIFO (a rename would make it a file).
+  auto fifo = dir.path() / "pipe";
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  int rfd = ::open(fifo.c_str(), O_RDONLY | O_NONBLOCK);
+  REQUIRE(rfd >= 0);
+  write_user_file(fifo, "report\n");
+  char buf[64] = {};
+  CHECK(::read(rfd, buf, sizeof buf) == 7);
+  ::close(rfd);
+  CHECK(std::string(buf) == "report\n");
+  REQUIRE(::lstat(fifo.c_str(), &st) == 0);
+  CHECK(S_ISFIFO(st.st_mode));
+  // Actions' own atomic writes never rename over one either.
+  CHECK_THROWS_WITH(write_file_atomic(fifo, "x"), Catch::Contains("is not a regular file"));
+  CHECK_THROWS_WITH(link_file_atomic(fifo, dir.path() / "pipe"),
+                    Catch::Contains("is not a regular file"));
+  REQUIRE(::lstat(fifo.c_str(), &st) == 0);
+  CHECK(S_ISFIFO(st.st_mode));
+
+  // A character device (a copy of /dev/null where mknod is allowed, i.e. as root).
+  auto null_copy = dir.path() / "null";
+  if (::mknod(null_copy.c_str(), S_IFCHR | 0666, makedev(1, 3)) == 0 &&
+      ::access(null_copy.c_str(), W_OK) == 0) {
+    write_user_file(null_copy, "gone");
+    REQUIRE(::lstat(null_copy.c_str(), &st) == 0);
+    CHECK(S_ISCHR(st.st_mode));
+  } else {
+    WARN("mknod or writing a device is not permitted here: the device case is not checked");
+  }
+
+  // A link to a regular file: the link stays, the file it names is replaced atomically.
+  auto real = dir.path() / "real" / "report.txt";
+  write_file_atomic(real, "old");
+  auto link = dir.path() / "link.txt";
+  std::filesystem::create_symlink("real/report.txt", link);
+  write_user_file(link, "new");
+  CHECK(std::filesystem::is_symlink(link));
+  CHECK(read(real) == "new");
+  // A dangling link creates the file it names; a regular file is replaced as before.
+  auto dangling = dir.path() / "dangling.txt";
+  std::filesystem::create_symlink("real/later.txt", dangling);
+  write_user_file(dangling, "later");
+  CHECK(std::filesystem::is_symlink(dangling));
+  CHECK(read(dir.path() / "real" / "later.txt") == "later");
+  write_user_file(real, "plain");
+  CHECK(read(real) == "plain");
+  // A folder is an error, whichever writer.
+  CHECK_THROWS_WITH(write_user_file(dir.path() / "real", "x"), Catch::Contains("is a folder"));
 }
