@@ -11,6 +11,7 @@
 #include "app/actions_service.h"
 #include "app/job_identity.h"
 #include "app/report.h"
+#include "app/store_health.h"
 #include "app/stored_run.h"
 #include "collectors/ingest.h"
 #include "engine/evaluator.h"
@@ -152,7 +153,12 @@ Result<Ingested> ingest(store::Database& db, const AnalysisRequest& req, const K
   }
   if (db.read_only())
     return Error{ErrorKind::store,
-                 "store " + db.path() + " is read-only; new inputs cannot be stored"};
+                 db.disk_full()
+                     ? "the disk holding " + db.path() +
+                           " is full; new inputs cannot be stored (its stored runs "
+                           "can still be read)"
+                     : "store " + db.path() + " is read-only; new inputs cannot be stored"};
+  if (auto damage = store_damage(db); !damage.empty()) return Error{ErrorKind::store, damage};
   std::vector<std::string> inputs;
   for (const auto& p : normal_inputs) inputs.push_back(p.string());
   store::RunHeader header{req.job.empty() ? default_job(normal_inputs) : req.job, inputs, fp,
@@ -225,6 +231,10 @@ Result<AnalysisOutcome> analyze(store::Database& db, const AnalysisRequest& requ
     if (out.reused && out.notices.empty())
       out.notices.push_back("these inputs are already stored as run " + std::to_string(out.run_id) +
                             "; analysing the stored run");
+    if (db.disk_full())
+      out.notices.push_back("the disk holding " + db.path() +
+                            " is full: the stored run is read and reported, but this analysis "
+                            "is not kept in the store (free some space to keep it)");
     out.nothing_recognised = recognised_inputs(db, out.run_id) == 0;
     if (out.nothing_recognised) out.notices.push_back(nothing_recognised_notice(db, out.run_id));
     if (request.evaluate_packs && !out.nothing_recognised) {
@@ -238,7 +248,8 @@ Result<AnalysisOutcome> analyze(store::Database& db, const AnalysisRequest& requ
       };
       test_pause_at("packs");
       auto ev = engine::evaluate(db, out.run_id, knowledge.packs, opts);
-      store::save_results(db, out.run_id, ev.packs, to_stored(ev.findings));
+      if (auto full = save_results(db, out.run_id, out.reused, ev.packs, to_stored(ev.findings)))
+        out.notices.push_back(*full);
       progress(request, "packs", 1);
       // Closing the loop: applied actions of this job whose next run this is are judged now.
       auto judged = verify_applied_actions(db, default_actor(request.clock), out.run_id);
@@ -250,7 +261,10 @@ Result<AnalysisOutcome> analyze(store::Database& db, const AnalysisRequest& requ
       store::delete_run(db, out.run_id);
     // A log that cannot be copied (a full disk) keeps the run safe but grows with every
     // command: say so now rather than fail the next one.
-    if (auto why = db.checkpoint(); !why.empty()) out.notices.push_back(why);
+    if (auto why = db.checkpoint(); !why.empty())
+      out.notices.push_back(why);
+    else if (!db.read_only())
+      store::truncate_log(db.path());  // in use by another connection: a later one cuts it
     return out;
   });
 }

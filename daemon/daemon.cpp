@@ -20,6 +20,7 @@
 #include "app/input_scope.h"
 #include "app/front_end_names.h"
 #include "app/job_identity.h"
+#include "app/store_health.h"
 #include "daemon/systemd_notify.h"
 
 namespace perfsage::daemon {
@@ -345,8 +346,15 @@ int Daemon::wait_ms(SteadyTime now) const {
 
 bool Daemon::start_up() {
   started_ = steady_clock::now();
-  // The store is created (and migrated) here, before any worker writes to it.
-  app::Database(config_.store.string());
+  // The store is created (and migrated) here, before any worker writes to it. A damaged one
+  // takes no new run (app::store_damage): say so now, and be not ready.
+  {
+    app::Database store(config_.store.string());
+    if (auto damage = app::store_damage(store); !damage.empty()) {
+      store_damaged_ = true;
+      spdlog::error("{}; jobs fail until it is replaced", damage);
+    }
+  }
   db_ = open_queue_store(config_.queue_store);
   queue_ = std::make_unique<app::SqliteJobQueue>(
       *db_, app::QueuePolicy{config_.max_crashes, config_.max_attempts});
@@ -385,7 +393,7 @@ bool Daemon::start_up() {
     wake();
   };
   ctx.store_writable = [this] {
-    return store_ok_.load() && ::access(config_.store.c_str(), W_OK) == 0;
+    return store_ok_.load() && !store_damaged_ && ::access(config_.store.c_str(), W_OK) == 0;
   };
   ctx.version = version_;
   ctx.started = iso_now();
@@ -503,8 +511,23 @@ int Daemon::run() {
   pool_.stop();
   // Workers that never reported (the forkserver went first) are queued again.
   runner_->on_forkserver_lost("daemon stopped");
+  close_stores();
   spdlog::info("stopped");
   return 0;
+}
+
+void Daemon::close_stores() {
+  // Readers first: the last connection to close copies and removes a write-ahead log only when
+  // it may write, and the store's connections here are all readers.
+  readers_.reset();
+  queue_readers_.reset();
+  submit_db_.reset();
+  runner_.reset();
+  queue_.reset();
+  db_.reset();
+  for (const auto& path : {config_.store, config_.queue_store}) {
+    if (auto why = app::cut_store_log(path.string()); !why.empty()) spdlog::warn("{}", why);
+  }
 }
 
 }  // namespace perfsage::daemon

@@ -55,6 +55,8 @@ class Daemon {
   int wait_ms(SteadyTime now) const;
   SubmitOutcome submit(const std::string& path, const std::string& job, bool lenient);
   void wake();
+  // At the end: every connection closed, the logs of the store and the queue copied and cut.
+  void close_stores();
   std::string job_for(const std::filesystem::path& path) const;
   std::string iso_now() const;
 
@@ -77,6 +79,7 @@ class Daemon {
   std::unique_ptr<HttpServer> http_;
   int sigfd_ = -1, wakefd_ = -1;
   std::atomic<bool> reload_requested_{false}, store_ok_{true}, stopping_{false};
+  bool store_damaged_ = false;  // quick_check failed at start: no new run goes into it
   bool knowledge_loaded_ = false;
   uint64_t generation_ = 0;
   std::optional<SteadyTime> pack_reload_at_, forkserver_restart_at_, grace_end_;

@@ -2,6 +2,7 @@
 
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "store/event_table.h"
@@ -18,10 +19,17 @@ std::string store_name(sqlite3* db) {
 }
 
 [[noreturn]] void fail(sqlite3* db, std::string_view what) {
-  throw StoreError(store_name(db) + std::string(what) + ": " +
-                   (db ? sqlite3_errmsg(db) : "out of memory"));
+  throw StoreError(
+      store_name(db) + std::string(what) + ": " + (db ? sqlite3_errmsg(db) : "out of memory"),
+      db ? sqlite3_extended_errcode(db) : SQLITE_NOMEM);
 }
 }  // namespace
+
+bool StoreError::no_space() const {
+  return (code_ & 0xff) == SQLITE_FULL || code_ == SQLITE_IOERR_WRITE ||
+         code_ == SQLITE_IOERR_FSYNC || code_ == SQLITE_IOERR_SHMSIZE ||
+         std::string_view(what()).find("database or disk is full") != std::string_view::npos;
+}
 
 Statement::Statement(sqlite3* db, std::string_view sql) : db_(db), stmt_(nullptr) {
   if (sqlite3_prepare_v2(db, sql.data(), static_cast<int>(sql.size()), &stmt_, nullptr) !=
@@ -187,22 +195,43 @@ Database::Database(const std::string& path) : path_(path) {
   // SQLite opens a write-protected file for reading only, without saying so.
   read_only_ = sqlite3_db_readonly(db_, "main") == 1;
   if (read_only_) db_ = open_write_protected(db_, path, " (write-protected)");
-  set_up_or_close([&] {
-    if (!read_only_) {
-      // Bulk ingest and whole-table scans dominate; large pages mean fewer page writes and
-      // reads (takes effect only when the file is created).
-      exec("PRAGMA page_size=65536");
-      exec("PRAGMA foreign_keys=ON");
-      if (path != ":memory:") exec("PRAGMA journal_mode=WAL");
+  try {
+    set_up_or_close([&] { set_up(); });
+  } catch (const StoreError& e) {
+    if (read_only_ || path == ":memory:" || !e.no_space()) throw;
+    // A full disk: SQLite cannot even make the log's index it needs to read a WAL store. Its
+    // stored runs are read as from a write-protected store (results of this connection in TEMP
+    // tables, no new run), which needs no room.
+    read_only_ = disk_full_ = true;
+    db_ = open_handle(path, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, " (disk full)");
+    db_ = open_write_protected(db_, path, " (disk full)");
+    set_up_or_close([&] { set_up(); });
+  }
+}
+
+void Database::set_up() {
+  if (!read_only_) {
+    // Bulk ingest and whole-table scans dominate; large pages mean fewer page writes and
+    // reads (takes effect only when the file is created).
+    exec("PRAGMA page_size=65536");
+    exec("PRAGMA foreign_keys=ON");
+    if (path_ != ":memory:") {
+      exec("PRAGMA journal_mode=WAL");
+      // Checkpoint and cut the log back by bytes, not SQLite's 1000 pages (64 MiB here).
+      auto page = prepare("PRAGMA page_size");
+      int64_t page_bytes = page.step() && page.int64(0) > 0 ? page.int64(0) : 4096;
+      exec("PRAGMA wal_autocheckpoint=" +
+           std::to_string(std::max<int64_t>(16, kWalCheckpointBytes / page_bytes)));
+      exec("PRAGMA journal_size_limit=" + std::to_string(kWalCheckpointBytes));
     }
-    exec("PRAGMA synchronous=NORMAL");
-    apply_cache_pragmas();
-    register_tables();
-    migrate(*this);
-    // Results of analysing a stored run go to TEMP tables (whose foreign keys could not name
-    // the main database's runs: foreign keys stay off, nothing is written to the file).
-    if (read_only_) shadow_result_tables(*this);
-  });
+  }
+  exec("PRAGMA synchronous=NORMAL");
+  apply_cache_pragmas();
+  register_tables();
+  migrate(*this);
+  // Results of analysing a stored run go to TEMP tables (whose foreign keys could not name
+  // the main database's runs: foreign keys stay off, nothing is written to the file).
+  if (read_only_) shadow_result_tables(*this);
 }
 
 // Shared by writer and reader connections.
@@ -245,7 +274,8 @@ void Database::exec(std::string_view sql) {
   if (sqlite3_exec(db_, s.c_str(), nullptr, nullptr, &err) != SQLITE_OK) {
     std::string msg = err ? err : "unknown error";
     sqlite3_free(err);
-    throw StoreError(store_name(db_) + msg + " in '" + s.substr(0, 80) + "'");
+    throw StoreError(store_name(db_) + msg + " in '" + s.substr(0, 80) + "'",
+                     sqlite3_extended_errcode(db_));
   }
 }
 
@@ -259,6 +289,37 @@ std::string Database::checkpoint() {
          sqlite3_errmsg(db_) +
          "); what was written is safe in the log, and the next perfsage command that opens the "
          "store with room to spare finishes the copy";
+}
+
+std::string Database::integrity_problems() {
+  auto st = prepare("PRAGMA quick_check(5)");
+  std::string out;
+  while (st.step()) {
+    std::string line = st.text(0);
+    if (line == "ok") continue;
+    out += (out.empty() ? "" : "\n") + line;
+  }
+  return out;
+}
+
+std::string truncate_log(const std::string& path, int wait_ms) {
+  if (path.empty() || path == ":memory:") return {};
+  sqlite3* db = nullptr;
+  std::string why;
+  if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nullptr) ==
+      SQLITE_OK) {
+    sqlite3_busy_timeout(db, wait_ms);
+    int rc = sqlite3_wal_checkpoint_v2(db, "main", SQLITE_CHECKPOINT_TRUNCATE, nullptr, nullptr);
+    // BUSY: a reader or writer still uses the log; a later checkpoint copies and cuts it.
+    if (rc != SQLITE_OK && rc != SQLITE_BUSY && rc != SQLITE_LOCKED)
+      why = "the write-ahead log " + path + "-wal could not be copied into " + path + " (" +
+            sqlite3_errmsg(db) + ")";
+  } else {
+    why = "cannot open " + path +
+          " to copy its write-ahead log: " + (db ? sqlite3_errmsg(db) : "out of memory");
+  }
+  sqlite3_close(db);
+  return why;
 }
 
 int64_t Database::last_insert_rowid() const {

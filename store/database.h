@@ -15,7 +15,15 @@ namespace perfsage::store {
 
 class StoreError : public std::runtime_error {
  public:
-  using std::runtime_error::runtime_error;
+  explicit StoreError(const std::string& what, int sqlite_code = 0)
+      : std::runtime_error(what), code_(sqlite_code) {}
+  // SQLite's extended result code when SQLite said no (0 otherwise).
+  int sqlite_code() const { return code_; }
+  // The disk (or the file system's quota) has no room left for the write.
+  bool no_space() const;
+
+ private:
+  int code_ = 0;
 };
 
 class Statement {
@@ -88,9 +96,15 @@ class Database {
   // True when the store file is write-protected: SQLite then opens it for reading only. Its
   // runs can be read and analysed again; results go to TEMP tables of this connection.
   bool read_only() const { return read_only_; }
+  // The disk had no room even to read the store as usual (the log's index): it is open as a
+  // write-protected one, read_only() true.
+  bool disk_full() const { return disk_full_; }
   // Copies the write-ahead log into the database file (passive: waits for nobody). Returns
   // why it could not ("database or disk is full"), or empty; a log merely in use is no error.
   std::string checkpoint();
+  // SQLite's quick_check of the whole file: empty when sound, else its first problems (one per
+  // line, at most 5). Reads every page: as slow as reading the file.
+  std::string integrity_problems();
   sqlite3* handle() { return db_; }
 
  private:
@@ -98,12 +112,24 @@ class Database {
   Database(const std::string& path, ReaderTag);
   template <typename Setup>
   void set_up_or_close(Setup&& setup);
+  void set_up();
   void apply_cache_pragmas();
   void register_tables();
   sqlite3* db_ = nullptr;
   std::string path_;
-  bool read_only_ = false;
+  bool read_only_ = false, disk_full_ = false;
 };
+
+// Copies the write-ahead log of the store at `path` into the database file and truncates it to
+// nothing, from a connection of its own that waits at most `wait_ms` for readers and writers: a
+// log left behind keeps its largest size on disk until the next checkpoint. Returns why it
+// could not (empty: done, or the log was in use and stays for a later checkpoint).
+std::string truncate_log(const std::string& path, int wait_ms = 200);
+
+// The write-ahead log is copied into the file (automatic checkpoint) once it holds this much,
+// and cut back to it after a checkpoint: SQLite's default of 1000 pages is 64 MiB with the
+// store's 64 KiB pages, more than ten times the tiny example's store.
+inline constexpr int64_t kWalCheckpointBytes = 4 << 20;
 
 // How long a connection waits for another one's write lock before giving up: an ingest holds
 // it for the whole run (tens of seconds for a multi-GB trace), and a second writer should wait

@@ -451,6 +451,9 @@ void shadow_result_tables(Database& db) {
   // TEMP tables of the same names come first in name resolution, so an analysis of a stored
   // run reads and writes its results there, for this connection only.
   for (const char* table : {"findings", "pack_results"}) {
+    auto have = db.prepare("SELECT 1 FROM temp.sqlite_schema WHERE name = ?1");
+    have.bind(1, table);
+    if (have.step()) continue;  // shadowed already
     auto st = db.prepare("SELECT sql FROM main.sqlite_schema WHERE type = 'table' AND name = ?1");
     st.bind(1, table);
     if (!st.step()) continue;

@@ -1,12 +1,15 @@
 // A full disk on demand, for tests: an SQLite VFS over the default one whose writes to database
 // files (not to their write-ahead logs) fail with SQLITE_FULL while it is set to full, as on a
-// disk with room left for the log but not for the checkpoint that copies it into the file.
-// Registered as the default VFS of the test process; writes pass through unchanged otherwise.
+// disk with room left for the log but not for the checkpoint that copies it into the file; with
+// `logs_too`, writes to the logs fail as well (a disk with no room at all). It also measures the
+// largest size a write-ahead log reached. Registered as the default VFS of the test process;
+// writes pass through unchanged otherwise.
 #pragma once
 
 #include <sqlite3.h>
 
 #include <atomic>
+#include <cstdint>
 #include <cstring>
 
 namespace perfsage::test {
@@ -18,14 +21,21 @@ class FullDiskVfs {
     static FullDiskVfs vfs;
     return vfs;
   }
-  void set_full(bool full) { full_ = full; }
+  void set_full(bool full, bool logs_too = false) {
+    full_ = full;
+    logs_full_ = full && logs_too;
+  }
   int failed_writes() const { return failed_; }
+  // The furthest byte written into any write-ahead log since the last reset.
+  int64_t largest_log() const { return largest_log_; }
+  void reset_largest_log() { largest_log_ = 0; }
 
  private:
   struct File {
     sqlite3_file base;
     sqlite3_file* real;  // follows this struct in the same allocation
     bool database;       // the main database file, not a log or journal
+    bool log;            // a write-ahead log
   };
 
   FullDiskVfs() {
@@ -47,6 +57,7 @@ class FullDiskVfs {
     auto* f = reinterpret_cast<File*>(file);
     f->real = reinterpret_cast<sqlite3_file*>(f + 1);
     f->database = (flags & SQLITE_OPEN_MAIN_DB) != 0;
+    f->log = (flags & SQLITE_OPEN_WAL) != 0;
     int rc = me.real_->xOpen(me.real_, name, f->real, flags, out);
     if (f->real->pMethods == nullptr) {
       f->base.pMethods = nullptr;
@@ -72,9 +83,15 @@ class FullDiskVfs {
     };
     methods_.xWrite = [](sqlite3_file* f, const void* p, int n, sqlite3_int64 o) {
       FullDiskVfs& me = install();
-      if (me.full_ && reinterpret_cast<File*>(f)->database) {
+      const File* file = reinterpret_cast<File*>(f);
+      if ((me.full_ && file->database) || (me.logs_full_ && file->log)) {
         ++me.failed_;
         return SQLITE_FULL;
+      }
+      if (file->log) {
+        int64_t end = o + n, seen = me.largest_log_;
+        while (end > seen && !me.largest_log_.compare_exchange_weak(seen, end)) {
+        }
       }
       return real(f)->pMethods->xWrite(real(f), p, n, o);
     };
@@ -102,6 +119,12 @@ class FullDiskVfs {
       return real(f)->pMethods->xDeviceCharacteristics(real(f));
     };
     methods_.xShmMap = [](sqlite3_file* f, int pg, int sz, int ext, void volatile** p) {
+      // No room at all: the log's index (the -shm file) cannot be made or grown either.
+      FullDiskVfs& me = install();
+      if (me.logs_full_ && ext) {
+        ++me.failed_;
+        return SQLITE_IOERR_SHMSIZE;
+      }
       return real(f)->pMethods->xShmMap(real(f), pg, sz, ext, p);
     };
     methods_.xShmLock = [](sqlite3_file* f, int off, int n, int flags) {
@@ -123,7 +146,8 @@ class FullDiskVfs {
   sqlite3_vfs vfs_{};
   const sqlite3_io_methods* real_methods_ = nullptr;
   sqlite3_io_methods methods_{};
-  std::atomic<bool> full_{false};
+  std::atomic<bool> full_{false}, logs_full_{false};
+  std::atomic<int64_t> largest_log_{0};
   std::atomic<int> failed_{0};
 };
 

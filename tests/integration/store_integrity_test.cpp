@@ -219,3 +219,81 @@ TEST_CASE("a full disk at the checkpoint is reported, and the next command finis
   CHECK(again.err.find("could not be copied") == std::string::npos);
   CHECK(integrity(store) == "ok");
 }
+
+TEST_CASE("the write-ahead log stays a few MiB, and no log is left behind") {
+  auto& disk = FullDiskVfs::install();
+  TempDir dir;
+  auto store = (dir.path() / "s.db").string();
+  auto example = (source_dir() / "examples/resnet50_rank0_ascend_pt").string();
+  disk.reset_largest_log();
+  auto r = run_command("analyze", {example, "--store", store});
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  // Before: 55 MB of log for a 5.8 MB store (SQLite checkpointed every 1000 pages, 64 MiB).
+  INFO("largest log " << disk.largest_log() << " bytes, store " << std::filesystem::file_size(store)
+                      << " bytes");
+  CHECK(disk.largest_log() < 2 * static_cast<int64_t>(std::filesystem::file_size(store)));
+  CHECK(disk.largest_log() <= 8 << 20);
+  CHECK_FALSE(std::filesystem::exists(store + "-wal"));
+}
+
+TEST_CASE("a full disk: a stored run is read and reported again; only its results are not kept") {
+  auto& disk = FullDiskVfs::install();
+  TempDir dir;
+  auto store = (dir.path() / "s.db").string();
+  auto example = (source_dir() / "examples/resnet50_rank0_ascend_pt").string();
+  auto first = run_command("analyze", {example, "--store", store, "--format", "json"});
+  REQUIRE(first.code == 0);
+  disk.set_full(true, true);  // no room for the file nor its log
+  auto again = run_command("analyze", {example, "--store", store, "--format", "json"});
+  disk.set_full(false);
+  INFO(again.err);
+  CHECK(again.code == 0);  // before: 5, "database or disk is full", no report
+  CHECK(disk.failed_writes() > 0);
+  CHECK_THAT(again.err, Catch::Contains("the disk holding " + store + " is full"));
+  auto a = parse_report(first.out), b = parse_report(again.out);
+  CHECK(essence(b) == essence(a));
+  CHECK(b.recommendations_size() > 0);
+  CHECK(integrity(store) == "ok");
+}
+
+TEST_CASE("a damaged store takes no new run, says why, and its stored runs are still read") {
+  TempDir dir;
+  auto store = (dir.path() / "s.db").string();
+  auto example = (source_dir() / "examples/resnet50_rank0_ascend_pt").string();
+  REQUIRE(run_command("analyze", {example, "--store", store}).code == 0);
+  // Damage an index nothing of perfsage reads: quick_check fails, the runs stay readable.
+  int64_t page = 0, root = 0;
+  {
+    perfsage::store::Database db(store);
+    db.exec(
+        "CREATE TABLE scratch(x); CREATE INDEX scratch_x ON scratch(x);"
+        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 5000) "
+        "INSERT INTO scratch SELECT printf('%040d', i) FROM n");
+    auto p = db.prepare("PRAGMA page_size");
+    REQUIRE(p.step());
+    page = p.int64(0);
+    auto r = db.prepare("SELECT rootpage FROM sqlite_schema WHERE name = 'scratch_x'");
+    REQUIRE(r.step());
+    root = r.int64(0);
+  }  // the last connection copies the log into the file
+  REQUIRE_FALSE(std::filesystem::exists(store + "-wal"));
+  {
+    std::fstream f(store, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp((root - 1) * page);
+    f.put('\x77');  // no b-tree page type
+  }
+  auto other = dir.write("other/kernel_details.csv",
+                         "Name,Type,Accelerator Core,Start Time(us),Duration(us)\n"
+                         "MatMul_1,MatMul,AI_CORE,1000,50\n");
+  auto refused = run_command("analyze", {other.parent_path().string(), "--store", store});
+  INFO(refused.err);
+  CHECK(refused.code == 5);
+  CHECK_THAT(refused.err, Catch::Contains("store " + store + " is damaged (SQLite's quick_check") &&
+                              Catch::Contains("no new run is written into it"));
+  CHECK(count(store, "SELECT count(*) FROM runs") == 1);
+  auto stored = run_command("analyze", {example, "--store", store});
+  INFO(stored.err);
+  CHECK(stored.code == 0);
+  CHECK_THAT(stored.out, Catch::Contains("Recommendations"));
+}
