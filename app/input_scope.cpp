@@ -36,8 +36,8 @@ std::string outside_roots(const fs::path& input, const std::vector<fs::path>& ro
     if (ec) real = p.lexically_normal();
     for (const auto& r : resolved)
       if (under(real, r)) return "";
-    std::string leads =
-        real == p.lexically_normal() ? "" : " (which leads to " + real.string() + ")";
+    std::string leads;
+    if (real != p.lexically_normal()) leads = " (which leads to " + real.native() + ")";
     return p.string() + leads + " is outside the folders this daemon reads for clients (" +
            list(roots) + "; daemon.submit_roots)";
   };

@@ -103,8 +103,8 @@ std::string describe_run_error(const Pack& pack, const std::string& clips_text) 
     what = "divide by zero in (" + function + " ...)";
   } else if (!slot.empty()) {
     std::string value = first_match(main->text, value_re);
-    what = "evaluated to " + (value.empty() ? std::string("a value") : value) +
-           ", which is not a number";
+    if (value.empty()) value = "a value";
+    what = "evaluated to " + value + ", which is not a number";
   } else {
     what = main->text;
   }
