@@ -90,11 +90,17 @@
     api("/runs" + query({ job: p.job, status: p.status, since: p.since, until: p.until, limit: 50, page_token: p.page_token }))
       .then(function (body) {
         var runs = body.runs || [];
+        // A run a job analyses now: its stage and how far it is (its findings come when done).
+        var runStatus = function (r) {
+          if (r.status !== "running") return r.status;
+          var pct = r.progress >= 0 ? " " + Math.round(r.progress * 100) + " %" : "";
+          return "running: " + (r.stage || "starting") + pct;
+        };
         var rows = runs.map(function (r) {
           return el("tr", { class: "run-row", "data-run-id": r.id }, [
             el("td", null, link("#/run/" + r.id, r.id)),
             el("td", null, link("#/job/" + encodeURIComponent(r.job), r.job)),
-            td(r.created), td(r.status),
+            td(r.created), td(runStatus(r)),
             td([r.device, r.chip].filter(Boolean).join(" ")),
             td(r.step_time_us ? V.fmtUs(r.step_time_us) : "", "num"),
             td(r.findings, "num"), td(severityCounts(r.findings_by_severity)),
