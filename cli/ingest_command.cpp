@@ -61,11 +61,12 @@ int run_ingest(const Args& args, std::ostream& out, std::ostream& err) {
   perfsage::v1::IngestReport report;
   *report.mutable_run() = outcome->report.run();
   *report.mutable_ingest() = outcome->report.ingest();
-  return write_output(output,
-                      format == "json" ? app::to_json(report) : render_ingest_text(outcome->report),
-                      out, err)
-             ? kExitOk
-             : kExitInput;
+  if (!write_output(output,
+                    format == "json" ? app::to_json(report) : render_ingest_text(outcome->report),
+                    out, err))
+    return kExitInput;
+  // As analyze: nothing recognised is no clean ingest unless --lenient accepts it.
+  return outcome->nothing_recognised && !vm.count("lenient") ? kExitInput : kExitOk;
 }
 
 }  // namespace perfsage::cli

@@ -236,6 +236,11 @@ TEST_CASE("--fail-on gates on findings, failed packs and unrecognised input") {
   r = cli({"analyze", empty, "--lenient"});
   CHECK(r.code == kExitOk);
   CHECK_THAT(r.err, Catch::Contains("nothing recognised"));
+  auto store = (dir.path() / "s.db").string();
+  r = cli({"ingest", empty, "--store", store});
+  CHECK(r.code == kExitInput);
+  CHECK_THAT(r.err, Catch::Contains("nothing recognised"));
+  CHECK(cli({"ingest", empty, "--store", store, "--lenient"}).code == kExitOk);
   dir.write("void/.keep", "");
   std::filesystem::remove(dir.path() / "void/.keep");
   r = cli({"analyze", (dir.path() / "void").string()});
