@@ -69,6 +69,19 @@ const store::DerivedTable& op_block_dims() {
   return t;
 }
 
+const store::DerivedTable& host_op_totals() {
+  static const store::DerivedTable t{
+      "host_op_totals",
+      "Host ops and annotations per (name, kind) over all ranks: cpu_op, user_annotation, gc "
+      "and queue events (analyzers/core/cpu_self_time.cpp), for the host_op fact. Rows in "
+      "(name, kind) order.",
+      {text("name", "op or annotation name"), text("kind", "cpu_op, user_annotation, gc or queue"),
+       integer("count", "count", "calls"), integer("dur_ns", "ns", "summed duration"),
+       integer("max_ns", "ns", "longest call")},
+      {"run_id"}};
+  return t;
+}
+
 const store::DerivedTable& host_op_self() {
   static const store::DerivedTable t{
       "host_op_self",

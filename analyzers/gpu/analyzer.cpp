@@ -15,10 +15,11 @@ Analyzer gpu_analyzer() {
   Analyzer a;
   a.name = "gpu";
   a.reads = {"host_events", "device_events", "steps"};
-  a.writes = {tables::streams(),         tables::launch_stats(),    tables::api_totals(),
-              kernel_launch_ops_table(), tables::kernel_groups(),   tables::time_breakdown(),
-              tables::host_blocking(),   tables::queues(),          tables::collectives(),
-              tables::range_counters(),  tables::collective_ranks()};
+  a.writes = {tables::streams(),         tables::launch_stats(),     tables::api_totals(),
+              kernel_launch_ops_table(), tables::kernel_groups(),    tables::time_breakdown(),
+              tables::host_blocking(),   tables::queues(),           tables::collectives(),
+              tables::range_counters(),  tables::collective_ranks(), tables::kernel_totals(),
+              tables::copy_groups(),     tables::launch_profile()};
   a.adds_to = {"steps"};
   a.run = [](store::Database& db, int64_t run_id, const AnalyzerResources& /*resources*/) {
     gpu::analyze_gpu_run(db, run_id);

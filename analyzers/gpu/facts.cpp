@@ -1,6 +1,6 @@
-// Host-API and GPU fact types: api, kernel, memcpy, launch (from host_events and
-// device_events; the api type also covers AscendCL calls), gpu_launch and gpu_time (from the
-// gpu analyzer's tables), gpu_kernel and tensor_core (from its kernel_groups).
+// Host-API and GPU fact types, all from the GPU analyzer's tables: api (api_totals; it also
+// covers AscendCL calls), kernel (kernel_totals), memcpy (copy_groups), launch
+// (gpu_launch_profile), gpu_launch and gpu_time, gpu_kernel and tensor_core (kernel_groups).
 #include "analyzers/core/fact_types.h"
 
 namespace perfsage::analyzers {
@@ -129,13 +129,15 @@ FROM a GROUP BY name ORDER BY total_us DESC LIMIT 20000)sql"});
           {"registers", T::Integer, "count", "registers per thread (max over launches)", ""},
           {"tiny", T::Integer, "count", "launches shorter than 10 us", ""},
       },
-      R"sql(WITH k AS (SELECT name, dur_ns, occupancy, registers FROM device_events
-           WHERE run_id = ?1 AND kind = 'kernel')
-SELECT name, count(*) AS count, sum(dur_ns) / 1000.0 AS total_us, avg(dur_ns) / 1000.0 AS avg_us,
-  max(dur_ns) / 1000.0 AS max_us,
+      // Per-name totals from the GPU analyzer's kernel_totals, one row per name; grouped again
+      // so that SQLite orders ties as it did when the query grouped the launches itself.
+      R"sql(WITH k AS (SELECT name, kernels, dur_ns, max_ns, tiny, occ_sum, occ_n, registers
+           FROM kernel_totals WHERE run_id = ?1)
+SELECT name, sum(kernels) AS count, sum(dur_ns) / 1000.0 AS total_us,
+  CAST(sum(dur_ns) AS REAL) / sum(kernels) / 1000.0 AS avg_us, max(max_ns) / 1000.0 AS max_us,
   CAST(sum(dur_ns) AS REAL) / nullif((SELECT sum(dur_ns) FROM k), 0) AS share,
-  avg(occupancy) AS avg_occupancy, max(registers) AS registers,
-  sum(CASE WHEN dur_ns < 10000 THEN 1 ELSE 0 END) AS tiny
+  sum(occ_sum) / nullif(sum(occ_n), 0) AS avg_occupancy, max(registers) AS registers,
+  sum(tiny) AS tiny
 FROM k GROUP BY name ORDER BY total_us DESC LIMIT 20000)sql"});
 
   out.push_back(FactType{
@@ -155,29 +157,21 @@ FROM k GROUP BY name ORDER BY total_us DESC LIMIT 20000)sql"});
           {"total_us", T::Float, "us", "summed duration", ""},
           {"bytes", T::Integer, "bytes", "summed bytes", ""},
       },
-      // h is materialized so that the join probes it through an automatic index on
-      // (rank, correlation) instead of rescanning the run's runtime calls per copy; it keeps
-      // only the calls that issued copies.
-      R"sql(WITH h AS MATERIALIZED (SELECT rank, correlation, min(name) AS name FROM host_events
-           WHERE run_id = ?1 AND kind IN ('runtime','driver')
-             AND correlation IN (SELECT correlation FROM device_events
-                                 WHERE run_id = ?1 AND kind IN ('memcpy','memset'))
-           GROUP BY rank, correlation),
-m AS (
-  SELECT d.name AS name, d.dur_ns AS dur_ns, d.bytes AS bytes, h.name AS api,
-    CASE WHEN d.kind = 'memset' THEN 'memset'
-         WHEN d.name LIKE '%HtoD%' OR d.memcpy_kind LIKE '%HtoD%' THEN 'HtoD'
-         WHEN d.name LIKE '%DtoH%' OR d.memcpy_kind LIKE '%DtoH%' THEN 'DtoH'
-         WHEN d.name LIKE '%DtoD%' OR d.memcpy_kind LIKE '%DtoD%' THEN 'DtoD'
-         WHEN d.name LIKE '%HtoH%' OR d.memcpy_kind LIKE '%HtoH%' THEN 'HtoH'
-         WHEN d.name LIKE '%PtoP%' OR d.memcpy_kind LIKE '%PtoP%' THEN 'PtoP'
+      // Copies per (name, kind, copy kind, issuing call) from the GPU analyzer's copy_groups.
+      R"sql(WITH m AS (
+  SELECT name, count, dur_ns, bytes, api,
+    CASE WHEN kind = 'memset' THEN 'memset'
+         WHEN name LIKE '%HtoD%' OR memcpy_kind LIKE '%HtoD%' THEN 'HtoD'
+         WHEN name LIKE '%DtoH%' OR memcpy_kind LIKE '%DtoH%' THEN 'DtoH'
+         WHEN name LIKE '%DtoD%' OR memcpy_kind LIKE '%DtoD%' THEN 'DtoD'
+         WHEN name LIKE '%HtoH%' OR memcpy_kind LIKE '%HtoH%' THEN 'HtoH'
+         WHEN name LIKE '%PtoP%' OR memcpy_kind LIKE '%PtoP%' THEN 'PtoP'
          ELSE 'other' END AS direction,
-    CASE WHEN d.name LIKE '%Pageable%' OR d.memcpy_kind LIKE '%Pageable%' THEN 'yes' ELSE 'no' END AS pageable
-  FROM device_events d LEFT JOIN h ON h.rank = d.rank AND h.correlation = d.correlation
-  WHERE d.run_id = ?1 AND d.kind IN ('memcpy','memset'))
+    CASE WHEN name LIKE '%Pageable%' OR memcpy_kind LIKE '%Pageable%' THEN 'yes' ELSE 'no' END AS pageable
+  FROM copy_groups WHERE run_id = ?1)
 SELECT name, direction, pageable, coalesce(api, '') AS api,
   CASE WHEN api IS NULL THEN 'unknown' WHEN api LIKE '%Async%' THEN 'yes' ELSE 'no' END AS async,
-  count(*) AS count, sum(dur_ns) / 1000.0 AS total_us, coalesce(sum(bytes), 0) AS bytes
+  sum(count) AS count, sum(dur_ns) / 1000.0 AS total_us, coalesce(sum(bytes), 0) AS bytes
 FROM m GROUP BY name, direction, pageable, api ORDER BY total_us DESC LIMIT 20000)sql"});
 
   out.push_back(FactType{
@@ -195,16 +189,13 @@ FROM m GROUP BY name, direction, pageable, api ORDER BY total_us DESC LIMIT 2000
           {"wall_us", T::Float, "us", "run wall span", ""},
       },
       R"sql(WITH {common},
-k AS (SELECT dur_ns FROM device_events WHERE run_id = ?1 AND kind = 'kernel'),
-kc AS (SELECT count(*) AS n, sum(CASE WHEN dur_ns < 10000 THEN 1 ELSE 0 END) AS tiny FROM k)
-SELECT (SELECT n FROM kc) AS kernels, (SELECT tiny FROM kc) AS tiny_kernels,
-  CAST((SELECT tiny FROM kc) AS REAL) / (SELECT n FROM kc) AS tiny_share,
-  (SELECT dur_ns FROM k ORDER BY dur_ns LIMIT 1 OFFSET (SELECT n FROM kc) / 2) / 1000.0 AS median_kernel_us,
-  (SELECT sum(dur_ns) FROM device_events WHERE run_id = ?1 AND kind IN ('kernel','memcpy','memset')) / 1000.0 AS gpu_busy_us,
-  (SELECT sum(dur_ns) FROM host_events WHERE run_id = ?1 AND kind IN ('runtime','driver')
-     AND (name LIKE '%LaunchKernel%' OR name LIKE '%LaunchCooperativeKernel%')) / 1000.0 AS launch_api_us,
+p AS (SELECT kernels, tiny, median_ns, busy_ns, launch_api_ns FROM gpu_launch_profile
+      WHERE run_id = ?1)
+SELECT kernels, tiny AS tiny_kernels, CAST(tiny AS REAL) / kernels AS tiny_share,
+  median_ns / 1000.0 AS median_kernel_us, busy_ns / 1000.0 AS gpu_busy_us,
+  launch_api_ns / 1000.0 AS launch_api_us,
   ((SELECT e FROM span) - (SELECT s FROM span)) / 1000.0 AS wall_us
-WHERE (SELECT n FROM kc) > 0)sql"});
+FROM p WHERE kernels > 0)sql"});
 
   out.push_back(FactType{
       "gpu_launch",

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -31,10 +32,18 @@ void compute_launch_stats(store::Database& db, int64_t run_id, const GpuAnalysis
 // them, over the whole trace: gpu_time_breakdown; and from the same activities and launch
 // calls, HTA's queue length per stream (queue_depth.cpp): gpu_queues.
 void compute_time_breakdown(store::Database& db, int64_t run_id, const GpuAnalysisOptions& opt);
-// Kernels per (name, launching CPU op, op input types): kernel_groups.
-void compute_kernel_groups(store::Database& db, int64_t run_id);
-// Rebuilds api_totals (host API calls per rank and name) for the api fact.
-void compute_api_totals(store::Database& db, int64_t run_id);
+// What the launch fact needs beyond the kernels: filled by compute_api_totals from the same
+// passes over the calls and copies, written by compute_kernel_groups (gpu_launch_profile).
+struct LaunchTotals {
+  int64_t copy_ns = 0;                   // summed memcpy and memset time
+  std::optional<int64_t> launch_api_ns;  // summed runtime/driver kernel-launch calls
+};
+// Kernels per (name, launching CPU op, op input types): kernel_groups; per name: kernel_totals;
+// and the run's launch profile: gpu_launch_profile.
+void compute_kernel_groups(store::Database& db, int64_t run_id, const LaunchTotals& launches);
+// Rebuilds api_totals (host API calls per rank and name) for the api fact and, from the same
+// pass over the calls, copy_groups (copies and sets by issuing call) for the memcpy fact.
+LaunchTotals compute_api_totals(store::Database& db, int64_t run_id);
 // Calls that block the host (syncs, device-to-host and blocking copies) per rank, call, issuing
 // op and Python frame, inside or outside the steps: host_blocking.
 void compute_host_blocking(store::Database& db, int64_t run_id);

@@ -3,6 +3,8 @@
 // or through their launch call (launch_ops.h) and summed in hash maps: one pass over the
 // kernels, one over the CPU ops that launched any, instead of the join and long-name sort each
 // fact query did on its own.
+#include <algorithm>
+#include <cstddef>
 #include <functional>
 #include <map>
 #include <optional>
@@ -31,6 +33,16 @@ struct Group {
   bool has_occ = false, has_bps = false;
 };
 
+// Launches shorter than this are tiny (the kernel and launch facts' < 10 us).
+constexpr int64_t kTinyNs = 10'000;
+
+// One kernel name's launches, as the kernel fact reads them (kernel_totals).
+struct NameTotal {
+  int64_t kernels = 0, dur_ns = 0, max_ns = 0, tiny = 0, occ_n = 0;
+  double occ_sum = 0;  // in launch order, as SQL's avg() sums
+  std::optional<int64_t> registers;
+};
+
 struct Kernel {
   int name;
   std::optional<OpKey> op;
@@ -38,25 +50,44 @@ struct Kernel {
   std::optional<double> occupancy, blocks_per_sm;
 };
 
+// kernel_totals in name order: the order SQL's GROUP BY name gave the kernel fact when it
+// grouped the launches itself (ties of its ORDER BY keep it).
+void write_kernel_totals(store::Database& db, int64_t run,
+                         const std::vector<const std::string*>& names,
+                         const std::vector<NameTotal>& totals) {
+  std::vector<size_t> order(names.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return *names[a] < *names[b]; });
+  store::RowInserter insert(db, tables::kernel_totals());
+  for (size_t i : order) {
+    const NameTotal& t = totals[i];
+    insert.insert(run, *names[i], t.kernels, t.dur_ns, t.max_ns, t.tiny, t.occ_sum, t.occ_n,
+                  t.registers);
+  }
+}
+
 }  // namespace
 
-void compute_kernel_groups(store::Database& db, int64_t run) {
+void compute_kernel_groups(store::Database& db, int64_t run, const LaunchTotals& launches) {
   db.prepare("DELETE FROM kernel_groups WHERE run_id=?1").bind(1, run).run();
+  db.prepare("DELETE FROM kernel_totals WHERE run_id=?1").bind(1, run).run();
+  db.prepare("DELETE FROM gpu_launch_profile WHERE run_id=?1").bind(1, run).run();
   // The kernels first, each with the key of its launching op (its External id, or the op its
   // launch call nests in: launch_ops.h); kernel names repeat and are interned once.
   std::unordered_map<std::string, int, store::TextHash, std::equal_to<>> kernel_names;
   std::vector<const std::string*> kernel_name_of;
   std::vector<Kernel> kernels;
+  std::vector<NameTotal> totals;  // per interned kernel name, for kernel_totals
   std::unordered_set<OpKey, OpKeyHash> keys;
   {
     const auto& schema = store::device_event_schema();
     auto col = [&](const char* name) { return store::column_index(schema, name); };
     const int c_rank = col("rank"), c_ext = col("external_id"), c_name = col("name"),
               c_dur = col("dur_ns"), c_occ = col("occupancy"), c_bps = col("blocks_per_sm"),
-              c_corr = col("correlation");
-    store::BlockScan scan(
-        db, schema, run, std::string("kernel"),
-        {"rank", "external_id", "name", "dur_ns", "occupancy", "blocks_per_sm", "correlation"});
+              c_corr = col("correlation"), c_regs = col("registers");
+    store::BlockScan scan(db, schema, run, std::string("kernel"),
+                          {"rank", "external_id", "name", "dur_ns", "occupancy", "blocks_per_sm",
+                           "correlation", "registers"});
     LaunchOps launches(db, run);
     while (scan.next()) {
       auto& b = scan.block();
@@ -67,8 +98,20 @@ void compute_kernel_groups(store::Database& db, int64_t run) {
           kn =
               kernel_names.emplace(std::string(kname), static_cast<int>(kernel_names.size())).first;
           kernel_name_of.push_back(&kn->first);
+          totals.emplace_back();
         }
         Kernel k{kn->second, std::nullopt, b.int_at(c_dur, r), std::nullopt, std::nullopt};
+        NameTotal& t = totals[static_cast<size_t>(kn->second)];
+        t.max_ns = t.kernels == 0 ? k.dur_ns : std::max(t.max_ns, k.dur_ns);
+        ++t.kernels;
+        t.dur_ns += k.dur_ns;
+        if (k.dur_ns < kTinyNs) ++t.tiny;
+        if (!b.is_null(c_occ, r)) {
+          t.occ_sum += b.real_at(c_occ, r);
+          ++t.occ_n;
+        }
+        if (!b.is_null(c_regs, r))
+          t.registers = std::max(t.registers.value_or(b.int_at(c_regs, r)), b.int_at(c_regs, r));
         if (!b.is_null(c_ext, r)) {
           int64_t rank = b.int_at(c_rank, r);
           std::optional<int64_t> corr;
@@ -81,6 +124,24 @@ void compute_kernel_groups(store::Database& db, int64_t run) {
         kernels.push_back(k);
       }
     }
+  }
+  write_kernel_totals(db, run, kernel_name_of, totals);
+  if (!kernels.empty()) {
+    // The launch profile: counts, the median launch (SQL's ORDER BY dur_ns OFFSET n / 2) and
+    // the busy time with the copies.
+    std::vector<int64_t> durs;
+    durs.reserve(kernels.size());
+    int64_t tiny = 0, kernel_ns = 0;
+    for (const Kernel& k : kernels) {
+      durs.push_back(k.dur_ns);
+      tiny += k.dur_ns < kTinyNs ? 1 : 0;
+      kernel_ns += k.dur_ns;
+    }
+    auto mid = durs.begin() + static_cast<std::ptrdiff_t>(durs.size() / 2);
+    std::nth_element(durs.begin(), mid, durs.end());
+    store::RowInserter(db, tables::launch_profile())
+        .insert(run, static_cast<int64_t>(kernels.size()), tiny, *mid, kernel_ns + launches.copy_ns,
+                launches.launch_api_ns);
   }
   // The CPU ops of those keys; several ops sharing one keep min() of name and types.
   LaunchingOps ops = load_launching_ops(db, run, keys);

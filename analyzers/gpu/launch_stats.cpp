@@ -9,6 +9,8 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <tuple>
 #include <unordered_map>
 #include <unordered_set>
 #include <utility>
@@ -20,10 +22,27 @@
 #include "analyzers/gpu/tables.h"
 #include "store/bind.h"
 #include "store/block_scan.h"
+#include "store/records.h"
 #include "store/text_hash.h"
 
 namespace perfsage::analyzers::gpu {
 namespace {
+
+// `needle` (lower case) in `s`, ASCII case folded, as SQL's LIKE compares.
+bool contains_folded(std::string_view s, std::string_view needle) {
+  if (needle.size() > s.size()) return false;
+  for (size_t i = 0; i + needle.size() <= s.size(); ++i) {
+    size_t j = 0;
+    while (j < needle.size()) {
+      char c = s[i + j];
+      if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+      if (c != needle[j]) break;
+      ++j;
+    }
+    if (j == needle.size()) return true;
+  }
+  return false;
+}
 
 bool is_launch(const std::string& n) {
   return n.find("LaunchKernel") != std::string::npos ||
@@ -34,19 +53,65 @@ bool is_launch(const std::string& n) {
 
 }  // namespace
 
-void compute_api_totals(store::Database& db, int64_t run) {
+LaunchTotals compute_api_totals(store::Database& db, int64_t run) {
   db.prepare("DELETE FROM api_totals WHERE run_id=?1").bind(1, run).run();
+  db.prepare("DELETE FROM copy_groups WHERE run_id=?1").bind(1, run).run();
+  LaunchTotals out;
+  // The copies and sets first (few beside the calls), with the correlation ids of their calls.
+  struct Copy {
+    std::string name, kind;
+    std::optional<std::string> memcpy_kind;
+    int64_t rank = 0, dur_ns = 0;
+    std::optional<int64_t> correlation, bytes;
+  };
+  std::vector<Copy> copies;
+  std::unordered_set<int64_t> copy_correlations;
+  {
+    const auto& schema = store::device_event_schema();
+    auto col = [&](const char* name) { return store::column_index(schema, name); };
+    const int c_rank = col("rank"), c_name = col("name"), c_mk = col("memcpy_kind"),
+              c_dur = col("dur_ns"), c_corr = col("correlation"), c_bytes = col("bytes");
+    for (const char* kind : {"memcpy", "memset"}) {
+      store::BlockScan scan(db, schema, run, std::string(kind),
+                            {"rank", "name", "memcpy_kind", "dur_ns", "correlation", "bytes"});
+      while (scan.next()) {
+        auto& b = scan.block();
+        for (size_t r = 0; r < b.rows(); ++r) {
+          Copy c{std::string(b.text_at(c_name, r)),
+                 kind,
+                 std::nullopt,
+                 b.int_at(c_rank, r),
+                 b.int_at(c_dur, r),
+                 std::nullopt,
+                 std::nullopt};
+          if (!b.is_null(c_mk, r)) c.memcpy_kind = std::string(b.text_at(c_mk, r));
+          if (!b.is_null(c_corr, r)) {
+            c.correlation = b.int_at(c_corr, r);
+            copy_correlations.insert(*c.correlation);
+          }
+          if (!b.is_null(c_bytes, r)) c.bytes = b.int_at(c_bytes, r);
+          out.copy_ns += c.dur_ns;
+          copies.push_back(std::move(c));
+        }
+      }
+    }
+  }
   struct Total {
     int64_t calls = 0, dur_ns = 0, max_ns = 0;
   };
   const auto& schema = store::host_event_schema();
   const int c_rank = store::column_index(schema, "rank"),
             c_name = store::column_index(schema, "name"),
-            c_dur = store::column_index(schema, "dur_ns");
+            c_dur = store::column_index(schema, "dur_ns"),
+            c_corr = store::column_index(schema, "correlation");
   std::unordered_map<std::string, std::map<int64_t, Total>, store::TextHash, std::equal_to<>>
       by_name;
+  // (rank, correlation) of a copy -> the least name of the runtime or driver calls issuing it.
+  std::map<std::pair<int64_t, int64_t>, std::string> copy_api;
   for (const char* kind : {"runtime", "driver", "api"}) {
-    store::BlockScan scan(db, schema, run, std::string(kind), {"rank", "name", "dur_ns"});
+    const bool runtime_or_driver = std::string_view(kind) != "api";
+    store::BlockScan scan(db, schema, run, std::string(kind),
+                          {"rank", "name", "dur_ns", "correlation"});
     while (scan.next()) {
       auto& b = scan.block();
       for (size_t r = 0; r < b.rows(); ++r) {
@@ -54,17 +119,60 @@ void compute_api_totals(store::Database& db, int64_t run) {
         auto it = by_name.find(name);
         if (it == by_name.end())
           it = by_name.emplace(std::string(name), std::map<int64_t, Total>{}).first;
-        Total& t = it->second[b.int_at(c_rank, r)];
+        int64_t rank = b.int_at(c_rank, r);
+        Total& t = it->second[rank];
         int64_t dur = b.int_at(c_dur, r);
         ++t.calls;
         t.dur_ns += dur;
         t.max_ns = t.calls == 1 ? dur : std::max(t.max_ns, dur);
+        if (!runtime_or_driver) continue;
+        // As SQL's LIKE '%LaunchKernel%' OR LIKE '%LaunchCooperativeKernel%' (ASCII case
+        // folded), the launch fact's launch API time.
+        if (contains_folded(name, "launchkernel") ||
+            contains_folded(name, "launchcooperativekernel"))
+          out.launch_api_ns = out.launch_api_ns.value_or(0) + dur;
+        if (!copy_correlations.empty() && !b.is_null(c_corr, r) &&
+            copy_correlations.count(b.int_at(c_corr, r))) {
+          auto [api, fresh] = copy_api.try_emplace({rank, b.int_at(c_corr, r)}, name);
+          if (!fresh && name < api->second) api->second = std::string(name);
+        }
       }
     }
   }
   store::RowInserter insert(db, tables::api_totals());
   for (const auto& [name, ranks] : by_name)
     for (const auto& [rank, t] : ranks) insert.insert(run, rank, name, t.calls, t.dur_ns, t.max_ns);
+  // Copies per (name, kind, copy kind, call), in that order.
+  struct Group {
+    int64_t count = 0, dur_ns = 0, bytes = 0;
+    bool has_bytes = false;
+  };
+  std::map<
+      std::tuple<std::string, std::string, std::optional<std::string>, std::optional<std::string>>,
+      Group>
+      groups;
+  for (Copy& c : copies) {
+    std::optional<std::string> api;
+    if (c.correlation) {
+      auto it = copy_api.find({c.rank, *c.correlation});
+      if (it != copy_api.end()) api = it->second;
+    }
+    Group& g =
+        groups[{std::move(c.name), std::move(c.kind), std::move(c.memcpy_kind), std::move(api)}];
+    ++g.count;
+    g.dur_ns += c.dur_ns;
+    if (c.bytes) {
+      g.bytes += *c.bytes;
+      g.has_bytes = true;
+    }
+  }
+  store::RowInserter insert_copy(db, tables::copy_groups());
+  for (const auto& [key, g] : groups) {
+    const auto& [name, kind, memcpy_kind, api] = key;
+    insert_copy.insert(run, name, kind, memcpy_kind, api, g.count, g.dur_ns,
+                       g.has_bytes ? store::OptInt(g.bytes) : std::nullopt);
+  }
+  return out;
 }
 
 void compute_launch_stats(store::Database& db, int64_t run, const GpuAnalysisOptions& opt) {
@@ -200,12 +308,14 @@ void analyze_gpu_run(store::Database& db, int64_t run_id, const GpuAnalysisOptio
   timed("breakdown", [&] { compute_gpu_breakdown(db, run_id); });
   timed("launch_stats", [&] { compute_launch_stats(db, run_id, opt); });
   timed("time_breakdown and queue_depth", [&] { compute_time_breakdown(db, run_id, opt); });
-  timed("api_totals", [&] { compute_api_totals(db, run_id); });
+  LaunchTotals launches;
+  timed("api_totals and copy_groups", [&] { launches = compute_api_totals(db, run_id); });
   timed("host_blocking", [&] { compute_host_blocking(db, run_id); });
   timed("collectives and their alignment", [&] { compute_collectives(db, run_id); });
   timed("range_counters", [&] { compute_range_counters(db, run_id); });
   timed("launch_ops", [&] { compute_launch_ops(db, run_id); });
-  timed("kernel_groups", [&] { compute_kernel_groups(db, run_id); });
+  timed("kernel_groups, kernel_totals and launch_profile",
+        [&] { compute_kernel_groups(db, run_id, launches); });
   txn.commit();
 }
 

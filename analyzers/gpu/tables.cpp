@@ -83,6 +83,52 @@ const store::DerivedTable& kernel_groups() {
   return t;
 }
 
+const store::DerivedTable& kernel_totals() {
+  static const store::DerivedTable t{
+      "kernel_totals",
+      "Kernels per name over all ranks (analyzers/gpu/kernel_groups.cpp), in name order, for "
+      "the kernel fact.",
+      {text("name", "kernel name"), integer("kernels", "count", "launches"),
+       integer("dur_ns", "ns", "their summed time"), integer("max_ns", "ns", "longest launch"),
+       integer("tiny", "count", "launches shorter than 10 us"),
+       real("occ_sum", "", "sum of the recorded estimated occupancies"),
+       integer("occ_n", "count", "launches with an occupancy"),
+       integer("registers", "count", "registers per thread, max over launches").or_null()},
+      {"run_id"}};
+  return t;
+}
+
+const store::DerivedTable& copy_groups() {
+  static const store::DerivedTable t{
+      "copy_groups",
+      "GPU copies and sets per (activity name, kind, copy kind, issuing host call) over all "
+      "ranks (analyzers/gpu/launch_stats.cpp), in that order, for the memcpy fact. The call is "
+      "the least-named runtime or driver call of the activity's rank and correlation id.",
+      {text("name", "activity name"), text("kind", "memcpy or memset"),
+       text("memcpy_kind", "copy kind as recorded").or_null(),
+       text("api", "issuing runtime or driver call; NULL when none is recorded").or_null(),
+       integer("count", "count", "operations"), integer("dur_ns", "ns", "their summed time"),
+       integer("bytes", "bytes", "their summed bytes").or_null()},
+      {"run_id"}};
+  return t;
+}
+
+const store::DerivedTable& launch_profile() {
+  static const store::DerivedTable t{
+      "gpu_launch_profile",
+      "The run's kernel-launch profile over all ranks (analyzers/gpu/kernel_groups.cpp), for "
+      "the launch fact; no row without kernels.",
+      {integer("kernels", "count", "kernel launches"),
+       integer("tiny", "count", "launches shorter than 10 us"),
+       integer("median_ns", "ns", "median kernel duration (the upper one of an even count)"),
+       integer("busy_ns", "ns", "summed kernel, memcpy and memset time"),
+       integer("launch_api_ns", "ns",
+               "summed runtime and driver kernel-launch calls; NULL without any")
+           .or_null()},
+      {"run_id"}};
+  return t;
+}
+
 const store::DerivedTable& time_breakdown() {
   static const store::DerivedTable t{
       "gpu_time_breakdown",

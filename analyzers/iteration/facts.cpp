@@ -1,5 +1,6 @@
 // Iteration, cluster and schedule fact types: iteration, rank, comm, device_activity,
-// schedule, host_op (from the iteration analyzers' tables, comm_ops and host_events).
+// schedule (from the iteration analyzers' tables, comm_ops and host_events), host_op (from
+// cpu_self_time's host_op_totals and host_op_self).
 #include "analyzers/core/fact_types.h"
 
 namespace perfsage::analyzers {
@@ -334,10 +335,8 @@ FactType host_op_type() {
       },
       R"sql(WITH {common},
 h AS MATERIALIZED (
-  SELECT name, kind, count(*) AS count, sum(dur_ns) / 1000.0 AS total_us,
-    max(dur_ns) / 1000.0 AS max_us
-  FROM host_events WHERE run_id = ?1 AND kind IN ('cpu_op', 'user_annotation', 'gc', 'queue')
-  GROUP BY name, kind)
+  SELECT name, kind, count, dur_ns / 1000.0 AS total_us, max_ns / 1000.0 AS max_us
+  FROM host_op_totals WHERE run_id = ?1)
 SELECT h.name, h.kind, h.count, h.total_us, h.max_us,
   h.total_us / (SELECT units FROM base) / nullif((SELECT us FROM base), 0) AS share,
   CASE WHEN h.kind = 'cpu_op' THEN s.self_ns / 1000.0 END AS self_us,

@@ -311,6 +311,7 @@ TEST_CASE("host_op facts aggregate annotations and GC events by name") {
     w.add(e);
     w.commit();
   }
+  test::analyze(db, run);  // the fact reads cpu_self_time's host_op_totals
   auto h = facts_of(db, run, "host_op");
   REQUIRE(h.size() == 2);
   CHECK(h[0].text.at("name") == "Optimizer.step#Adam.step");
