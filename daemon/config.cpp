@@ -162,6 +162,22 @@ void read_watch(Reader& r, const YAML::Node& list, std::vector<WatchRoot>& out) 
   }
 }
 
+void read_http(Reader& r, const YAML::Node& h, HttpLimits& l) {
+  r.keys(h, "daemon.http",
+         {"header_timeout", "body_timeout", "idle_timeout", "send_timeout", "max_connections",
+          "max_connections_per_client", "threads"});
+  r.duration(h["header_timeout"], "daemon.http.header_timeout", l.header_timeout);
+  r.duration(h["body_timeout"], "daemon.http.body_timeout", l.body_timeout);
+  r.duration(h["idle_timeout"], "daemon.http.idle_timeout", l.idle_timeout);
+  r.duration(h["send_timeout"], "daemon.http.send_timeout", l.send_timeout);
+  r.integer(h["max_connections"], "daemon.http.max_connections", l.max_connections, 1, 4096);
+  r.integer(h["max_connections_per_client"], "daemon.http.max_connections_per_client",
+            l.max_connections_per_client, 1, 4096);
+  r.integer(h["threads"], "daemon.http.threads", l.threads, 1, 256);
+  for (auto* t : {&l.header_timeout, &l.body_timeout, &l.idle_timeout, &l.send_timeout})
+    if (t->count() <= 0) r.error(h, "daemon.http: timeouts must be longer than 0");
+}
+
 void read_section(Reader& r, const YAML::Node& d, DaemonConfig& c) {
   r.keys(d, "daemon",
          {"store",
@@ -185,7 +201,8 @@ void read_section(Reader& r, const YAML::Node& d, DaemonConfig& c) {
           "submit_roots",
           "max_crashes",
           "max_attempts",
-          "log"});
+          "log",
+          "http"});
   r.path(d["store"], "daemon.store", c.store);
   r.path(d["queue_store"], "daemon.queue_store", c.queue_store);
   r.text(d["instance"], "daemon.instance", c.instance);
@@ -227,6 +244,7 @@ void read_section(Reader& r, const YAML::Node& d, DaemonConfig& c) {
   }
   r.integer(d["max_crashes"], "daemon.max_crashes", c.max_crashes, 1, 100);
   r.integer(d["max_attempts"], "daemon.max_attempts", c.max_attempts, 1, 100);
+  if (auto http = d["http"]; http && r.map(http, "daemon.http")) read_http(r, http, c.http);
   if (auto log = d["log"]; log && r.map(log, "daemon.log")) {
     r.keys(log, "daemon.log", {"file", "max_size", "max_files", "level"});
     r.path(log["file"], "daemon.log.file", c.log.file);

@@ -42,6 +42,17 @@ struct JobLimits {
   Millis time = std::chrono::hours(1);  // wall time before the worker is killed
 };
 
+// The HTTP front's limits (daemon/connection_gate.h), `daemon.http` in the config.
+struct HttpLimits {
+  Millis header_timeout = std::chrono::seconds(10);  // a request's line and headers
+  Millis body_timeout = std::chrono::seconds(30);    // its body, after the headers
+  Millis idle_timeout = std::chrono::seconds(2);     // a kept-alive connection, between requests
+  Millis send_timeout = std::chrono::seconds(60);    // a response, to be taken by the client
+  int max_connections = 512;
+  int max_connections_per_client = 256;  // from one address
+  int threads = 16;                      // serving requests; 2 more answer /healthz and /readyz
+};
+
 struct LogConfig {
   std::filesystem::path file;  // empty: stderr (the journal under systemd)
   uint64_t max_bytes = 10ull << 20;
@@ -86,6 +97,7 @@ struct DaemonConfig {
   int max_attempts = 5;
   std::filesystem::path port_file;  // written with the bound port once listening (tests)
   LogConfig log;
+  HttpLimits http;
 };
 
 struct ConfigProblem {

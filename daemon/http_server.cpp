@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "daemon/api_routes.h"
+#include "daemon/http_front.h"
 #include "daemon/http_util.h"
 #include "daemon/web_assets.h"
 
@@ -41,7 +42,9 @@ std::string status_class(int status) {
 }  // namespace
 
 HttpServer::HttpServer(ApiContext ctx, std::string token)
-    : ctx_(std::move(ctx)), token_(std::move(token)), svr_(std::make_unique<httplib::Server>()) {
+    : ctx_(std::move(ctx)),
+      token_(std::move(token)),
+      svr_(std::make_unique<HttpFront>(ctx_.config->http, ctx_.metrics)) {
   routes();
 }
 
@@ -51,18 +54,12 @@ HttpServer::~HttpServer() {
 
 void HttpServer::routes() {
   auto& svr = *svr_;
-  // Bounded: a burst of clients queues instead of starting a thread each. A kept-alive
-  // connection holds its thread between requests, so the pool is larger than the cores, and a
-  // connection gives its thread back after 20 requests or 2 s idle: with 4 threads and 100,
-  // the fifth of eight busy clients waited up to 8 s (bench/daemon_load_bench).
-  svr.new_task_queue = [] { return new httplib::ThreadPool(16); };
-  svr.set_payload_max_length(1 << 20);
-  svr.set_read_timeout(10, 0);
-  svr.set_write_timeout(10, 0);
-  svr.set_keep_alive_max_count(20);
-  svr.set_keep_alive_timeout(2);
+  // Connections, timeouts, keep-alive and request sizes are the front's (daemon/http_front.h):
+  // httplib gets each request whole, from memory, on a bounded set of threads. The limit here
+  // is a second line behind the gate's.
+  svr.set_payload_max_length(kMaxRequestBody);
   // Headers and body go out in separate writes; with Nagle's algorithm the body waited for the
-  // client's delayed ACK, 40 ms on every response.
+  // client's delayed ACK, 40 ms on every response (the gate sets TCP_NODELAY on each socket).
   svr.set_tcp_nodelay(true);
 
   svr.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
@@ -162,6 +159,7 @@ void HttpServer::routes() {
     extra["perfsage_packs_broken"][{}] = static_cast<double>(s.broken_packs().size());
     extra["perfsage_knowledge_generation"][{}] = static_cast<double>(s.generation);
     extra["perfsage_last_reload_success"][{}] = s.last_reload.ok ? 1 : 0;
+    extra["perfsage_http_connections"][{}] = static_cast<double>(svr_->open_connections());
     res.set_content(ctx_.metrics->render(extra), "text/plain; version=0.0.4; charset=utf-8");
   });
 
@@ -200,12 +198,14 @@ int HttpServer::bind(const ListenAddress& address) {
 }
 
 void HttpServer::start() {
+  svr_->start_front();
   thread_ = std::thread([this] { svr_->listen_after_bind(); });
 }
 
 void HttpServer::stop() {
   if (svr_) svr_->stop();
   if (thread_.joinable()) thread_.join();
+  if (svr_) svr_->stop_front();
 }
 
 }  // namespace perfsage::daemon

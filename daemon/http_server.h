@@ -18,11 +18,9 @@
 #include "daemon/reader_pool.h"
 #include "daemon/shared_state.h"
 
-namespace httplib {
-class Server;
-}
-
 namespace perfsage::daemon {
+
+class HttpFront;
 
 struct SubmitOutcome {
   bool ok = false;
@@ -65,7 +63,7 @@ class HttpServer {
   void routes();
   ApiContext ctx_;
   std::string token_;
-  std::unique_ptr<httplib::Server> svr_;
+  std::unique_ptr<HttpFront> svr_;
   std::thread thread_;
 };
 

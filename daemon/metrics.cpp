@@ -59,6 +59,12 @@ const std::map<std::string, Metrics::Family>& Metrics::families() {
       {"perfsage_runs_pending", {"Watched runs not complete yet.", "gauge"}},
       {"perfsage_watched_folders", {"Folders under inotify watch.", "gauge"}},
       {"perfsage_http_requests_total", {"HTTP requests by status class.", "counter"}},
+      {"perfsage_http_connections", {"Open HTTP connections (waiting or served).", "gauge"}},
+      {"perfsage_http_refused_total",
+       {"Requests answered or closed by the connection front before a thread served them, by "
+        "reason (request_timeout, payload_too_large, headers_too_large, bad_request, "
+        "unavailable, evicted).",
+        "counter"}},
       {kHistogram, {"Wall time of finished analyses (worker start to result).", "histogram"}},
   };
   return f;
