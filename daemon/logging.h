@@ -1,5 +1,7 @@
 // The daemon's log: spdlog to stderr (the journal under systemd, which stamps the time itself)
-// or to a size-rotated file. Lifecycle only; analysis results go to the store and the API.
+// or to a size-rotated file (a link, device or FIFO named as the file is appended to, never
+// rotated).
+// Lifecycle only; analysis results go to the store and the API.
 #pragma once
 
 #include "daemon/config.h"

@@ -1,8 +1,16 @@
 // The HTTP front's parsing of what a client sends before any thread serves it: heads, lengths,
-// chunk framing and the probes.
-#include <catch2/catch.hpp>
+// chunk framing and the probes; and the daemon log, which must never rotate a device away.
+#include <fcntl.h>
+#include <spdlog/spdlog.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include <catch2/catch.hpp>
+#include <fstream>
+
+#include "daemon/logging.h"
 #include "daemon/request_head.h"
+#include "test_support.h"
 
 using namespace perfsage::daemon;
 
@@ -68,4 +76,41 @@ TEST_CASE("chunk framing is scanned once, as it arrives, and bounded as sent") {
   ChunkedScanner endless(1 << 20);
   endless.feed(std::string(5000, '1'));  // a size line without end
   CHECK(endless.bad());
+}
+
+TEST_CASE("a log named through a link, a FIFO or a device is appended to, never rotated away") {
+  perfsage::test::TempDir dir;
+  LogConfig log;
+  log.max_bytes = 200;  // rotated after a line or two
+  log.max_files = 2;
+  auto fill = [&] {
+    setup_logging(log);
+    for (int i = 0; i < 50; ++i) spdlog::info("line {} of a log that outgrows its size", i);
+    spdlog::set_default_logger(std::make_shared<spdlog::logger>("quiet"));  // closes the file
+  };
+  // A link (as /dev/stdout is): rotating renamed the link itself, and made a file in its place.
+  auto real = dir.write("real.log", "");
+  log.file = dir.path() / "link.log";
+  std::filesystem::create_symlink(real, log.file);
+  fill();
+  CHECK(std::filesystem::is_symlink(log.file));
+  CHECK_FALSE(std::filesystem::exists(std::filesystem::symlink_status(dir.path() / "link.1.log")));
+  std::ifstream in(real);
+  std::string text((std::istreambuf_iterator<char>(in)), {});
+  CHECK_THAT(text, Catch::Contains("line 0 of") && Catch::Contains("line 49 of"));
+  // A FIFO: its reader gets every line, and it stays a FIFO.
+  auto fifo = dir.path() / "log.pipe";
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  int rfd = ::open(fifo.c_str(), O_RDONLY | O_NONBLOCK);
+  REQUIRE(rfd >= 0);
+  log.file = fifo;
+  fill();
+  std::string got;
+  char buf[4096];
+  for (ssize_t n; (n = ::read(rfd, buf, sizeof buf)) > 0;) got.append(buf, static_cast<size_t>(n));
+  ::close(rfd);
+  struct stat st;
+  REQUIRE(::lstat(fifo.c_str(), &st) == 0);
+  CHECK(S_ISFIFO(st.st_mode));
+  CHECK_THAT(got, Catch::Contains("line 49 of a log"));
 }
