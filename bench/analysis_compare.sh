@@ -9,8 +9,10 @@ work=${TMPDIR:-/tmp}/perfsage-analysis-compare
 mkdir -p "$work"
 one() {  # binary input -> "wall_s rss_mb ingest_ms analyzers_ms gpu_ms facts_ms"
   rm -f "$work/s.db" "$work/s.db-wal" "$work/s.db-shm"
+  # The report goes to a file of our own: a perfsage older than issue 26 renamed a file over
+  # -o FILE, and run as root `-o /dev/null` replaced the machine's null device.
   /usr/bin/time -f "%e %M" -o "$work/time" "$1" analyze -v --store "$work/s.db" "$2" \
-    -o /dev/null 2> "$work/log" || { cat "$work/log" >&2; exit 1; }
+    -o "$work/report" 2> "$work/log" || { cat "$work/log" >&2; exit 1; }
   awk -v t="$(cat "$work/time")" '
     /\] ingest: /      { for (i = 1; i <= NF; i++) if ($i == "in") ing = $(i + 1) }
     /\] analyzer /     { a += $(NF - 1); if ($0 ~ /analyzer gpu:/) g = $(NF - 1) }
