@@ -1,5 +1,6 @@
 // The HTTP front's parsing of what a client sends before any thread serves it: heads, lengths,
-// chunk framing and the probes; and the daemon log, which must never rotate a device away.
+// chunk framing and the probes; its limits in the config; and the daemon log, which must never
+// rotate a device away.
 #include <fcntl.h>
 #include <spdlog/spdlog.h>
 #include <sys/stat.h>
@@ -8,6 +9,7 @@
 #include <catch2/catch.hpp>
 #include <fstream>
 
+#include "daemon/config.h"
 #include "daemon/logging.h"
 #include "daemon/request_head.h"
 #include "test_support.h"
@@ -113,4 +115,29 @@ TEST_CASE("a log named through a link, a FIFO or a device is appended to, never 
   REQUIRE(::lstat(fifo.c_str(), &st) == 0);
   CHECK(S_ISFIFO(st.st_mode));
   CHECK_THAT(got, Catch::Contains("line 49 of a log"));
+}
+
+TEST_CASE("daemon.http is read with units and checked") {
+  perfsage::test::TempDir dir;
+  auto file = dir.write("perfsaged.yaml",
+                        "daemon:\n  http:\n    header_timeout: 500ms\n    body_timeout: 5s\n"
+                        "    max_connections: 100\n    max_connections_per_client: 10\n"
+                        "    threads: 4\n");
+  auto load = read_daemon_config(file);
+  REQUIRE(load.problems.empty());
+  CHECK(load.config.http.header_timeout == std::chrono::milliseconds(500));
+  CHECK(load.config.http.body_timeout == std::chrono::seconds(5));
+  CHECK(load.config.http.idle_timeout == std::chrono::seconds(2));  // the default
+  CHECK(load.config.http.max_connections == 100);
+  CHECK(load.config.http.max_connections_per_client == 10);
+  CHECK(load.config.http.threads == 4);
+  file = dir.write("bad.yaml",
+                   "daemon:\n  http:\n    threads: 0\n    header_timeout: soon\n"
+                   "    send_timeout: 0s\n    backlog: 5\n");
+  load = read_daemon_config(file);
+  std::string all;
+  for (const auto& p : load.problems) all += p.str() + "\n";
+  CHECK_THAT(all, Catch::Contains("daemon.http.threads") &&
+                      Catch::Contains("daemon.http.header_timeout") &&
+                      Catch::Contains("longer than 0") && Catch::Contains("backlog"));
 }
