@@ -180,6 +180,13 @@ int status_of(int port, const std::string& path, double seconds = 20) {
   return r ? r->status : 0;
 }
 
+// The daemon's count of open connections, the one asking included (-1 when it does not say).
+int open_connections(const DaemonProcess& d) {
+  const std::string text = d.get("/metrics").body, name = "\nperfsage_http_connections ";
+  auto at = text.find(name);
+  return at == std::string::npos ? -1 : std::atoi(text.c_str() + at + name.size());
+}
+
 long peak_rss_kib(pid_t pid) {
   std::ifstream in("/proc/" + std::to_string(pid) + "/status");
   for (std::string line; std::getline(in, line);)
@@ -269,6 +276,8 @@ TEST_CASE("connections per client are limited; the longest waiting goes, probes 
                                              "  http: {max_connections_per_client: 8, "
                                              "max_connections: 12, header_timeout: 60s}\n"));
   REQUIRE(d.start());
+  // The probes of start() are gone (so that the oldest connection below is the test's own).
+  REQUIRE(eventually(30, [&] { return open_connections(d) == 1; }));
   // Eight connections that never finish a request, then more: each new one closes the oldest.
   std::vector<int> idle;
   for (int i = 0; i < 8; ++i) {
