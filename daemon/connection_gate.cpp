@@ -26,9 +26,12 @@ constexpr size_t kMaxProbeOnly = 8;
 constexpr size_t kSmallRequest = 64u << 10;
 constexpr size_t kMaxBufferedTotal = 64u << 20;
 constexpr size_t kMaxReceived = kMaxRequestHead + kMaxRequestBody + (16u << 10);
-// After an error answer, what the client still sends is dropped for this long, or this much.
-constexpr std::chrono::seconds kLinger{2};
-constexpr size_t kMaxDiscarded = 4u << 20;
+// After an error answer, what the client still sends (the rest of a body too large) is read and
+// dropped, so that the client can finish sending and read the answer: until it is quiet for
+// kLingerQuiet, kLinger in all, or kMaxDiscarded bytes.
+constexpr std::chrono::seconds kLingerQuiet{2};
+constexpr std::chrono::seconds kLinger{30};
+constexpr size_t kMaxDiscarded = 8u << 20;
 
 size_t excess(size_t bytes) {
   return bytes > kSmallRequest ? bytes - kSmallRequest : 0;
@@ -266,10 +269,11 @@ void ConnectionGate::discard(WaitList::iterator it) {
   for (;;) {
     ssize_t n = ::recv(it->conn->fd, buf, sizeof buf, MSG_DONTWAIT);
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
     it->discarded += n > 0 ? static_cast<size_t>(n) : 0;
     if (n <= 0 || it->discarded > kMaxDiscarded) return drop(it);
   }
+  it->deadline = std::min(it->since + kLinger, Clock::now() + kLingerQuiet);
 }
 
 bool ConnectionGate::receive(WaitList::iterator it) {
@@ -406,7 +410,8 @@ void ConnectionGate::refuse(WaitList::iterator it, int status, const char* code,
   it->conn->received.clear();
   it->conn->received.shrink_to_fit();
   it->phase = Phase::closing;
-  it->deadline = Clock::now() + kLinger;
+  it->since = Clock::now();
+  it->deadline = it->since + kLingerQuiet;
 }
 
 void ConnectionGate::drop(WaitList::iterator it) {

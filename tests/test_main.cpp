@@ -5,12 +5,15 @@
 // PERFSAGE_REQUIRE_SHARED=1), a missing sample fails the case instead.
 #define CATCH_CONFIG_RUNNER
 #include <catch2/catch.hpp>
-
+#include <csignal>
 #include <cstdio>
 
 #include "test_support.h"
 
 int main(int argc, char* argv[]) {
+  // A server that closes a connection the test still writes to (a daemon refusing a request
+  // early) is a failed send to check, not a silent death that leaves the test's daemons behind.
+  std::signal(SIGPIPE, SIG_IGN);
   int failed = Catch::Session().run(argc, argv);
   if (failed != 0) return failed;
   int skipped = perfsage::test::skipped_cases();
