@@ -15,6 +15,7 @@ using JobState = store::JobState;
 using FailureKind = store::FailureKind;
 using QueuePolicy = store::QueuePolicy;
 using Dedup = store::Dedup;
+using EnqueueResult = store::EnqueueResult;
 using store::parse_job_state;
 using store::to_string;
 

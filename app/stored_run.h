@@ -8,7 +8,10 @@
 #include <cstdint>
 #include <filesystem>
 #include <optional>
+#include <string>
+#include <vector>
 
+#include "app/job_queue.h"
 #include "app/result.h"
 #include "app/store_types.h"
 #include "store/run_registry.h"
@@ -20,5 +23,13 @@ bool reusable(const store::RunRecord& run);
 
 // The stored, completely analysed run of the inputs `path` names, if any.
 Result<std::optional<int64_t>> reusable_run_of(Database& db, const std::filesystem::path& path);
+
+// Shared mode, when a daemon starts again: the jobs it was running when it stopped go back to
+// the shared queue, where any daemon may take them, so what their workers had stored in this
+// daemon's store is no job's result. Removes the runs of those inputs that no job of `queue`
+// completed for this daemon (job_of_run answers for this daemon's runs only); returns how
+// many. A run this daemon completed earlier for the same inputs stays.
+int drop_unfinished_runs(Database& db, JobQueue& queue,
+                         const std::vector<std::vector<std::string>>& job_inputs);
 
 }  // namespace perfsage::app

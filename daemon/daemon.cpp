@@ -18,7 +18,6 @@
 
 #include "app/front_end_names.h"
 #include "app/input_scope.h"
-#include "app/front_end_names.h"
 #include "app/job_identity.h"
 #include "app/store_health.h"
 #include "daemon/systemd_notify.h"
@@ -80,14 +79,20 @@ Daemon::Daemon(DaemonConfig config, std::string token, fs::path executable, std:
     : config_(std::move(config)),
       token_(std::move(token)),
       version_(std::move(version)),
-      owner_(config_.instance.empty() ? host_name() : config_.instance),
+      // Several daemons on one host share a queue in shared mode: each store is one owner.
+      owner_(!config_.instance.empty()  ? config_.instance
+             : config_.postgres.empty() ? host_name()
+                                        : host_name() + ":" + config_.store.string()),
       executable_(std::move(executable)),
       pool_(executable_, config_.config_file),
       layout_(config_.watch,
               {config_.store, config_.queue_store, config_.actions_dir, config_.log.file}),
-      tracker_(layout_, config_.debounce, config_.quiet) {}
+      tracker_(layout_, config_.debounce, config_.quiet),
+      shared_(!config_.postgres.empty()) {}
 
 Daemon::~Daemon() {
+  stop_waiting_ = true;
+  if (notification_waiter_.joinable()) notification_waiter_.join();
   if (http_) http_->stop();
   pool_.stop();
   if (sigfd_ >= 0) ::close(sigfd_);
@@ -148,10 +153,15 @@ SubmitOutcome Daemon::submit(const std::string& path_text, const std::string& jo
     return out;
   }
   std::lock_guard lock(submit_mu_);
-  if (!submit_db_) submit_db_ = open_queue_store(config_.queue_store);
-  app::SqliteJobQueue queue(*submit_db_, {config_.max_crashes, config_.max_attempts});
   app::JobSpec spec{job.empty() ? job_for(path) : job, {path.string()}, "api", *sig, lenient};
-  auto r = queue.enqueue(spec, app::Dedup::pending, iso_now());
+  app::EnqueueResult r;
+  if (shared_) {
+    r = queue_->enqueue(spec, app::Dedup::pending, iso_now());
+  } else {
+    if (!submit_db_) submit_db_ = open_queue_store(config_.queue_store);
+    app::SqliteJobQueue queue(*submit_db_, {config_.max_crashes, config_.max_attempts});
+    r = queue.enqueue(spec, app::Dedup::pending, iso_now());
+  }
   out.ok = true;
   out.job_id = r.id;
   out.added = r.added;
@@ -355,14 +365,38 @@ bool Daemon::start_up() {
       spdlog::error("{}; jobs fail until it is replaced", damage);
     }
   }
-  db_ = open_queue_store(config_.queue_store);
-  queue_ = std::make_unique<app::SqliteJobQueue>(
-      *db_, app::QueuePolicy{config_.max_crashes, config_.max_attempts});
+  const app::QueuePolicy policy{config_.max_crashes, config_.max_attempts};
+  if (shared_) {
+    // Shared mode: the queue lives in PostgreSQL; an enqueue by any daemon wakes this one.
+    queue_ = app::open_shared_queue(config_.postgres, policy, owner_);
+    spdlog::info("shared mode: the job queue is shared in PostgreSQL as owner {}", owner_);
+    notifications_ = std::make_unique<app::SharedQueueNotifications>(config_.postgres);
+    notification_waiter_ = std::thread([this] {
+      while (!stop_waiting_) {
+        if (notifications_->wait(std::chrono::milliseconds(500))) wake();
+      }
+    });
+  } else {
+    db_ = open_queue_store(config_.queue_store);
+    queue_ = std::make_unique<app::SqliteJobQueue>(*db_, policy);
+  }
+  if (shared_) {
+    // The jobs this daemon held when it stopped go back to the queue for any daemon: what their
+    // workers stored here is nobody's result.
+    std::vector<std::vector<std::string>> held;
+    for (const auto& j : queue_->list({app::JobState::running, "", 0, 100000}))
+      if (j.owner == owner_) held.push_back(j.spec.inputs);
+    if (!held.empty()) {
+      app::Database store(config_.store.string());
+      if (int n = app::drop_unfinished_runs(store, *queue_, held))
+        spdlog::info("{} unfinished run(s) of interrupted jobs removed from the store", n);
+    }
+  }
   if (int n = queue_->recover(owner_, iso_now())) {
     spdlog::info("{} job(s) interrupted by the last stop are queued again", n);
   }
   readers_ = std::make_unique<ReaderPool>(config_.store.string());
-  queue_readers_ = std::make_unique<ReaderPool>(config_.queue_store.string());
+  if (!shared_) queue_readers_ = std::make_unique<ReaderPool>(config_.queue_store.string());
   runner_ = std::make_unique<JobRunner>(*queue_, pool_, metrics_, config_,
                                         Clocks{[this] { return iso_now(); }, wall_ms}, owner_);
 
@@ -385,6 +419,7 @@ bool Daemon::start_up() {
   ctx.metrics = &metrics_;
   ctx.readers = readers_.get();
   ctx.queue_readers = queue_readers_.get();
+  if (shared_) ctx.shared_queue = queue_.get();
   ctx.submit = [this](const std::string& p, const std::string& j, bool l) {
     return submit(p, j, l);
   };
@@ -519,6 +554,8 @@ int Daemon::run() {
 void Daemon::close_stores() {
   // Readers first: the last connection to close copies and removes a write-ahead log only when
   // it may write, and the store's connections here are all readers.
+  stop_waiting_ = true;
+  if (notification_waiter_.joinable()) notification_waiter_.join();
   readers_.reset();
   queue_readers_.reset();
   submit_db_.reset();

@@ -16,9 +16,12 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <thread>
 
 #include "app/job_queue.h"
+#include "app/shared_queue.h"
 #include "app/store_types.h"
+#include "app/stored_run.h"
 #include "daemon/config.h"
 #include "daemon/http_server.h"
 #include "daemon/inotify_watcher.h"
@@ -64,7 +67,12 @@ class Daemon {
   std::string token_, version_, owner_;
   std::filesystem::path executable_;
   std::unique_ptr<app::Database> db_;  // the queue's file
-  std::unique_ptr<app::SqliteJobQueue> queue_;
+  // The SQLite queue file's, or in shared mode the PostgreSQL queue (thread-safe: the HTTP
+  // threads' submissions and reads use it too).
+  std::unique_ptr<app::JobQueue> queue_;
+  std::unique_ptr<app::SharedQueueNotifications> notifications_;
+  std::thread notification_waiter_;
+  std::atomic<bool> stop_waiting_{false};
   std::mutex submit_mu_;  // the HTTP threads' own writer connection
   std::unique_ptr<app::Database> submit_db_;
   Metrics metrics_;
@@ -84,6 +92,7 @@ class Daemon {
   uint64_t generation_ = 0;
   std::optional<SteadyTime> pack_reload_at_, forkserver_restart_at_, grace_end_;
   SteadyTime started_, next_reclaim_{};
+  bool shared_ = false;  // the queue is shared in PostgreSQL (config_.postgres)
 };
 
 // Blocks SIGTERM, SIGINT and SIGHUP in the calling thread (and the threads it starts later), so

@@ -83,8 +83,27 @@ void JobRunner::end(std::map<int64_t, Running>::iterator it, const ipc::WorkerEx
   finish(r, exited, now);
 }
 
+void JobRunner::record(int64_t id, std::function<void()> write) {
+  try {
+    write();
+  } catch (const app::StoreError& e) {
+    spdlog::warn("job {}: its end cannot be written to the queue now ({}); retrying", id, e.what());
+    unrecorded_.push_back({id, std::move(write)});
+  }
+}
+
 void JobRunner::fail(Running& r, app::FailureKind kind, const std::string& reason) {
-  auto state = queue_.fail(r.job.id, owner_, kind, reason, clocks_.iso_now());
+  app::JobState state = app::JobState::failed;
+  try {
+    state = queue_.fail(r.job.id, owner_, kind, reason, clocks_.iso_now());
+  } catch (const app::StoreError&) {
+    const int64_t id = r.job.id;
+    const std::string owner = owner_;
+    record(id, [this, id, owner, kind, reason] {
+      queue_.fail(id, owner, kind, reason, clocks_.iso_now());
+    });
+    return;
+  }
   const char* outcome = app::to_string(state);
   if (state == app::JobState::queued) outcome = "retried";
   if (kind == app::FailureKind::interrupted) outcome = "interrupted";
@@ -98,7 +117,8 @@ void JobRunner::finish(Running& r, const ipc::WorkerExited& exited, SteadyTime n
   if (r.interrupted) return fail(r, app::FailureKind::interrupted, "the daemon is stopping");
   bool died = exited.signal() != 0 || (exited.exit_code() != 0 && exited.exit_code() != -1);
   if (r.result && r.result->ok()) {
-    queue_.complete(r.job.id, owner_, r.result->run_id(), clocks_.iso_now());
+    const int64_t id = r.job.id, run_id = r.result->run_id();
+    record(id, [this, id, run_id] { queue_.complete(id, owner_, run_id, clocks_.iso_now()); });
     metrics_.add("perfsage_jobs_finished_total", 1, {{"outcome", "done"}});
     metrics_.observe_analysis_seconds(secs);
     metrics_.add("perfsage_ingest_bytes_total", static_cast<double>(r.result->ingest_bytes()));
@@ -160,6 +180,19 @@ void JobRunner::on_forkserver_lost(const std::string& status) {
 }
 
 void JobRunner::tick(SteadyTime now) {
+  for (auto it = unrecorded_.begin(); it != unrecorded_.end();) {
+    try {
+      it->write();
+      spdlog::info("job {}: its end is written to the queue", it->id);
+      it = unrecorded_.erase(it);
+    } catch (const app::StoreError&) {
+      try {
+        queue_.renew(it->id, owner_, clocks_.wall_ms() + std::chrono::milliseconds(kLease).count());
+      } catch (const app::StoreError&) {
+      }
+      ++it;
+    }
+  }
   for (auto& [id, r] : running_) {
     if (!r.timed_out && !r.interrupted && now >= r.deadline) {
       r.timed_out = true;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "app/job_queue.h"
+#include "app/store_types.h"
 #include "daemon/config.h"
 #include "daemon/ipc.pb.h"
 #include "daemon/metrics.h"
@@ -59,6 +60,8 @@ class JobRunner {
   void stop_accepting() { accepting_ = false; }
   void interrupt_all();
   size_t running() const { return running_.size(); }
+  // Ends of jobs the queue could not record yet (its database was away).
+  size_t unrecorded() const { return unrecorded_.size(); }
   std::vector<RunningJobView> snapshot(SteadyTime now) const;
 
  private:
@@ -76,6 +79,15 @@ class JobRunner {
            SteadyTime now);
   void finish(Running& r, const ipc::WorkerExited& exited, SteadyTime now);
   void fail(Running& r, app::FailureKind kind, const std::string& reason);
+  // Writes a job's end to the queue; when the queue's database is away (a shared PostgreSQL
+  // restarting), keeps it and tries again on every tick, renewing the job's lease meanwhile, so
+  // the result is written on reconnect instead of the job being analysed a second time.
+  void record(int64_t id, std::function<void()> write);
+  struct Unrecorded {
+    int64_t id = 0;
+    std::function<void()> write;
+  };
+  std::vector<Unrecorded> unrecorded_;
 
   app::JobQueue& queue_;
   WorkerPool& pool_;

@@ -1,0 +1,35 @@
+#include "app/shared_queue.h"
+
+#include "store/pg/pg_job_queue.h"
+
+namespace perfsage::app {
+
+std::unique_ptr<JobQueue> open_shared_queue(const std::string& uri, QueuePolicy policy,
+                                            const std::string& instance) {
+  return std::make_unique<store::pg::PgJobQueue>(uri, policy, store::pg::system_clock_ms, instance);
+}
+
+struct SharedQueueNotifications::Impl {
+  std::string uri;
+  std::unique_ptr<store::pg::JobNotifications> listener;
+};
+
+SharedQueueNotifications::SharedQueueNotifications(const std::string& uri)
+    : impl_(std::make_unique<Impl>()) {
+  impl_->uri = uri;
+}
+
+SharedQueueNotifications::~SharedQueueNotifications() = default;
+
+bool SharedQueueNotifications::wait(std::chrono::milliseconds timeout) {
+  try {
+    if (!impl_->listener)
+      impl_->listener = std::make_unique<store::pg::JobNotifications>(impl_->uri);
+    return impl_->listener->wait(timeout);
+  } catch (const store::StoreError&) {
+    impl_->listener.reset();  // the server is away: try again on the next call
+    return false;
+  }
+}
+
+}  // namespace perfsage::app

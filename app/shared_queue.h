@@ -1,0 +1,34 @@
+// Shared mode (docs/scale-out.md): the job queue several perfsaged share in PostgreSQL, and the
+// notifications that wake an idle daemon when a job arrives. The daemon names them through app/
+// like every type below it.
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <string>
+
+#include "app/job_queue.h"
+
+namespace perfsage::app {
+
+// Connects to the database at `uri` (a libpq URI) and brings its schema up to date; `instance`
+// is the daemon's owner name (its runs are its own store's). Throws app::StoreError naming the
+// server (never the password) when it cannot.
+std::unique_ptr<JobQueue> open_shared_queue(const std::string& uri, QueuePolicy policy,
+                                            const std::string& instance);
+
+// Waits for jobs enqueued by any daemon (LISTEN on the queue's channel).
+class SharedQueueNotifications {
+ public:
+  explicit SharedQueueNotifications(const std::string& uri);
+  ~SharedQueueNotifications();
+  // True when a job arrived within the timeout; false on timeout or a lost connection (the
+  // next call connects again).
+  bool wait(std::chrono::milliseconds timeout);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace perfsage::app

@@ -1,0 +1,120 @@
+// Shared mode end to end (docs/scale-out.md): three perfsaged, each with its own store and
+// port, share one job queue in a real PostgreSQL (tests/pg_server.h) and watch one folder.
+// Every run dropped in is analysed exactly once, by whichever daemon claims it; a daemon killed
+// while it holds a job gets it back when it starts again (as the same owner), so nothing is
+// lost; a restart of PostgreSQL does not stop the fleet.
+#include <set>
+
+#include "daemon_support.h"
+#include "pg_server.h"
+
+using namespace perfsage::test;
+namespace fs = std::filesystem;
+namespace v1 = perfsage::v1;
+
+namespace {
+
+std::string shared_config(const fs::path& dir, const fs::path& watch, const std::string& uri) {
+  return "daemon:\n  store: " + (dir / "perf.db").string() +
+         "\n  listen: 127.0.0.1:0\n  workers: 1\n  debounce: 200ms\n  quiet: 1s\n"
+         "  shutdown_grace: 5s\n  postgres: \"" +
+         uri + "\"\n  watch:\n    - path: " + watch.string() +
+         "\n      runs: \"*\"\n      job: \"{1}\"\n";
+}
+
+void copy_run(const fs::path& to) {
+  fs::copy(source_dir() / "tests/fixtures/daemon/ascend_run", to, fs::copy_options::recursive);
+}
+
+std::map<std::string, int64_t> counts(const DaemonProcess& d) {
+  auto q = d.get_json<v1::QueueState>("/api/v1/queue?limit=1");
+  return {q.counts().begin(), q.counts().end()};
+}
+
+// The input paths of the runs a daemon's own store holds analysed. (A daemon killed while
+// analysing keeps the part it stored, "ingested": the job went back to the queue.)
+std::vector<std::string> analysed_runs(const DaemonProcess& d) {
+  auto runs = d.get_json<v1::RunList>("/api/v1/runs?limit=500");
+  std::vector<std::string> out;
+  for (const auto& r : runs.runs()) {
+    if (r.status() != "analyzed") continue;
+    for (const auto& in : r.inputs()) out.push_back(in);
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("shared mode: three daemons on one queue analyse every run exactly once") {
+  PERFSAGE_REQUIRE_POSTGRES(server);
+  const std::string uri = server->fresh_database();
+  TempDir dir;
+  const fs::path runs = dir.path() / "runs";
+  fs::create_directories(runs);
+  std::vector<std::unique_ptr<DaemonProcess>> daemons;
+  for (int i = 0; i < 3; ++i) {
+    fs::path home = dir.path() / ("d" + std::to_string(i));
+    fs::create_directories(home);
+    daemons.push_back(std::make_unique<DaemonProcess>(home, shared_config(home, runs, uri)));
+  }
+  // Daemon 0 holds every job it claims before its packs, until it is killed.
+  ::setenv("PERFSAGE_TEST_PAUSE_AT", "packs", 1);
+  bool first = daemons[0]->start();
+  ::unsetenv("PERFSAGE_TEST_PAUSE_AT");
+  REQUIRE(first);
+  REQUIRE(daemons[1]->start());
+  REQUIRE(daemons[2]->start());
+  INFO(daemons[0]->log());
+
+  const int kRuns = 8;
+  for (int i = 0; i < kRuns; ++i) copy_run(runs / ("run" + std::to_string(i)));
+  // Every daemon sees every run; the queue makes them one job each.
+  REQUIRE(eventually(120, [&] {
+    auto c = counts(*daemons[1]);
+    return c["queued"] + c["running"] + c["done"] == kRuns;
+  }));
+  // Daemon 0 claims one and holds it; it is killed while holding it.
+  REQUIRE(eventually(120, [&] { return count_in(daemons[0]->log(), "paused at packs") > 0; }));
+  daemons[0]->kill(SIGKILL);
+
+  // PostgreSQL restarts under the two survivors.
+  REQUIRE(server->restart());
+
+  // The others finish what is left; the killed daemon, started again as the same owner, puts
+  // the job it held back in the queue, and someone analyses it.
+  REQUIRE(daemons[0]->start());
+  REQUIRE(eventually(240, [&] {
+    try {
+      return counts(*daemons[2])["done"] == kRuns;
+    } catch (...) {
+      return false;
+    }
+  }));
+  auto c = counts(*daemons[0]);
+  CHECK(c["done"] == kRuns);
+  CHECK(c["failed"] == 0);
+  CHECK(c["quarantined"] == 0);
+  CHECK(c["queued"] == 0);
+
+  // Exactly once: every run is in exactly one daemon's store.
+  std::multiset<std::string> analysed;
+  for (auto& d : daemons)
+    for (const auto& p : analysed_runs(*d)) analysed.insert(p);
+  for (int i = 0; i < kRuns; ++i) {
+    std::string path = (runs / ("run" + std::to_string(i))).string();
+    INFO(path);
+    CHECK(analysed.count(path) == 1);
+  }
+  CHECK(analysed.size() == static_cast<size_t>(kRuns));
+  // Each daemon's queue job for one of its runs is the job that made it (its own run ids).
+  for (auto& d : daemons) {
+    auto list = d->get_json<v1::RunList>("/api/v1/runs?limit=500");
+    for (const auto& r : list.runs()) {
+      if (r.status() != "analyzed") continue;
+      auto job = d->job(r.queue_job());
+      CHECK(job.run_id() == r.id());
+      CHECK(job.inputs(0) == r.inputs(0));
+    }
+  }
+  for (auto& d : daemons) CHECK(d->kill(SIGTERM) == 0);
+}
