@@ -48,12 +48,6 @@ bool identifier(std::string_view s) {
   return true;
 }
 
-std::string escape_md(const std::string& s) {
-  std::string out;
-  for (char c : s) out += c == '|' ? std::string("\\|") : std::string(1, c);
-  return out;
-}
-
 }  // namespace
 
 const char* sql_type_name(SqlType t) {
@@ -150,6 +144,12 @@ std::vector<std::string> ensure_derived_tables(Database& db,
   return changed;
 }
 
+std::string markdown_cell(const std::string& s) {
+  std::string out;
+  for (char c : s) out += c == '|' ? std::string("\\|") : std::string(1, c);
+  return out;
+}
+
 std::string tables_markdown(const std::vector<DerivedTable>& tables) {
   std::ostringstream o;
   o << "# Derived tables\n\n"
@@ -161,7 +161,7 @@ std::string tables_markdown(const std::vector<DerivedTable>& tables) {
     o << "| column | type | unit | meaning |\n|---|---|---|---|\n";
     for (const auto& c : t.columns) {
       o << "| `" << c.name << "` | " << sql_type_name(c.type) << (c.nullable ? "" : " NOT NULL")
-        << " | " << c.unit << " | " << escape_md(c.doc) << " |\n";
+        << " | " << c.unit << " | " << markdown_cell(c.doc) << " |\n";
     }
     o << "\n";
   }

@@ -100,6 +100,9 @@ class RowInserter {
 std::vector<std::string> ensure_derived_tables(Database& db,
                                                const std::vector<DerivedTable>& tables);
 
+// Text for a cell of a Markdown table ('|' escaped): the tables' and the fact types' reference.
+std::string markdown_cell(const std::string& s);
+
 // Markdown reference of the tables (part of docs/facts.md): columns, types, units, meanings.
 std::string tables_markdown(const std::vector<DerivedTable>& tables);
 

@@ -5,23 +5,9 @@
 
 #include "engine/error.h"
 #include "store/database.h"
+#include "store/derived_tables.h"
 
 namespace perfsage::engine::facts {
-namespace {
-
-std::string escape_md(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '|')
-      out += "\\|";
-    else
-      out += c;
-  }
-  return out;
-}
-
-}  // namespace
-
 const char* clips_type_name(SlotType t) {
   switch (t) {
     case SlotType::Integer:
@@ -208,7 +194,7 @@ std::string facts_markdown(const Catalog& catalog) {
                         : s.type == SlotType::Integer ? std::to_string(d.integer)
                                                       : "0.0";
       o << "| `" << s.name << "` | " << clips_type_name(s.type) << " | " << s.unit << " | " << def
-        << " | " << escape_md(s.doc) << " |\n";
+        << " | " << store::markdown_cell(s.doc) << " |\n";
     }
     o << "\n";
   }
