@@ -294,7 +294,21 @@ int verify(const Args& args, std::ostream& out, std::ostream& err) {
   });
 }
 
+struct Subcommand {
+  const char* name;
+  int (*run)(const Args&, std::ostream&, std::ostream&);
+};
+
+const Subcommand kSubcommands[] = {{"plan", plan}, {"apply", apply}, {"rollback", rollback},
+                                   {"list", list}, {"audit", audit}, {"verify", verify}};
+
 }  // namespace
+
+std::vector<std::string> actions_subcommands() {
+  std::vector<std::string> names;
+  for (const auto& s : kSubcommands) names.push_back(s.name);
+  return names;
+}
 
 int run_actions(const Args& args, std::ostream& out, std::ostream& err) {
   if (args.empty() || args[0] == "--help" || args[0] == "-h") {
@@ -302,13 +316,10 @@ int run_actions(const Args& args, std::ostream& out, std::ostream& err) {
     return args.empty() ? kExitUsage : kExitOk;
   }
   Args rest(args.begin() + 1, args.end());
+  for (const auto& s : kSubcommands)
+    if (args[0] == s.name) return s.run(rest, out, err);
+  if (args[0] == "log") return audit(rest, out, err);  // audit's former name
   const std::string& sub = args[0];
-  if (sub == "plan") return plan(rest, out, err);
-  if (sub == "apply") return apply(rest, out, err);
-  if (sub == "rollback") return rollback(rest, out, err);
-  if (sub == "list") return list(rest, out, err);
-  if (sub == "audit" || sub == "log") return audit(rest, out, err);
-  if (sub == "verify") return verify(rest, out, err);
   err << "perfsage actions: unknown subcommand '" << sub << "'\n" << kUsage;
   return kExitUsage;
 }

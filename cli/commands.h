@@ -33,4 +33,9 @@ int run_runs(const Args& args, std::ostream& out, std::ostream& err);
 int run_show(const Args& args, std::ostream& out, std::ostream& err);
 int run_submit(const Args& args, std::ostream& out, std::ostream& err);
 
+// The subcommands of kb, actions and daemon, in their usage's order (the man pages list them).
+std::vector<std::string> kb_subcommands();
+std::vector<std::string> actions_subcommands();
+std::vector<std::string> daemon_subcommands();
+
 }  // namespace perfsage::cli

@@ -252,6 +252,10 @@ int submit_command(const Args& args, std::ostream& out, std::ostream& err) {
 
 }  // namespace
 
+std::vector<std::string> daemon_subcommands() {
+  return {"status"};
+}
+
 int run_daemon(const Args& args, std::ostream& out, std::ostream& err) {
   if (!args.empty() && args[0] == "status")
     return status_command({args.begin() + 1, args.end()}, out, err);

@@ -5,12 +5,6 @@
 namespace perfsage::cli {
 namespace {
 
-struct Command {
-  const char* name;
-  const char* synopsis;
-  int (*run)(const Args&, std::ostream&, std::ostream&);
-};
-
 // One line per command; `perfsage --help` lists them in this order.
 const Command kCommands[] = {
     {"analyze", "analyze PATH...   collect profiling dumps and graphs, analyse, print findings",
@@ -29,6 +23,14 @@ const Command kCommands[] = {
     {"show", "show RUN          one run's report from perfsaged (text, json or html)", run_show},
     {"submit", "submit PATH       queue a file or folder for perfsaged (--wait)", run_submit},
 };
+
+}  // namespace
+
+std::span<const Command> commands() {
+  return kCommands;
+}
+
+namespace {
 
 void usage(std::ostream& os) {
   os << "usage: perfsage <command> [options]\n\ncommands:\n";
@@ -52,6 +54,8 @@ int run(Args args, std::ostream& out, std::ostream& err, const std::string& vers
     usage(out);
     return kExitOk;
   }
+  // Hidden: the manual page of a command, or perfsage(1) without one (built by cmake).
+  if (args[0] == "--man") return write_man_page(args.size() > 1 ? args[1] : "", out, err, version);
   if (args[0] == "version" || args[0] == "--version") {
     out << "perfsage " << version << "\n";
     return kExitOk;

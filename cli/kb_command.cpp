@@ -21,11 +21,13 @@ int kb_list(const Args& args, std::ostream& out, std::ostream& err) {
   po::options_description opts(
       "perfsage kb list [options]\n\nLists every pack in the search paths.\n\nOptions");
   std::string format = "text", config;
-  opts.add_options()("help,h", "show this help")("format", po::value(&format), "text | json")(
+  opts.add_options()("help,h", "show this help")(
+      "format", po::value(&format), "text | json | names (one valid pack's name a line)")(
       "config", po::value(&config), "YAML config with pack paths");
   po::variables_map vm;
   if (auto stop = parse_command_line("kb list", args, opts, {}, vm, out, err, [&] {
-        if (format != "text" && format != "json") throw po::error("--format must be text or json");
+        if (format != "text" && format != "json" && format != "names")
+          throw po::error("--format must be text, json or names");
       })) {
     return *stop;
   }
@@ -36,6 +38,11 @@ int kb_list(const Args& args, std::ostream& out, std::ostream& err) {
   const auto& packs = listing.packs;
   if (format == "json") {
     out << app::to_json(app::pack_list(packs));
+    return kExitOk;
+  }
+  if (format == "names") {  // for shell completion: no warnings, nothing but the names
+    for (const auto& p : packs)
+      if (p.valid) out << p.name << "\n";
     return kExitOk;
   }
   for (const auto& p : packs) {
@@ -121,6 +128,12 @@ void kb_usage(std::ostream& os) {
 }
 
 }  // namespace
+
+std::vector<std::string> kb_subcommands() {
+  std::vector<std::string> names;
+  for (const auto& s : kSubcommands) names.push_back(s.name);
+  return names;
+}
 
 int run_kb(const Args& args, std::ostream& out, std::ostream& err) {
   if (args.empty()) {

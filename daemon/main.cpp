@@ -11,6 +11,7 @@
 #include "daemon/daemon.h"
 #include "daemon/forkserver.h"
 #include "daemon/logging.h"
+#include "daemon/man_page.h"
 #include "daemon/options.h"
 
 namespace {
@@ -47,6 +48,10 @@ int main(int argc, char** argv) {
   auto opts = parse_options({argv + 1, argv + argc}, std::cout, std::cerr);
   if (!opts) return 2;
   if (opts->help) return 0;
+  if (opts->man) {
+    std::cout << perfsaged_man_page(PERFSAGE_VERSION);
+    return 0;
+  }
   if (opts->version) {
     std::cout << "perfsaged " << PERFSAGE_VERSION << "\n";
     return 0;

@@ -27,7 +27,8 @@ std::optional<Options> parse_options(const std::vector<std::string>& args, std::
       "log-level", po::value(&log_level), "trace | debug | info | warn | error")(
       "port-file", po::value(&port_file), "write the port once listening (for tests and scripts)");
   po::options_description hidden;
-  hidden.add_options()("forkserver", po::value(&o.forkserver_fd));
+  // --man: perfsaged(8), written by the build (daemon/man_page.cpp).
+  hidden.add_options()("forkserver", po::value(&o.forkserver_fd))("man", "");
   po::options_description all;
   all.add(opts).add(hidden);
   po::variables_map vm;
@@ -43,6 +44,7 @@ std::optional<Options> parse_options(const std::vector<std::string>& args, std::
     o.help = true;
   }
   o.version = vm.count("version") > 0;
+  o.man = vm.count("man") > 0;
   o.check_config = vm.count("check-config") > 0;
   o.config_file = config;
   if (vm.count("store")) o.store = store;

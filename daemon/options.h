@@ -19,7 +19,7 @@ struct Options {
   std::vector<std::string> watch;
   std::filesystem::path port_file;
   int forkserver_fd = -1;  // internal: run as the forkserver on this socket
-  bool help = false, version = false;
+  bool help = false, version = false, man = false;
 };
 
 // nullopt after printing a usage error to `err`.
