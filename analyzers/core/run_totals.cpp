@@ -23,6 +23,13 @@ int64_t query_int(store::Database& db, const char* sql, int64_t run_id) {
 
 RunCounts count_run_records(store::Database& db, int64_t run_id) {
   RunCounts c;
+  // A shared-mode catalog replica (store/run_extract.h) holds the counts, not the events.
+  if (query_int(db, "SELECT count(*) FROM sqlite_master WHERE name='run_counts' AND ?1 = ?1",
+                run_id) > 0) {
+    auto st = db.prepare("SELECT ops, kernels FROM run_counts WHERE run_id=?1");
+    st.bind(1, run_id);
+    if (st.step()) return {st.int64(0), st.int64(1)};
+  }
   c.ops = query_int(db, "SELECT count(*) FROM op_tasks WHERE run_id=?1", run_id);
   c.kernels =
       query_int(db, "SELECT count(*) FROM device_events WHERE run_id=?1 AND kind='kernel'", run_id);

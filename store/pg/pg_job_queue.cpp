@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "store/json_text.h"
+#include "store/pg/pg_catalog.h"
 #include "store/pg/pg_schema.h"
 
 namespace perfsage::store::pg {
@@ -234,6 +235,7 @@ std::map<JobState, int64_t> PgJobQueue::counts() {
 
 JobNotifications::JobNotifications(const std::string& uri) : c_(uri) {
   c_.listen(kJobsChannel);
+  c_.listen(kCatalogChannel);
 }
 
 bool JobNotifications::wait(std::chrono::milliseconds timeout) {

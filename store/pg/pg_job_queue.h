@@ -63,8 +63,8 @@ class PgJobQueue final : public JobQueue {
   std::string instance_;
 };
 
-// Waits for enqueues on its own connection (LISTEN): an idle daemon wakes when work arrives
-// instead of at its next poll.
+// Waits for enqueues and catalog publications on its own connection (LISTEN): an idle daemon
+// wakes when work arrives, and its catalog replica follows publications, instead of polling.
 class JobNotifications {
  public:
   explicit JobNotifications(const std::string& uri);

@@ -7,7 +7,7 @@ namespace perfsage::store::pg {
 namespace {
 
 // Each step once, in order; never edited after release (a change is a new step).
-constexpr std::array<const char*, 1> kSteps = {
+constexpr std::array<const char*, 2> kSteps = {
     // 1: the job queue (store/job_queue.h). The same columns as the SQLite queue; the lease
     // is the database clock's epoch milliseconds; done_by names the daemon whose local store
     // holds the job's run (run ids are that store's). Pending jobs of the same inputs and signature
@@ -24,6 +24,30 @@ CREATE INDEX jobs_inputs ON jobs(md5(inputs), signature, id);
 CREATE INDEX jobs_run ON jobs(run_id, done_by);
 CREATE UNIQUE INDEX jobs_pending ON jobs(md5(inputs), signature)
   WHERE state IN ('queued', 'running');
+)sql",
+    // 2: the catalog (store/pg/pg_catalog.h): every analysed run's extract under a fleet-wide
+    // id, with the daemon and local run it came from; a revision from one sequence orders
+    // publications for the daemons' replicas; the findings typed for queries across runs; each
+    // daemon's packs with their status and generation.
+    R"sql(
+CREATE SEQUENCE catalog_revision;
+CREATE TABLE catalog_runs(
+  id BIGSERIAL PRIMARY KEY, instance TEXT NOT NULL, local_run_id BIGINT NOT NULL,
+  job TEXT NOT NULL, status TEXT NOT NULL, created TEXT NOT NULL, inputs TEXT NOT NULL,
+  store_schema INTEGER NOT NULL, extract BYTEA NOT NULL,
+  revision BIGINT NOT NULL DEFAULT nextval('catalog_revision'),
+  published TIMESTAMPTZ NOT NULL DEFAULT now(),
+  UNIQUE(instance, local_run_id));
+CREATE INDEX catalog_runs_revision ON catalog_runs(revision);
+CREATE INDEX catalog_runs_job ON catalog_runs(job, id);
+CREATE TABLE catalog_findings(
+  run_id BIGINT NOT NULL REFERENCES catalog_runs(id) ON DELETE CASCADE, ord INTEGER NOT NULL,
+  id TEXT NOT NULL, pack TEXT NOT NULL, rule TEXT NOT NULL, severity TEXT NOT NULL,
+  gain_us DOUBLE PRECISION, PRIMARY KEY(run_id, ord));
+CREATE TABLE daemon_packs(
+  instance TEXT NOT NULL, pack TEXT NOT NULL, generation BIGINT NOT NULL, status TEXT NOT NULL,
+  version TEXT NOT NULL, error TEXT NOT NULL, updated TIMESTAMPTZ NOT NULL DEFAULT now(),
+  PRIMARY KEY(instance, pack));
 )sql",
 };
 
