@@ -1,10 +1,8 @@
 // Kernel launch and synchronisation statistics per rank: launch API cost, the delay from the
 // end of a launch call to the start of its GPU activity (linked by correlation id), short
 // kernels, and host synchronisation calls next to GPU-side sync events.
-#include <spdlog/spdlog.h>
 
 #include <algorithm>
-#include <chrono>
 #include <limits>
 #include <map>
 #include <optional>
@@ -18,6 +16,7 @@
 
 #include "analyzers/core/launch_ops.h"
 #include "analyzers/core/name_totals.h"
+#include "analyzers/core/timed_part.h"
 #include "analyzers/gpu/gpu_analysis.h"
 #include "analyzers/gpu/tables.h"
 #include "store/bind.h"
@@ -296,15 +295,7 @@ void compute_launch_stats(store::Database& db, int64_t run, const GpuAnalysisOpt
 
 void analyze_gpu_run(store::Database& db, int64_t run_id, const GpuAnalysisOptions& opt) {
   store::Transaction txn(db);
-  // Each part's time in the verbose log (docs/performance.md reads them).
-  auto timed = [](const char* part, auto&& f) {
-    auto start = std::chrono::steady_clock::now();
-    f();
-    spdlog::debug(
-        "gpu {}: {:.1f} ms", part,
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-            .count());
-  };
+  auto timed = [](const char* part, auto&& f) { timed_part("gpu", part, f); };
   timed("breakdown", [&] { compute_gpu_breakdown(db, run_id); });
   timed("launch_stats", [&] { compute_launch_stats(db, run_id, opt); });
   timed("time_breakdown and queue_depth", [&] { compute_time_breakdown(db, run_id, opt); });

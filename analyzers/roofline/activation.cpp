@@ -3,14 +3,15 @@
 #include <algorithm>
 #include <cctype>
 #include <deque>
+#include <limits>
 #include <map>
 #include <optional>
 #include <string_view>
 #include <tuple>
 #include <unordered_map>
 #include <unordered_set>
+#include <vector>
 
-#include "analyzers/core/launch_ops.h"
 #include "analyzers/roofline/flop_model.h"
 #include "analyzers/roofline/tables.h"
 #include "store/block_scan.h"
@@ -156,98 +157,84 @@ std::vector<size_t> find_chains(const std::vector<std::string>& types, const Act
   return out;
 }
 
+bool activation_reads_dims(const std::string& op_name) {
+  std::string type = normalize_op_type(op_name);
+  return type == "softplus" || type == "sigmoid" || type == "mul";
+}
+
 void compute_activation_patterns(store::Database& db, int64_t run_id) {
+  compute_activation_patterns(db, run_id, read_launches(db, run_id, activation_reads_dims));
+}
+
+void compute_activation_patterns(store::Database& db, int64_t run_id, const LaunchPass& pass) {
   db.prepare("DELETE FROM activation_patterns WHERE run_id = ?1").bind(1, run_id).run();
   std::map<std::pair<std::string, std::string>, Found> found;
   Names names;
   ShapeTexts shapes;
+  int64_t device_ns = pass.kernel_ns;
 
-  // Ascend device ops, per rank and stream in start order.
+  // Ascend device ops, per rank and stream in start order: read from the blocks and sorted
+  // here (SQL's ORDER BY sorted a million tasks with their texts), ties in row order.
   {
-    auto st = db.prepare(
-        "SELECT rank, coalesce(stream_id, -1), type, name, dur_ns, input_shapes FROM op_tasks "
-        "WHERE run_id = ?1 "
-        "AND core_type NOT IN ('HCCL', 'COMMUNICATION') ORDER BY rank, 2, start_ns");
-    st.bind(1, run_id);
+    struct Task {
+      int64_t rank, stream, start;
+      const Names::Entry* type;
+      const Names::Entry* name;
+      int64_t dur_ns;
+      const std::string* shapes;
+    };
+    std::vector<Task> tasks;
+    const auto& schema = store::op_task_schema();
+    auto col = [&](const char* name) { return store::column_index(schema, name); };
+    const int c_rank = col("rank"), c_stream = col("stream_id"), c_start = col("start_ns"),
+              c_type = col("type"), c_name = col("name"), c_dur = col("dur_ns"),
+              c_core = col("core_type"), c_shapes = col("input_shapes");
+    store::BlockScan blocks(
+        db, schema, run_id, std::nullopt,
+        {"rank", "stream_id", "start_ns", "type", "name", "dur_ns", "core_type", "input_shapes"});
+    constexpr int64_t kNullFirst = std::numeric_limits<int64_t>::min();
+    while (blocks.next()) {
+      auto& b = blocks.block();
+      for (size_t r = 0; r < b.rows(); ++r) {
+        int64_t dur = b.is_null(c_dur, r) ? 0 : b.int_at(c_dur, r);
+        device_ns += dur;
+        // core_type NOT IN ('HCCL', 'COMMUNICATION'), which a NULL core type fails too.
+        if (b.is_null(c_core, r)) continue;
+        std::string_view core = b.text_at(c_core, r);
+        if (core == "HCCL" || core == "COMMUNICATION") continue;
+        // The type column is normalized; the name (unique per op) only feeds examples.
+        const auto& type = names.get(b.text_at(c_type, r));
+        const auto& name = names.get(b.text_at(c_name, r));
+        tasks.push_back(
+            {b.is_null(c_rank, r) ? kNullFirst : b.int_at(c_rank, r),
+             b.is_null(c_stream, r) ? -1 : b.int_at(c_stream, r),
+             b.is_null(c_start, r) ? kNullFirst : b.int_at(c_start, r), &type, &name, dur,
+             shapes.get(type.type, b.is_null(c_shapes, r) ? std::string_view()
+                                                          : b.text_at(c_shapes, r))});
+      }
+    }
+    std::stable_sort(tasks.begin(), tasks.end(), [](const Task& a, const Task& b) {
+      return std::tie(a.rank, a.stream, a.start) < std::tie(b.rank, b.stream, b.start);
+    });
     std::vector<Op> seq;
     std::pair<int64_t, int64_t> key{-2, -2};
-    while (st.step()) {
-      std::pair<int64_t, int64_t> k{st.int64(0), st.int64(1)};
+    for (const Task& t : tasks) {
+      std::pair<int64_t, int64_t> k{t.rank, t.stream};
       if (k != key) {
         scan(seq, found, "ops");
         seq.clear();
         key = k;
       }
-      // The type column is normalized; the name (unique per op) only feeds examples.
-      const auto& type = names.get(st.text_view(2));
-      const auto& name = names.get(st.text_view(3));
-      seq.push_back({&type.type, &name.name, st.int64(4) / 1000.0,
-                     shapes.get(type.type, st.is_null(5) ? std::string_view() : st.text_view(5))});
+      seq.push_back({&t.type->type, &t.name->name, t.dur_ns / 1000.0, t.shapes});
     }
     scan(seq, found, "ops");
   }
-  // Kineto CPU ops per thread, with the GPU time of their kernels when linked. Sorted here,
-  // not by ORDER BY: SQLite's sorter copies every row with its name (a million rows per GB of
-  // trace); this sorts 32-byte entries pointing at interned names.
+  // Kineto CPU ops per thread, with the GPU time of their kernels when linked (launch_pass.h).
   {
-    // Kernel time per launching op (rank, External id), the launch links included
-    // (launch_ops.h), then the ops themselves: both read from the blocks.
-    std::unordered_map<OpKey, int64_t, OpKeyHash> kernel_ns;
-    {
-      const auto& schema = store::device_event_schema();
-      auto col = [&](const char* name) { return store::column_index(schema, name); };
-      const int c_rank = col("rank"), c_ext = col("external_id"), c_corr = col("correlation"),
-                c_dur = col("dur_ns");
-      LaunchOps launches(db, run_id);
-      store::BlockScan scan(db, schema, run_id, std::string("kernel"),
-                            {"rank", "external_id", "correlation", "dur_ns"});
-      while (scan.next()) {
-        auto& b = scan.block();
-        for (size_t r = 0; r < b.rows(); ++r) {
-          if (b.is_null(c_ext, r)) continue;
-          int64_t rank = b.int_at(c_rank, r);
-          std::optional<int64_t> corr;
-          if (!b.is_null(c_corr, r)) corr = b.int_at(c_corr, r);
-          kernel_ns[{rank, launches.op_id(rank, b.int_at(c_ext, r), corr)}] += b.int_at(c_dur, r);
-        }
-      }
-    }
-    struct CpuOp {
-      int64_t rank, tid, start, end;  // host span
-      const Names::Entry* op;
-      double us;                  // kernel time when linked, else host time
-      const std::string* shapes;  // Input Dims, for the shape check
-    };
-    std::vector<CpuOp> ops;
-    {
-      const auto& schema = store::host_event_schema();
-      auto col = [&](const char* name) { return store::column_index(schema, name); };
-      const int c_rank = col("rank"), c_tid = col("tid"), c_start = col("start_ns"),
-                c_name = col("name"), c_dur = col("dur_ns"), c_ext = col("external_id"),
-                c_dims = col("input_dims");
-      store::BlockScan scan(
-          db, schema, run_id, std::string("cpu_op"),
-          {"rank", "tid", "start_ns", "name", "dur_ns", "external_id", "input_dims"});
-      while (scan.next()) {
-        auto& b = scan.block();
-        for (size_t r = 0; r < b.rows(); ++r) {
-          int64_t rank = b.int_at(c_rank, r), host_ns = b.int_at(c_dur, r), ns = host_ns;
-          if (!b.is_null(c_ext, r)) {
-            auto it = kernel_ns.find({rank, b.int_at(c_ext, r)});
-            if (it != kernel_ns.end()) ns = it->second;
-          }
-          int64_t start = b.int_at(c_start, r);
-          const auto& op = names.get(b.text_at(c_name, r));
-          ops.push_back({rank, b.is_null(c_tid, r) ? 0 : b.int_at(c_tid, r), start, start + host_ns,
-                         &op, static_cast<double>(ns) / 1000.0,
-                         shapes.get(op.type, b.is_null(c_dims, r) ? std::string_view()
-                                                                  : b.text_at(c_dims, r))});
-        }
-      }
-    }
-    std::stable_sort(ops.begin(), ops.end(), [](const CpuOp& a, const CpuOp& b) {
-      return std::tie(a.rank, a.tid, a.start) < std::tie(b.rank, b.tid, b.start);
-    });
+    std::vector<const Names::Entry*> op_names(pass.op_names.size());
+    for (size_t i = 0; i < op_names.size(); ++i)
+      op_names[i] = &names.get(pass.op_names.text(static_cast<uint32_t>(i)));
+    const std::vector<LaunchPass::CpuOp>& ops = pass.cpu_ops;  // per thread by start
     std::vector<Op> seq;
     std::pair<int64_t, int64_t> key{-2, -2};
     int64_t helper_end = 0;  // ops nested in a helper (aten::to -> _to_copy -> copy_) are its own
@@ -259,15 +246,18 @@ void compute_activation_patterns(store::Database& db, int64_t run_id) {
         key = k;
         helper_end = 0;
       }
-      const auto& op = *c.op;
+      const auto& op = *op_names[c.name];
       if (c.start < helper_end) continue;
       if (op.helper) {
         helper_end = c.end;
         continue;
       }
+      double us = static_cast<double>(c.ns) / 1000.0;
       // Nested calls (aten::mul inside aten::mul_) repeat the type; keep the outer one.
-      if (!seq.empty() && *seq.back().type == op.type && c.us <= seq.back().us) continue;
-      seq.push_back({&op.type, &op.name, c.us, c.shapes});
+      if (!seq.empty() && *seq.back().type == op.type && us <= seq.back().us) continue;
+      seq.push_back({&op.type, &op.name, us,
+                     c.dims == TextIds::kNone ? nullptr
+                                              : shapes.get(op.type, pass.op_dims.text(c.dims))});
     }
     scan(seq, found, "cpu_ops");
   }
@@ -294,15 +284,7 @@ WHERE a.run_id = ?1 AND a.type = 'Softplus')sql");
       f.example = st.text(1);
     }
   }
-  double device_us = 0;
-  {
-    auto st = db.prepare(
-        "SELECT (SELECT coalesce(sum(dur_ns), 0) FROM op_tasks WHERE run_id = ?1) + "
-        "(SELECT coalesce(sum(dur_ns), 0) FROM device_events WHERE run_id = ?1 AND kind = "
-        "'kernel')");
-    st.bind(1, run_id);
-    if (st.step()) device_us = st.real(0) / 1000.0;
-  }
+  double device_us = static_cast<double>(device_ns) / 1000.0;
   store::RowInserter ins(db, tables::activation_patterns());
   for (const auto& [key, f] : found) {
     size_t len = 0;

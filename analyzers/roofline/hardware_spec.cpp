@@ -2,9 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <regex>
+#include <string_view>
 
 #include "analyzers/roofline/tables.h"
+#include "store/block_scan.h"
 
 namespace perfsage::analyzers::roofline {
 namespace {
@@ -74,14 +77,25 @@ RunFacts read_run(store::Database& db, int64_t run_id) {
       if (f.dev.vendor.empty() && !r.is_null(1) && r.text(1) == "rocm") f.dev.vendor = "AMD";
     }
   }
-  auto ops = db.prepare(
-      "SELECT count(*), max(CASE WHEN core_type IN ('AI_CORE','MIX_AIC') THEN block_dim END) "
-      "FROM op_tasks WHERE run_id = ?1");
-  ops.bind(1, run_id);
-  if (ops.step()) {
-    f.ascend_ops = ops.int64(0) > 0;
-    if (!ops.is_null(1)) f.max_cube_block_dim = static_cast<int>(ops.int64(1));
+  // Whether the run has op tasks, and the largest cube block dim: two columns read from the
+  // blocks (the same through SQL's virtual table cost 0.2 s per million tasks).
+  const auto& schema = store::op_task_schema();
+  const int c_core = store::column_index(schema, "core_type"),
+            c_block = store::column_index(schema, "block_dim");
+  std::optional<int64_t> max_block;
+  store::BlockScan scan(db, schema, run_id, std::nullopt, {"core_type", "block_dim"});
+  while (scan.next()) {
+    auto& b = scan.block();
+    f.ascend_ops = f.ascend_ops || b.rows() > 0;
+    if (b.all_null(c_block)) continue;
+    for (size_t r = 0; r < b.rows(); ++r) {
+      if (b.is_null(c_block, r) || b.is_null(c_core, r)) continue;
+      std::string_view core = b.text_at(c_core, r);
+      if (core != "AI_CORE" && core != "MIX_AIC") continue;
+      max_block = std::max(max_block.value_or(b.int_at(c_block, r)), b.int_at(c_block, r));
+    }
   }
+  if (max_block) f.max_cube_block_dim = static_cast<int>(*max_block);
   return f;
 }
 

@@ -6,18 +6,15 @@
 #include <optional>
 #include <string>
 #include <tuple>
-#include <unordered_map>
-#include <unordered_set>
 
-#include "analyzers/core/launch_ops.h"
+#include "analyzers/core/timed_part.h"
 #include "analyzers/core/name_totals.h"
 #include "analyzers/core/op_groups.h"
 #include "analyzers/roofline/activation.h"
 #include "analyzers/roofline/flop_model.h"
+#include "analyzers/roofline/launch_pass.h"
 #include "analyzers/roofline/shape_alignment.h"
 #include "analyzers/roofline/tables.h"
-#include "store/block_scan.h"
-#include "store/text_hash.h"
 
 namespace perfsage::analyzers::roofline {
 namespace {
@@ -206,9 +203,8 @@ struct GpuOpGroup {
   std::string kernel;
 };
 
-// What the GPU roofline needs from one pass over the kernels and one over the CPU ops that
-// launched them: the op groups, the kernels no op claims (totals per kernel name), and the
-// run's kernel time.
+// What the GPU roofline needs from the launch pass: the op groups, the kernels no op claims
+// (totals per kernel name), and the run's kernel time.
 struct GpuKernels {
   std::vector<GpuOpGroup> groups;
   std::vector<NameTotal> unlinked;
@@ -217,77 +213,18 @@ struct GpuKernels {
 
 // Hash joins in C++: a GROUP BY over the kernels, another over the CPU ops and a third over
 // the joined instances each sorted every row in SQLite (a second per GB of trace).
-GpuKernels gpu_kernels(store::Database& db, int64_t run_id) {
-  using Key = std::pair<int64_t, int64_t>;  // (rank, External id): one launching op instance
-  struct Instance {
-    int64_t dur_ns = 0, longest = -1;
-    std::string kernel;
-  };
-  std::map<Key, Instance> instances;
-  // Every kernel as (its instance or none, interned name, duration), to total the unclaimed
-  // ones once the ops are known.
-  struct Kernel {
-    const Key* instance;
-    size_t name;
-    int64_t dur_ns;
-  };
-  std::vector<Kernel> kernels;
-  std::unordered_map<std::string, size_t, store::TextHash, std::equal_to<>> name_ids;
-  std::vector<const std::string*> names;
+GpuKernels gpu_kernels(const LaunchPass& pass) {
   GpuKernels out;
-  int64_t all_ns = 0;
-  {
-    const auto& schema = store::device_event_schema();
-    auto col = [&](const char* name) { return store::column_index(schema, name); };
-    const int c_rank = col("rank"), c_ext = col("external_id"), c_name = col("name"),
-              c_dur = col("dur_ns"), c_corr = col("correlation");
-    store::BlockScan scan(db, schema, run_id, std::string("kernel"),
-                          {"rank", "external_id", "name", "dur_ns", "correlation"});
-    LaunchOps launches(db, run_id);
-    while (scan.next()) {
-      auto& b = scan.block();
-      for (size_t r = 0; r < b.rows(); ++r) {
-        int64_t dur = b.int_at(c_dur, r);
-        all_ns += dur;
-        std::string_view name = b.text_at(c_name, r);
-        auto id = name_ids.find(name);
-        if (id == name_ids.end()) {
-          id = name_ids.emplace(std::string(name), names.size()).first;
-          names.push_back(&id->first);
-        }
-        const Key* instance = nullptr;
-        if (!b.is_null(c_ext, r)) {
-          int64_t rank = b.int_at(c_rank, r);
-          std::optional<int64_t> corr;
-          if (!b.is_null(c_corr, r)) corr = b.int_at(c_corr, r);
-          auto it =
-              instances.try_emplace({rank, launches.op_id(rank, b.int_at(c_ext, r), corr)}).first;
-          instance = &it->first;
-          Instance& in = it->second;
-          in.dur_ns += dur;
-          if (dur > in.longest) {
-            in.longest = dur;
-            in.kernel = name;
-          }
-        }
-        kernels.push_back({instance, id->second, dur});
-      }
-    }
-  }
-  out.kernel_us = static_cast<double>(all_ns) / 1e3;
-  // The CPU ops of those instances, min() of each field as SQL's grouping did.
-  std::unordered_set<OpKey, OpKeyHash> keys;
-  for (const auto& [key, _] : instances) keys.insert({key.first, key.second});
-  LaunchingOps launching = load_launching_ops(db, run_id, keys);
-  std::map<Key, LaunchingOp> ops;
-  for (auto& [key, op] : launching) ops.emplace(Key{key.rank, key.id}, std::move(op));
+  out.kernel_us = static_cast<double>(pass.kernel_ns) / 1e3;
   std::map<std::tuple<std::string, std::string, std::string>, GpuOpGroup> groups;
-  for (const auto& [key, op] : ops) {
-    const Instance& in = instances.at(key);
+  for (const auto& [key, in] : pass.instances) {
+    if (!in.has_op) continue;
+    const LaunchingOp& op = in.op;
     GpuOpGroup& g = groups[{op.name, op.dims.value_or(""), op.types.value_or("")}];
     ++g.instances;
     g.dur_ns += in.dur_ns;
-    if (in.kernel > g.kernel) g.kernel = in.kernel;
+    const std::string& kernel = pass.kernel_names.text(in.kernel);
+    if (kernel > g.kernel) g.kernel = kernel;
   }
   for (auto& [key, g] : groups) {
     std::tie(g.name, g.dims, g.types) = key;
@@ -297,16 +234,16 @@ GpuKernels gpu_kernels(store::Database& db, int64_t run_id) {
                    [](const GpuOpGroup& a, const GpuOpGroup& b) { return a.dur_ns > b.dur_ns; });
   if (out.groups.size() > 100000) out.groups.resize(100000);
 
-  std::vector<NameTotal> unlinked(names.size());
-  for (const Kernel& k : kernels) {
-    if (k.instance != nullptr && ops.count(*k.instance)) continue;
+  std::vector<NameTotal> unlinked(pass.kernel_names.size());
+  for (const LaunchPass::Kernel& k : pass.kernels) {
+    if (k.instance != nullptr && k.instance->has_op) continue;
     NameTotal& t = unlinked[k.name];
     ++t.count;
     t.dur_ns += k.dur_ns;
   }
-  for (size_t i = 0; i < names.size(); ++i) {
+  for (size_t i = 0; i < unlinked.size(); ++i) {
     if (unlinked[i].count > 0) {
-      unlinked[i].name = *names[i];
+      unlinked[i].name = pass.kernel_names.text(static_cast<uint32_t>(i));
       out.unlinked.push_back(std::move(unlinked[i]));
     }
   }
@@ -315,9 +252,9 @@ GpuKernels gpu_kernels(store::Database& db, int64_t run_id) {
   return out;
 }
 
-std::vector<Row> gpu_rows(store::Database& db, int64_t run_id, const HardwareSpec& hw) {
+std::vector<Row> gpu_rows(const LaunchPass& pass, const HardwareSpec& hw) {
   std::vector<Row> rows;
-  GpuKernels gpu = gpu_kernels(db, run_id);
+  GpuKernels gpu = gpu_kernels(pass);
   const double kernel_us = gpu.kernel_us;
   for (const auto& g : gpu.groups) {
     Row r;
@@ -393,11 +330,17 @@ Verdict classify(const Point& p) {
 }
 
 int compute_roofline(store::Database& db, int64_t run_id, const HardwareSpec& hw) {
+  return compute_roofline(db, run_id, hw,
+                          read_launches(db, run_id, [](const std::string&) { return false; }));
+}
+
+int compute_roofline(store::Database& db, int64_t run_id, const HardwareSpec& hw,
+                     const LaunchPass& pass) {
   db.prepare("DELETE FROM roofline_ops WHERE run_id = ?1").bind(1, run_id).run();
   std::vector<Misalignment> misaligned;
   auto rows = ascend_rows(db, run_id, hw, misaligned);
   write_alignment(db, run_id, misaligned);
-  auto gpu = gpu_rows(db, run_id, hw);
+  auto gpu = gpu_rows(pass, hw);
   rows.insert(rows.end(), std::make_move_iterator(gpu.begin()), std::make_move_iterator(gpu.end()));
   store::RowInserter st(db, tables::roofline_ops());
   for (const auto& r : rows) write_row(st, run_id, r);
@@ -405,9 +348,13 @@ int compute_roofline(store::Database& db, int64_t run_id, const HardwareSpec& hw
 }
 
 void analyze_roofline(store::Database& db, int64_t run_id, const HardwareDb& hardware) {
-  HardwareSpec hw = compute_hardware_spec(db, run_id, hardware);
-  compute_roofline(db, run_id, hw);
-  compute_activation_patterns(db, run_id);
+  auto timed = [](const char* part, auto&& f) { timed_part("roofline", part, f); };
+  HardwareSpec hw;
+  timed("hardware_spec", [&] { hw = compute_hardware_spec(db, run_id, hardware); });
+  LaunchPass pass;
+  timed("launch pass", [&] { pass = read_launches(db, run_id, activation_reads_dims); });
+  timed("roofline_ops", [&] { compute_roofline(db, run_id, hw, pass); });
+  timed("activation_patterns", [&] { compute_activation_patterns(db, run_id, pass); });
 }
 
 }  // namespace perfsage::analyzers::roofline

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "analyzers/roofline/hardware_spec.h"
+#include "analyzers/roofline/launch_pass.h"
 #include "store/database.h"
 
 namespace perfsage::analyzers::roofline {
@@ -32,6 +33,9 @@ Verdict classify(const Point& p);
 
 // Rebuilds roofline_ops for the run from op_tasks and the GPU kernels; returns rows written.
 int compute_roofline(store::Database& db, int64_t run_id, const HardwareSpec& hw);
+// The same over a launch pass the caller shares with the activation chains.
+int compute_roofline(store::Database& db, int64_t run_id, const HardwareSpec& hw,
+                     const LaunchPass& pass);
 
 // Hardware spec, then roofline: the analyzer family's entry point for analyze_run.
 void analyze_roofline(store::Database& db, int64_t run_id, const HardwareDb& hardware);

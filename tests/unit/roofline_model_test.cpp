@@ -263,6 +263,31 @@ TEST_CASE("activation chains are found in op sequences and normalised types") {
   CHECK(one(db, "SELECT example FROM activation_patterns") == "Softplus0 -> Tanh0 -> Mul0");
 }
 
+TEST_CASE("activation chains follow each stream's start order, without communication tasks") {
+  test::AnalysisStore db;
+  int64_t run;
+  {
+    store::RunWriter w(db, {"j", {}, "fp", "now"});
+    run = w.run_id();
+    // Written out of start order, two streams interleaved; an HCCL task inside the chain is no
+    // op of the sequence, but counts in the device time.
+    auto on = [](store::OpTask t, int64_t stream) {
+      t.stream_id = stream;
+      return t;
+    };
+    w.add(on(op("Mul0", "Mul", "AI_VECTOR_CORE", 400, 10), 1));
+    w.add(on(op("Softplus0", "Softplus", "AI_VECTOR_CORE", 100, 30), 1));
+    w.add(on(op("Tanh1", "Tanh", "AI_VECTOR_CORE", 150, 20), 2));
+    w.add(on(op("allreduce", "hcom_allReduce", "HCCL", 250, 100), 1));
+    w.add(on(op("Tanh0", "Tanh", "AI_VECTOR_CORE", 200, 20), 1));
+    w.commit();
+  }
+  compute_activation_patterns(db, run);
+  CHECK(one(db, "SELECT pattern || ' ' || source || ' ' || instances || ' ' || example FROM "
+                "activation_patterns") == "mish ops 1 Softplus0 -> Tanh0 -> Mul0");
+  CHECK(std::stod(one(db, "SELECT share FROM activation_patterns")) == Approx(60.0 / 180));
+}
+
 TEST_CASE("a Sigmoid -> Mul gate that broadcasts is not SiLU; one on the same shapes is") {
   test::AnalysisStore db;
   int64_t run;
