@@ -8,6 +8,7 @@
 #include "actions/aoe.h"
 #include "actions/kind.h"
 #include "store/action_store.h"
+#include "store/number_text.h"
 
 namespace perfsage::actions {
 namespace v1 = perfsage::v1;
@@ -177,10 +178,10 @@ std::optional<double> value_over_names(store::Database& db, const char* sql_head
 
 namespace {
 
-std::string format_number(double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.4g", v);
-  return buf;
+// A measure as the text report writes numbers: "21.85 ms", "1.20 ms per step", "12 nodes".
+std::string measure_text(double v, const std::string& unit) {
+  if (unit == "us" || unit.rfind("us ", 0) == 0) return store::format_us(v) + unit.substr(2);
+  return store::format_number(v) + (unit.empty() ? "" : " " + unit);
 }
 
 }  // namespace
@@ -272,12 +273,12 @@ std::vector<v1::ActionVerdict> verify_actions(store::Database& db, const Finding
         } else {
           row.verdict = "no_effect";
         }
-        row.detail = m.metric + ": " + format_number(*m.before) + " -> " + format_number(*m.after) +
-                     " " + m.unit +
-                     (*m.before > 0 ? " (" + format_number(100 * change / *m.before) + " %)" : "");
+        row.detail = m.metric + ": " + measure_text(*m.before, m.unit) + " -> " +
+                     measure_text(*m.after, m.unit) +
+                     (*m.before > 0 ? " (" + store::format_pct(change / *m.before) + ")" : "");
         if (!m.count) {
           row.detail += "; " + band_note;
-          if (row.noise) row.detail += " (+/-" + format_number(*row.noise) + " " + m.unit + ")";
+          if (row.noise) row.detail += " (+/-" + measure_text(*row.noise, m.unit) + ")";
         }
         if (!m.note.empty()) row.detail += "; " + m.note;
       }

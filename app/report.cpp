@@ -95,6 +95,16 @@ std::string nothing_recognised_notice(store::Database& db, int64_t run_id) {
          "is read)";
 }
 
+void describe_evidence(perfsage::v1::Finding& finding) {
+  for (auto& e : *finding.mutable_evidence()) {
+    // Units follow the key's name; findings stored before a unit was known get it too.
+    e.set_unit(engine::evidence_unit(e.name()));
+    e.set_display(e.value_case() == perfsage::v1::Evidence::kNumber
+                      ? engine::format_evidence(e.name(), e.number())
+                      : e.text());
+  }
+}
+
 perfsage::v1::AnalysisReport build_report(store::Database& db, int64_t run_id) {
   perfsage::v1::AnalysisReport report;
   *report.mutable_run() = build_run(db, run_id);
@@ -120,9 +130,11 @@ perfsage::v1::AnalysisReport build_report(store::Database& db, int64_t run_id) {
     r->set_isolated(p.isolated);
   }
   for (const auto& f : store::load_findings(db, run_id)) {
-    if (!report.add_recommendations()->ParseFromString(f.payload))
+    auto* finding = report.add_recommendations();
+    if (!finding->ParseFromString(f.payload))
       throw store::StoreError("finding " + f.id + " of run " + std::to_string(run_id) +
                               " is damaged in the store");
+    describe_evidence(*finding);
   }
   *report.mutable_base() = build_base(db, run_id);
   for (const auto& v : store::load_action_verdicts(db)) {

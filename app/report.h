@@ -12,6 +12,8 @@
 namespace perfsage::app {
 
 perfsage::v1::AnalysisReport build_report(store::Database& db, int64_t run_id);
+// Sets each evidence value's unit and its text as the text report prints it ("34.7 %").
+void describe_evidence(perfsage::v1::Finding& finding);
 perfsage::v1::Run build_run(store::Database& db, int64_t run_id);
 perfsage::v1::Base build_base(store::Database& db, int64_t run_id);
 // The run's input files that a collector read (0: nothing was recognised).

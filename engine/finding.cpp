@@ -22,11 +22,6 @@ std::vector<std::pair<std::string, clips::Value>> pairs(const clips::Value& mf) 
   return out;
 }
 
-bool ends_with(const std::string& s, std::string_view suffix) {
-  return s.size() >= suffix.size() &&
-         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
 void set_evidence_value(perfsage::v1::Evidence& e, const clips::Value& v) {
   if (v.is_number()) {
     e.set_number(v.number());
@@ -104,16 +99,6 @@ perfsage::v1::Severity severity_from_share(double share) {
   if (share >= 0.05) return perfsage::v1::SEVERITY_HIGH;
   if (share >= 0.03) return perfsage::v1::SEVERITY_MEDIUM;
   return perfsage::v1::SEVERITY_LOW;
-}
-
-std::string evidence_unit(const std::string& n) {
-  if (ends_with(n, "_us") || n == "us") return "us";
-  if (ends_with(n, "_ms")) return "ms";
-  if (ends_with(n, "bytes") && n.rfind("with_", 0) != 0) return "bytes";
-  if (ends_with(n, "share") || ends_with(n, "ratio") || ends_with(n, "_frac")) return "ratio";
-  if (ends_with(n, "count") || n == "n" || n == "calls" || n == "ranks" || n == "steps")
-    return "count";
-  return "";
 }
 
 perfsage::v1::Finding make_finding(const CompiledPack& pack, const clips::Fact& f, double base_us) {

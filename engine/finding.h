@@ -22,9 +22,6 @@ const char* severity_name(perfsage::v1::Severity s);  // "high", ...
 // Severity from a gain share: >= 5 % high, >= 3 % medium, else low.
 perfsage::v1::Severity severity_from_share(double share);
 
-// The unit an evidence name implies by its suffix (_us, _bytes, share, count, ...), or "".
-std::string evidence_unit(const std::string& name);
-
 // The finding a recommendation fact of `pack` describes. `base_us` is the denominator of
 // default shares (0 = unknown). Throws EngineError, naming the rule's YAML line, when its gain,
 // share or an evidence number is not finite.

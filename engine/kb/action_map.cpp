@@ -3,6 +3,7 @@
 #include <google/protobuf/descriptor.h>
 #include <google/protobuf/reflection.h>
 
+#include <algorithm>
 #include <cstdlib>
 
 #include "engine/kb/message_text.h"
@@ -77,6 +78,36 @@ bool has_template(const std::string& s) {
   return s.find("{?") != std::string::npos;
 }
 
+// The items one list entry of a repeated field gives. An entry that is a single variable,
+// ["{?top}"], holding a list gives one item per element: a multifield, or a ';'-separated
+// string (how facts carry lists, e.g. top_ops); anything else renders as one item.
+std::vector<std::string> list_items(const std::string& item,
+                                    const std::map<std::string, clips::Value>& vars) {
+  auto names = template_variables(item);
+  bool sole = names.size() == 1 && item.rfind("{?", 0) == 0 && item.back() == '}' &&
+              item.find('}') == item.size() - 1;
+  auto it = sole ? vars.find(names[0]) : vars.end();
+  if (it == vars.end()) return {render_template(item, vars)};
+  const std::string fmt = item.find(':') == std::string::npos
+                              ? ""
+                              : item.substr(item.find(':') + 1, item.size() - item.find(':') - 2);
+  std::vector<std::string> out;
+  if (it->second.type == clips::ValueType::Multifield) {
+    for (const auto& v : it->second.items) out.push_back(format_value(v, fmt));
+    return out;
+  }
+  std::string text = format_value(it->second, fmt);
+  for (size_t start = 0; start <= text.size();) {
+    size_t end = std::min(text.find(';', start), text.size());
+    std::string part = text.substr(start, end - start);
+    part.erase(0, part.find_first_not_of(" \t"));
+    part.erase(part.find_last_not_of(" \t") + 1);
+    if (!part.empty()) out.push_back(std::move(part));
+    start = end + 1;
+  }
+  return out;
+}
+
 }  // namespace
 
 const std::vector<std::string>& action_kind_names() {
@@ -124,10 +155,15 @@ perfsage::v1::Action build_action(const Action& action,
   for (const auto& p : action.params) {
     const auto* f = d->FindFieldByName(p.key);
     if (!f) continue;  // check_action refused it when the pack compiled
-    std::vector<std::string> values =
-        p.kind == ActionParam::Kind::list ? p.items : std::vector<std::string>{p.text};
+    std::vector<std::string> values;
+    if (p.kind == ActionParam::Kind::list) {
+      for (const auto& item : p.items)
+        for (auto& v : list_items(item, vars)) values.push_back(std::move(v));
+    } else {
+      values.push_back(render_template(p.text, vars));
+    }
     // A rendered value that no longer fits a number field is left unset, never invented.
-    for (const auto& v : values) (void)set_scalar(*sub, f, render_template(v, vars));
+    for (const auto& v : values) (void)set_scalar(*sub, f, v);
   }
   return out;
 }

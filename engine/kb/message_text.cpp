@@ -10,12 +10,6 @@
 namespace perfsage::engine {
 namespace {
 
-std::string fixed(double v, int decimals) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
-  return buf;
-}
-
 // Parses "{?name}" or "{?name:fmt}" at pos; returns the end position or npos.
 size_t parse_ref(const std::string& t, size_t pos, std::string& name, std::string& fmt) {
   if (t.compare(pos, 2, "{?") != 0) return std::string::npos;
@@ -29,87 +23,34 @@ size_t parse_ref(const std::string& t, size_t pos, std::string& name, std::strin
   return end + 1;
 }
 
-}  // namespace
-
-std::string format_us(double us) {
-  double a = std::fabs(us);
-  if (a < 1000) return fixed(us, a < 10 ? 2 : 1) + " µs";
-  if (a < 1e6) return fixed(us / 1e3, 2) + " ms";
-  return fixed(us / 1e6, 2) + " s";
-}
-
-std::string format_pct(double ratio) {
-  double p = ratio * 100;
-  return fixed(p, std::fabs(p) < 0.1 && p != 0 ? 2 : 1) + " %";
-}
-
-std::string format_bytes(double bytes) {
-  static const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  int u = 0;
-  while (std::fabs(bytes) >= 1024 && u < 4) {
-    bytes /= 1024;
-    ++u;
-  }
-  return u == 0 ? fixed(bytes, 0) + " B" : fixed(bytes, 1) + " " + units[u];
-}
-
-// Numbers for people: never an exponent between 1e-6 and 1e15 (no "1.273e+07" in a report),
-// four significant digits below 100, whole numbers above.
-std::string format_number(double v) {
-  const double a = std::fabs(v);
-  if (!std::isfinite(v) || a >= 1e15 || (a > 0 && a < 1e-6)) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.4g", v);
-    return buf;
-  }
-  if (v == std::floor(v) || a >= 100) return fixed(v, 0);
-  int decimals = 3 - static_cast<int>(std::floor(std::log10(a)));
-  std::string s = fixed(v, std::clamp(decimals, 0, 9));
-  // 12.50 -> 12.5, 0.1000 -> 0.1: trailing zeros say nothing.
-  if (s.find('.') != std::string::npos) {
-    while (s.back() == '0') s.pop_back();
-    if (s.back() == '.') s.pop_back();
-  }
-  return s;
-}
-
-std::string format_si(double v) {
-  static const char* big[] = {"", " k", " M", " G", " T", " P", " E"};
-  double a = std::fabs(v);
-  if (a == 0 || !std::isfinite(v)) return format_number(v);
-  if (a < 1e-3) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.3g", v);
-    return buf;
-  }
-  int u = 0;
-  while (std::fabs(v) >= 1000 && u < 6) {
-    v /= 1000;
-    ++u;
-  }
-  return fixed(v, std::fabs(v) < 10 ? 2 : 1) + big[u];
-}
-
-namespace {
 bool ends_with(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() &&
          s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
+
 }  // namespace
 
+std::string evidence_unit(const std::string& key) {
+  if (ends_with(key, "_median")) return evidence_unit(key.substr(0, key.size() - 7));
+  if (ends_with(key, "_us") || key == "us") return "us";
+  if (ends_with(key, "_ms")) return "ms";
+  if (ends_with(key, "_pct")) return "pct";
+  if (ends_with(key, "share") || ends_with(key, "ratio") || ends_with(key, "_frac") ||
+      ends_with(key, "utilisation") || ends_with(key, "co_occurrence"))
+    return "ratio";
+  // with_bytes counts ops that have a byte count
+  if (ends_with(key, "bytes") && key.rfind("with_", 0) != 0) return "bytes";
+  if (ends_with(key, "_gbps")) return "GB/s";
+  if (ends_with(key, "flops")) return "FLOP";
+  if (key == "achieved" || key == "attainable") return "FLOP/s";
+  if (ends_with(key, "intensity") || key == "ridge") return "FLOP/byte";
+  if (ends_with(key, "count") || key == "n" || key == "calls" || key == "ranks" || key == "steps")
+    return "count";
+  return "";
+}
+
 std::string format_evidence(const std::string& key, double v) {
-  if (ends_with(key, "_median")) return format_evidence(key.substr(0, key.size() - 7), v);
-  if (ends_with(key, "_us")) return format_us(v);
-  if (ends_with(key, "_pct")) return format_pct(v / 100);
-  if (ends_with(key, "share") || ends_with(key, "ratio") || ends_with(key, "utilisation") ||
-      ends_with(key, "co_occurrence"))
-    return format_pct(v);
-  if (ends_with(key, "bytes")) return format_bytes(v);
-  if (ends_with(key, "_gbps")) return format_number(std::round(v * 100) / 100) + " GB/s";
-  if (ends_with(key, "flops") || key == "achieved" || key == "attainable")
-    return format_si(v) + (key == "achieved" || key == "attainable" ? "FLOP/s" : "FLOP");
-  if (std::isfinite(v) && v == std::floor(v) && std::fabs(v) < 1e15) return fixed(v, 0);
-  return std::fabs(v) >= 1e6 ? format_si(v) : format_number(v);
+  return store::format_quantity(v, evidence_unit(key));
 }
 
 std::string short_name(const std::string& name) {
@@ -176,7 +117,7 @@ std::string format_value(const clips::Value& v, const std::string& fmt) {
   if (fmt == "s") return format_us(x * 1e6);
   if (fmt == "pct") return format_pct(x);
   if (fmt == "bytes") return format_bytes(x);
-  if (fmt == "int") return fixed(std::round(x), 0);
+  if (fmt == "int") return format_number(std::round(x));
   if (fmt == "num") return format_number(x);
   if (fmt == "si") return format_si(x);
   if (fmt == "flops") return format_si(x) + "FLOP/s";

@@ -7,15 +7,17 @@
 #include <vector>
 
 #include "engine/clips/value.h"
+#include "store/number_text.h"
 
 namespace perfsage::engine {
 
-std::string format_us(double us);
-std::string format_pct(double ratio);
-std::string format_bytes(double bytes);
-std::string format_number(double v);
-// Large and small numbers with an SI prefix and 3-4 significant digits: 1.27e11 -> "127.0 G".
-std::string format_si(double v);
+// The report's number formats (store/number_text.h), named here for the engine's callers.
+using store::format_bytes;
+using store::format_number;
+using store::format_pct;
+using store::format_si;
+using store::format_us;
+
 // A symbol name for titles: a C++ kernel or function name without its return type, template
 // arguments and parameter lists ("void at::native::elementwise_kernel<128, 4, ...>(int, ...)"
 // -> "at::native::elementwise_kernel<...>"), at most 100 characters. Other names are kept.
@@ -24,10 +26,14 @@ std::string short_name(const std::string& name);
 // shortens a kernel or function name with short_name).
 std::string format_value(const clips::Value& v, const std::string& fmt);
 
-// An evidence number for people, its unit taken from the key's name (the naming convention
-// of docs/kb-authoring.md): *_us a duration, *share / *ratio / utilisation a percentage,
-// *_pct a percentage given as 0..100, *bytes a size, *_gbps a bandwidth, flops and
-// FLOP/s keys with an SI prefix; anything else a plain number.
+// The unit of an evidence value, from the key's name (the naming convention of
+// docs/kb-authoring.md): *_us us, *_ms ms, *share / *ratio / *_frac / utilisation /
+// co_occurrence ratio, *_pct pct, *bytes bytes, *_gbps GB/s, *flops FLOP, achieved and
+// attainable FLOP/s, *intensity and ridge FLOP/byte, *count / n / calls / ranks / steps count;
+// *_median as the key without it;
+// anything else none ("").
+std::string evidence_unit(const std::string& key);
+// An evidence number for people, in the unit evidence_unit gives its key.
 std::string format_evidence(const std::string& key, double value);
 
 // Names of the variables a template references ({?name} / {?name:fmt}), in order, unique.

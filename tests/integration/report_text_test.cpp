@@ -27,6 +27,7 @@ std::vector<fs::path> made_here_inputs() {
       f / "graph" / "structure" / "resnet_stem_Build.txt",
       f / "graph" / "small_cnn.onnx",
       f / "daemon" / "ascend_run",
+      source_dir() / "examples" / "resnet50_rank0_ascend_pt",
       f / "ascend" / "cluster_communication" / "cluster_communication.json",
       community / "ascend_precision" / "tests" / "fixtures" / "fp32_training_kernel_details.csv",
       community / "torch_data_parallel" / "tests" / "fixtures" / "ddp_gloo.pt.trace.json",
@@ -55,10 +56,25 @@ int check_text(const perfsage::v1::AnalysisReport& report, const std::string& la
     CHECK(r.estimated_gain_share() <= 1.0);
     // Titles name kernels by their short names: a whole templated signature is no title.
     CHECK(r.title().size() <= 200);
+    // Evidence as the text report prints it (issue 26 item 16: "0.346517 ratio", "21845.6 us").
     for (const auto& e : r.evidence()) {
-      INFO(e.name());
+      INFO(e.name() << " = " << e.display() << " (" << e.unit() << ")");
       if (e.has_number()) CHECK(std::isfinite(e.number()));
+      if (!e.has_number()) continue;
+      CHECK_FALSE(e.display().empty());
+      CHECK_FALSE(std::regex_search(e.display(), raw));
+      if (e.unit() == "us") CHECK(std::regex_search(e.display(), std::regex(" (µs|ms|s)$")));
+      if (e.unit() == "ratio") CHECK(std::regex_search(e.display(), std::regex(" %$")));
     }
+    // Lists are lists (not one ';'-joined string), and a hint's AOE job type is the action's.
+    const auto& a = r.action();
+    std::vector<std::string> items(a.aoe().ops().begin(), a.aoe().ops().end());
+    items.insert(items.end(), a.onnx_rewrite().nodes().begin(), a.onnx_rewrite().nodes().end());
+    items.insert(items.end(), a.fusion_switch().enable().begin(), a.fusion_switch().enable().end());
+    for (const auto& item : items) CHECK(item.find(';') == std::string::npos);
+    auto job_type = a.aoe().hint().find("--job_type=");
+    if (job_type != std::string::npos)
+      CHECK(a.aoe().hint().substr(job_type + 11, 1) == std::to_string(a.aoe().job_type()));
   }
   return total;
 }

@@ -10,6 +10,7 @@
 #include "actions/onnx_rewrite.h"
 #include "actions/plan.h"
 #include "actions/verify.h"
+#include "store/number_text.h"
 #include "test_support.h"
 
 using namespace perfsage;
@@ -407,6 +408,15 @@ TEST_CASE(
   REQUIRE(verdicts.size() == 1);
   CHECK(verdicts[0].after() == Approx(verdicts[0].before() / 2));
   CHECK(verdicts[0].verdict() == "helped");
+  // The change reads as the text report writes times (issue 26 item 16: "2.185e+04 -> ..." was
+  // printed), the band too.
+  CHECK_THAT(verdicts[0].detail(),
+             Catch::StartsWith(
+                 "time of the finding's ops: " + store::format_us(verdicts[0].before()) +
+                 " per step -> " + store::format_us(verdicts[0].after()) + " per step (-50.0 %)"));
+  CHECK_THAT(verdicts[0].detail(),
+             Catch::Contains("(+/-" + store::format_us(verdicts[0].noise()) + " per step)"));
+  CHECK_THAT(verdicts[0].detail(), !Catch::Contains("e+"));
   CHECK(list_actions(db).verdicts(0).verdict() == "helped");  // the stored verdict was replaced
   scale(2 * 1.1);                                             // 10 % slower than before the apply
   CHECK(verify_actions(db, findings_of, actor)[0].verdict() == "regressed");

@@ -1,6 +1,7 @@
 // Pack reader and compiler: load results with codes and file:line:column, sandbox at load.
 #include <catch2/catch.hpp>
 
+#include "engine/kb/action_map.h"
 #include "engine/kb/compiler.h"
 #include "engine/kb/message_text.h"
 #include "engine/kb/reader.h"
@@ -357,4 +358,42 @@ TEST_CASE("numbers in messages are written for people, never with an exponent") 
                                            {"n", clips::Value::of_int(7)}};
   CHECK(render_template("{?t} us over {?n:int} calls, {?t:us}", vars) ==
         "12726300 us over 7 calls, 12.73 s");
+}
+
+TEST_CASE("evidence reads as the text report writes it, its unit from the key's name") {
+  // issue 26 item 16: the HTML and JSON showed "0.346517 ratio", "21845.6 us", "3 count".
+  CHECK(format_evidence("exposed_share", 0.346517) == "34.7 %");
+  CHECK(format_evidence("comm_us", 21845.6) == "21.85 ms");
+  CHECK(format_evidence("calls", 3) == "3");
+  CHECK(format_evidence("op_compile_share_median", 0.0235858) == "2.4 %");
+  CHECK(format_evidence("wait_ms", 1.5) == "1.50 ms");
+  CHECK(format_evidence("with_bytes", 12) == "12");  // a count of ops, not a size
+  CHECK(evidence_unit("exposed_share") == "ratio");
+  CHECK(evidence_unit("utilisation") == "ratio");
+  CHECK(evidence_unit("achieved") == "FLOP/s");
+  CHECK(evidence_unit("calls") == "count");
+  CHECK(evidence_unit("with_bytes").empty());
+}
+
+TEST_CASE("a list entry holding one variable with a list gives one action item per element") {
+  // issue 26 item 16: ops: ["{?top}"] with top_ops "a;b" was one string "a;b" in the JSON.
+  Action a;
+  a.kind = "aoe";
+  a.params.push_back({"ops", ActionParam::Kind::list, "", {"{?top}"}});
+  a.params.push_back({"hint", ActionParam::Kind::string, "tune {?top}", {}});
+  clips::Value multi;
+  multi.type = clips::ValueType::Multifield;
+  multi.items = {clips::Value::of_string("x"), clips::Value::of_string("y")};
+  std::map<std::string, clips::Value> vars{{"top", clips::Value::of_string("MatMul_1; Add_2;")}};
+  auto built = build_action(a, vars);
+  CHECK(std::vector<std::string>(built.aoe().ops().begin(), built.aoe().ops().end()) ==
+        std::vector<std::string>{"MatMul_1", "Add_2"});
+  CHECK(built.aoe().hint() == "tune MatMul_1; Add_2;");  // a text field keeps the text
+  vars["top"] = multi;
+  built = build_action(a, vars);
+  CHECK(built.aoe().ops_size() == 2);
+  // Text around the variable makes one item, as written.
+  a.params[0].items = {"op {?top}"};
+  vars["top"] = clips::Value::of_string("a;b");
+  CHECK(build_action(a, vars).aoe().ops_size() == 1);
 }
