@@ -11,9 +11,10 @@
 
 namespace perfsage::app {
 
-// Connects to the database at `uri` (a libpq URI) and brings its schema up to date; `instance`
-// is the daemon's owner name (its runs are its own store's). Throws app::StoreError naming the
-// server (never the password) when it cannot.
+// Connects to the database at `uri` (a libpq URI) and brings its schema up to date. A job's
+// run id is the catalog's (app/fleet_catalog.h) when `instance` is empty; else that of
+// `instance`'s own store, and job_of_run answers for its runs only. Throws app::StoreError
+// naming the server (never the password) when it cannot.
 std::unique_ptr<JobQueue> open_shared_queue(const std::string& uri, QueuePolicy policy,
                                             const std::string& instance);
 

@@ -18,7 +18,7 @@ Result<std::optional<int64_t>> reusable_run_of(Database& db, const std::filesyst
   return std::optional<int64_t>();
 }
 
-int drop_unfinished_runs(Database& db, JobQueue& queue,
+int drop_unfinished_runs(Database& db, const std::function<bool(int64_t run_id)>& published,
                          const std::vector<std::vector<std::string>>& job_inputs) {
   int dropped = 0;
   for (const auto& run : store::list_runs(db)) {
@@ -28,7 +28,7 @@ int drop_unfinished_runs(Database& db, JobQueue& queue,
       for (const auto& in : inputs) normal.push_back(normal_input(in).string());
       held = held || normal == run.inputs;
     }
-    if (!held || queue.job_of_run(run.id)) continue;
+    if (!held || published(run.id)) continue;
     store::delete_run(db, run.id);
     ++dropped;
   }

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -26,10 +27,10 @@ Result<std::optional<int64_t>> reusable_run_of(Database& db, const std::filesyst
 
 // Shared mode, when a daemon starts again: the jobs it was running when it stopped go back to
 // the shared queue, where any daemon may take them, so what their workers had stored in this
-// daemon's store is no job's result. Removes the runs of those inputs that no job of `queue`
-// completed for this daemon (job_of_run answers for this daemon's runs only); returns how
+// daemon's store is no job's result. Removes the runs of those inputs that `published` says no
+// job completed with (the shared catalog holds the runs this daemon published); returns how
 // many. A run this daemon completed earlier for the same inputs stays.
-int drop_unfinished_runs(Database& db, JobQueue& queue,
+int drop_unfinished_runs(Database& db, const std::function<bool(int64_t run_id)>& published,
                          const std::vector<std::vector<std::string>>& job_inputs);
 
 }  // namespace perfsage::app

@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "app/compare_html.h"
+#include "app/fleet_catalog.h"
 #include "app/job_history.h"
 #include "app/queue_view.h"
 #include "app/report_html.h"
@@ -249,6 +250,25 @@ void register_api_routes(httplib::Server& svr, ApiContext& ctx) {
     out.set_generation(s.generation);
     *out.mutable_last_reload() = to_proto(s.last_reload);
     send_json(res, out);
+  });
+
+  // Every daemon's packs: in shared mode as each published them to the catalog.
+  svr.Get("/api/v1/fleet", [c](const Request&, Response& res) {
+    if (!c->catalog) {
+      auto s = c->state->get();
+      v1::FleetStatus out;
+      auto* d = out.add_daemons();
+      d->set_instance(c->instance);
+      d->set_generation(s.generation);
+      d->set_updated(s.last_reload.time);
+      for (const auto& p : s.packs) *d->add_packs() = p;
+      return send_json(res, out);
+    }
+    try {
+      send_json(res, c->catalog->fleet());
+    } catch (const app::StoreError& e) {
+      send_error(res, 503, "unavailable", std::string("the shared database: ") + e.what());
+    }
   });
 
   svr.Post("/api/v1/packs/reload", [c](const Request&, Response& res) {

@@ -185,6 +185,40 @@ void Daemon::watch_pack_folders(const std::vector<std::string>& paths) {
   }
 }
 
+void Daemon::publish_packs() {
+  if (!catalog_) return;
+  auto s = state_.get();
+  try {
+    catalog_->publish_packs(s.generation, s.packs);
+  } catch (const app::StoreError& e) {
+    spdlog::warn("the catalog did not take this daemon's packs ({}); sent again at the next reload",
+                 e.what());
+  }
+}
+
+void Daemon::sync_catalog(SteadyTime now) {
+  // Often enough that a run shows on every daemon within a moment of its job's end; every
+  // publication also wakes the main loop (NOTIFY).
+  next_sync_ = now + std::chrono::milliseconds(250);
+  std::string error;
+  try {
+    std::vector<std::string> problems;
+    catalog_->sync(&problems);
+    for (const auto& p : problems) spdlog::warn("catalog: {}", p);
+  } catch (const app::StoreError& e) {
+    error = e.what();
+    next_sync_ = now + std::chrono::seconds(2);
+  }
+  auto before = state_.get().database_error;
+  if (error != before) {
+    if (!error.empty())
+      spdlog::error("shared database unreachable: {}; serving what the replica holds", error);
+    else
+      spdlog::info("shared database reachable again");
+    state_.update([&](StateSnapshot& s) { s.database_error = error; });
+  }
+}
+
 bool Daemon::reload(const std::string& trigger) {
   systemd::reloading("reloading knowledge (" + trigger + ")");
   uint64_t gen = generation_ + 1;
@@ -231,6 +265,7 @@ bool Daemon::reload(const std::string& trigger) {
                  reply.loaded().packs_size() - static_cast<int>(broken),
                  broken ? fmt::format(", {} broken left out", broken) : "", trigger);
     watch_pack_folders({reply.loaded().pack_paths().begin(), reply.loaded().pack_paths().end()});
+    publish_packs();
   } else if (knowledge_loaded_) {
     spdlog::error("knowledge reload ({}) failed; generation {} keeps serving: {}", trigger,
                   generation_, info.error);
@@ -368,8 +403,13 @@ bool Daemon::start_up() {
   const app::QueuePolicy policy{config_.max_crashes, config_.max_attempts};
   if (shared_) {
     // Shared mode: the queue lives in PostgreSQL; an enqueue by any daemon wakes this one.
-    queue_ = app::open_shared_queue(config_.postgres, policy, owner_);
-    spdlog::info("shared mode: the job queue is shared in PostgreSQL as owner {}", owner_);
+    // Run ids are the catalog's: job_of_run answers for every daemon's runs.
+    queue_ = app::open_shared_queue(config_.postgres, policy, "");
+    catalog_ = std::make_unique<app::FleetCatalog>(config_.postgres, owner_,
+                                                   app::catalog_replica_path(config_.store));
+    spdlog::info("shared mode: the job queue and the catalog are shared in PostgreSQL as owner "
+                 "{}; the API reads the catalog's replica {}",
+                 owner_, catalog_->replica_path().string());
     notifications_ = std::make_unique<app::SharedQueueNotifications>(config_.postgres);
     notification_waiter_ = std::thread([this] {
       while (!stop_waiting_) {
@@ -388,17 +428,33 @@ bool Daemon::start_up() {
       if (j.owner == owner_) held.push_back(j.spec.inputs);
     if (!held.empty()) {
       app::Database store(config_.store.string());
-      if (int n = app::drop_unfinished_runs(store, *queue_, held))
+      auto published = [this](int64_t run) { return catalog_->published(run).has_value(); };
+      if (int n = app::drop_unfinished_runs(store, published, held))
         spdlog::info("{} unfinished run(s) of interrupted jobs removed from the store", n);
     }
   }
   if (int n = queue_->recover(owner_, iso_now())) {
     spdlog::info("{} job(s) interrupted by the last stop are queued again", n);
   }
-  readers_ = std::make_unique<ReaderPool>(config_.store.string());
+  // The API reads the runs of this store, or in shared mode those of the whole fleet.
+  state_.update([&](StateSnapshot& s) { s.shared = shared_; });
+  if (catalog_) sync_catalog(steady_clock::now());
+  readers_ = std::make_unique<ReaderPool>(catalog_ ? catalog_->replica_path().string()
+                                                   : config_.store.string());
   if (!shared_) queue_readers_ = std::make_unique<ReaderPool>(config_.queue_store.string());
   runner_ = std::make_unique<JobRunner>(*queue_, pool_, metrics_, config_,
                                         Clocks{[this] { return iso_now(); }, wall_ms}, owner_);
+  if (catalog_) {
+    runner_->set_completion([this](const app::QueuedJob& job, int64_t run_id) {
+      auto id = catalog_->publish_job_run(job.id, owner_, config_.store, run_id, iso_now());
+      if (id) {
+        spdlog::info("job {} ({}): run {} published to the catalog as run {}", job.id,
+                     job.spec.job, run_id, *id);
+        next_sync_ = {};  // the replica shows it at once
+      }
+      return id.has_value();
+    });
+  }
 
   sigset_t set;
   sigemptyset(&set);
@@ -420,6 +476,8 @@ bool Daemon::start_up() {
   ctx.readers = readers_.get();
   ctx.queue_readers = queue_readers_.get();
   if (shared_) ctx.shared_queue = queue_.get();
+  ctx.catalog = catalog_.get();
+  ctx.instance = owner_;
   ctx.submit = [this](const std::string& p, const std::string& j, bool l) {
     return submit(p, j, l);
   };
@@ -508,6 +566,7 @@ int Daemon::run() {
         if (reload_requested_.exchange(false) && pool_.alive()) reload("SIGHUP");
       }
       runner_->tick(now);
+      if (catalog_ && now >= next_sync_) sync_catalog(now);
       if (now >= next_reclaim_) {
         // Jobs whose end could not be written (and any other daemon's expired leases).
         next_reclaim_ = now + std::chrono::seconds(30);

@@ -19,6 +19,7 @@
 #include <thread>
 
 #include "app/job_queue.h"
+#include "app/fleet_catalog.h"
 #include "app/shared_queue.h"
 #include "app/store_types.h"
 #include "app/stored_run.h"
@@ -71,6 +72,12 @@ class Daemon {
   // threads' submissions and reads use it too).
   std::unique_ptr<app::JobQueue> queue_;
   std::unique_ptr<app::SharedQueueNotifications> notifications_;
+  // Shared mode: the runs of the whole fleet (published here when a job ends, imported into a
+  // local replica that the API reads) and the packs of every daemon.
+  std::unique_ptr<app::FleetCatalog> catalog_;
+  // Imports what other daemons published; notes whether the database answered.
+  void sync_catalog(SteadyTime now);
+  void publish_packs();
   std::thread notification_waiter_;
   std::atomic<bool> stop_waiting_{false};
   std::mutex submit_mu_;  // the HTTP threads' own writer connection
@@ -91,7 +98,7 @@ class Daemon {
   bool knowledge_loaded_ = false;
   uint64_t generation_ = 0;
   std::optional<SteadyTime> pack_reload_at_, forkserver_restart_at_, grace_end_;
-  SteadyTime started_, next_reclaim_{};
+  SteadyTime started_, next_reclaim_{}, next_sync_{};
   bool shared_ = false;  // the queue is shared in PostgreSQL (config_.postgres)
 };
 

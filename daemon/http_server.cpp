@@ -114,15 +114,21 @@ void HttpServer::routes() {
   svr.Get("/readyz", [this](const httplib::Request&, httplib::Response& res) {
     auto s = ctx_.state->get();
     bool writable = ctx_.store_writable();
-    bool ready = s.knowledge_loaded && writable && !s.stopping;
+    // Shared mode: without the database this daemon claims nothing and its replica ages.
+    bool database = !s.shared || s.database_error.empty();
+    bool ready = s.knowledge_loaded && writable && !s.stopping && database;
     std::string reasons;
     if (!s.knowledge_loaded) reasons += "no knowledge loaded; ";
     if (!writable) reasons += "the store is not writable; ";
+    if (!database)
+      reasons += "the shared database does not answer (" + s.database_error +
+                 "); no job is claimed and the runs served are those already replicated; ";
     if (s.stopping) reasons += "stopping; ";
     std::string body = "{\"ready\":" + std::string(ready ? "true" : "false");
     body += ",\"knowledge_generation\":" + std::to_string(s.generation);
     body += ",\"packs\":" + std::to_string(s.serving_packs());
     body += ",\"store_writable\":" + std::string(writable ? "true" : "false");
+    body += ",\"database\":" + std::string(!s.shared ? "\"none\"" : database ? "\"ok\"" : "\"unreachable\"");
     body += ",\"last_reload_ok\":" + std::string(s.last_reload.ok ? "true" : "false");
     body += ",\"last_reload_error\":" + json_quote(s.last_reload.error);
     if (s.knowledge_loaded && !s.last_reload.ok) {

@@ -18,6 +18,10 @@
 #include "daemon/reader_pool.h"
 #include "daemon/shared_state.h"
 
+namespace perfsage::app {
+class FleetCatalog;
+}
+
 namespace perfsage::daemon {
 
 class HttpFront;
@@ -35,9 +39,11 @@ struct ApiContext {
   const DaemonConfig* config = nullptr;
   SharedState* state = nullptr;
   Metrics* metrics = nullptr;
-  ReaderPool* readers = nullptr;          // the store
+  ReaderPool* readers = nullptr;          // the runs: the store, or in shared mode the replica
   ReaderPool* queue_readers = nullptr;    // the job queue's file
   app::JobQueue* shared_queue = nullptr;  // shared mode: the PostgreSQL queue, read directly
+  app::FleetCatalog* catalog = nullptr;   // shared mode: the fleet's runs and packs
+  std::string instance;                   // this daemon's owner name
   std::function<SubmitOutcome(const std::string& path, const std::string& job, bool lenient)>
       submit;
   std::function<void()> request_reload;

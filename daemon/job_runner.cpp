@@ -118,7 +118,14 @@ void JobRunner::finish(Running& r, const ipc::WorkerExited& exited, SteadyTime n
   bool died = exited.signal() != 0 || (exited.exit_code() != 0 && exited.exit_code() != -1);
   if (r.result && r.result->ok()) {
     const int64_t id = r.job.id, run_id = r.result->run_id();
-    record(id, [this, id, run_id] { queue_.complete(id, owner_, run_id, clocks_.iso_now()); });
+    record(id, [this, job = r.job, run_id] {
+      bool written = completion_ ? completion_(job, run_id)
+                                 : queue_.complete(job.id, owner_, run_id, clocks_.iso_now());
+      if (!written)
+        spdlog::warn("job {} ({}): no longer this daemon's (its lease ran out); its result is "
+                     "dropped, the job's new owner writes its own",
+                     job.id, job.spec.job);
+    });
     metrics_.add("perfsage_jobs_finished_total", 1, {{"outcome", "done"}});
     metrics_.observe_analysis_seconds(secs);
     metrics_.add("perfsage_ingest_bytes_total", static_cast<double>(r.result->ingest_bytes()));

@@ -48,6 +48,12 @@ class JobRunner {
         clocks_(std::move(clocks)),
         owner_(std::move(owner)) {}
 
+  // How a job's end with a run is written: true when written, false when this daemon no longer
+  // holds the job (its result is dropped); throws app::StoreError when the queue's database is
+  // away (retried). Default: the queue's complete(); shared mode publishes the run with it.
+  using Completion = std::function<bool(const app::QueuedJob& job, int64_t run_id)>;
+  void set_completion(Completion c) { completion_ = std::move(c); }
+
   // Claims and starts jobs while slots are free (and jobs are accepted).
   void fill(SteadyTime now);
   void on_message(const ipc::FromForkserver& msg, SteadyTime now);
@@ -95,6 +101,7 @@ class JobRunner {
   const DaemonConfig& config_;
   Clocks clocks_;
   std::string owner_;
+  Completion completion_;
   bool accepting_ = true;
   std::map<int64_t, Running> running_;
 };

@@ -32,6 +32,8 @@ struct StateSnapshot {
   std::vector<RunningJobView> running;
   size_t watched_folders = 0;
   bool stopping = false;
+  bool shared = false;          // shared mode (a PostgreSQL queue and catalog)
+  std::string database_error;   // shared mode: why the database did not answer; empty when it did
 
   // Packs the knowledge serving left out because they do not load: the service is degraded.
   std::vector<const perfsage::v1::PackStatus*> broken_packs() const {

@@ -1,8 +1,9 @@
 // Shared mode end to end (docs/scale-out.md): three perfsaged, each with its own store and
 // port, share one job queue in a real PostgreSQL (tests/pg_server.h) and watch one folder.
-// Every run dropped in is analysed exactly once, by whichever daemon claims it; a daemon killed
-// while it holds a job gets it back when it starts again (as the same owner), so nothing is
-// lost; a restart of PostgreSQL does not stop the fleet.
+// Every run dropped in is analysed exactly once, by whichever daemon claims it, and every
+// daemon serves every run (the catalog); a daemon killed while it holds a job gets it back when
+// it starts again (as the same owner), so nothing is lost; a restart of PostgreSQL does not
+// stop the fleet.
 #include <set>
 
 #include "daemon_support.h"
@@ -31,8 +32,7 @@ std::map<std::string, int64_t> counts(const DaemonProcess& d) {
   return {q.counts().begin(), q.counts().end()};
 }
 
-// The input paths of the runs a daemon's own store holds analysed. (A daemon killed while
-// analysing keeps the part it stored, "ingested": the job went back to the queue.)
+// The input paths of the analysed runs a daemon serves: the whole fleet's.
 std::vector<std::string> analysed_runs(const DaemonProcess& d) {
   auto runs = d.get_json<v1::RunList>("/api/v1/runs?limit=500");
   std::vector<std::string> out;
@@ -96,25 +96,39 @@ TEST_CASE("shared mode: three daemons on one queue analyse every run exactly onc
   CHECK(c["quarantined"] == 0);
   CHECK(c["queued"] == 0);
 
-  // Exactly once: every run is in exactly one daemon's store.
-  std::multiset<std::string> analysed;
-  for (auto& d : daemons)
-    for (const auto& p : analysed_runs(*d)) analysed.insert(p);
-  for (int i = 0; i < kRuns; ++i) {
-    std::string path = (runs / ("run" + std::to_string(i))).string();
-    INFO(path);
-    CHECK(analysed.count(path) == 1);
-  }
-  CHECK(analysed.size() == static_cast<size_t>(kRuns));
-  // Each daemon's queue job for one of its runs is the job that made it (its own run ids).
+  // Exactly once: the catalog holds every run once, and every daemon serves all of them —
+  // whichever daemon analysed it — with the same findings.
+  std::map<int64_t, int64_t> findings_of;  // catalog run id -> findings, as daemon 0 says
   for (auto& d : daemons) {
+    INFO("daemon " << d->port());
+    REQUIRE(eventually(60, [&] { return analysed_runs(*d).size() == static_cast<size_t>(kRuns); }));
+    std::multiset<std::string> analysed;
+    for (const auto& p : analysed_runs(*d)) analysed.insert(p);
+    for (int i = 0; i < kRuns; ++i)
+      CHECK(analysed.count((runs / ("run" + std::to_string(i))).string()) == 1);
     auto list = d->get_json<v1::RunList>("/api/v1/runs?limit=500");
     for (const auto& r : list.runs()) {
-      if (r.status() != "analyzed") continue;
+      // The queue job of each run is the job that made it (the catalog's run ids).
       auto job = d->job(r.queue_job());
       CHECK(job.run_id() == r.id());
       CHECK(job.inputs(0) == r.inputs(0));
+      auto detail = d->get_json<v1::RunDetail>("/api/v1/runs/" + std::to_string(r.id()));
+      CHECK(detail.report().recommendations_size() == r.findings());
+      CHECK(r.findings() > 0);
+      if (!findings_of.count(r.id())) findings_of[r.id()] = r.findings();
+      CHECK(findings_of[r.id()] == r.findings());
+      CHECK(d->get("/api/v1/runs/" + std::to_string(r.id()) + "/report.html").status == 200);
     }
+    // Compare two runs, wherever they were analysed.
+    auto cmp = d->get("/api/v1/compare?a=" + std::to_string(list.runs(0).id()) +
+                      "&b=" + std::to_string(list.runs(1).id()));
+    CHECK(cmp.status == 200);
+    // Every daemon's packs, as each published them.
+    auto fleet = d->get_json<v1::FleetStatus>("/api/v1/fleet");
+    CHECK(fleet.shared());
+    CHECK(fleet.daemons_size() == 3);
+    CHECK(d->get("/readyz").body.find("\"database\":\"ok\"") != std::string::npos);
   }
+  CHECK(findings_of.size() == static_cast<size_t>(kRuns));
   for (auto& d : daemons) CHECK(d->kill(SIGTERM) == 0);
 }
