@@ -145,15 +145,32 @@ void compute_kernel_groups(store::Database& db, int64_t run, const LaunchTotals&
   }
   // The CPU ops of those keys; several ops sharing one keep min() of name and types.
   LaunchingOps ops = load_launching_ops(db, run, keys);
-  // (kernel name, op or none) -> sums.
-  std::map<std::tuple<int, const LaunchingOp*>, Group> groups;
+  // Ops with the same name and types are one group, whatever their External ids. Each op is
+  // given its group's id first, so that every group sums its kernels in scan order: summed
+  // per op and then merged in the order of the ops' addresses, the occupancy's last bits
+  // changed from one run to the next.
+  using OpGroupKey = std::tuple<std::string, std::string, bool, bool>;  // name, types, has_*
+  std::map<OpGroupKey, int> op_group_ids;
+  std::unordered_map<const LaunchingOp*, int> op_group_of;
+  auto op_group = [&](const LaunchingOp* op) {
+    auto [at, fresh] = op_group_of.try_emplace(op, 0);
+    if (fresh) {
+      OpGroupKey key{op ? op->name : "", op ? op->types.value_or("") : "", op != nullptr,
+                     op && op->types.has_value()};
+      at->second = op_group_ids.try_emplace(key, static_cast<int>(op_group_ids.size()))
+                       .first->second;
+    }
+    return at->second;
+  };
+  // (kernel name, op group) -> sums.
+  std::map<std::pair<int, int>, Group> groups;
   for (const Kernel& k : kernels) {
     const LaunchingOp* op = nullptr;
     if (k.op) {
       auto it = ops.find(*k.op);
       if (it != ops.end()) op = &it->second;
     }
-    Group& g = groups[{k.name, op}];
+    Group& g = groups[{k.name, op_group(op)}];
     ++g.kernels;
     g.dur_ns += k.dur_ns;
     if (k.occupancy) {
@@ -167,20 +184,13 @@ void compute_kernel_groups(store::Database& db, int64_t run, const LaunchTotals&
       g.has_bps = true;
     }
   }
-  // Ops with the same name and types are one group, whatever their External ids.
+  std::vector<const OpGroupKey*> op_group_key(op_group_ids.size());
+  for (const auto& [key, id] : op_group_ids) op_group_key[static_cast<size_t>(id)] = &key;
+  // Written by kernel name, then op name and types.
   std::map<std::tuple<int, std::string, std::string, bool, bool>, Group> merged;
   for (const auto& [key, g] : groups) {
-    const LaunchingOp* op = std::get<1>(key);
-    Group& m = merged[{std::get<0>(key), op ? op->name : "", op ? op->types.value_or("") : "",
-                       op != nullptr, op && op->types.has_value()}];
-    m.kernels += g.kernels;
-    m.dur_ns += g.dur_ns;
-    m.occ_ns += g.occ_ns;
-    m.occ_weight += g.occ_weight;
-    m.bps_sum += g.bps_sum;
-    m.bps_n += g.bps_n;
-    m.has_occ = m.has_occ || g.has_occ;
-    m.has_bps = m.has_bps || g.has_bps;
+    const auto& [op, types, has_op, has_types] = *op_group_key[static_cast<size_t>(key.second)];
+    merged.emplace(std::tuple{key.first, op, types, has_op, has_types}, g);
   }
   store::RowInserter ins(db, tables::kernel_groups());
   for (const auto& [key, g] : merged) {
