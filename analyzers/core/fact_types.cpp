@@ -56,7 +56,7 @@ std::vector<store::FactType> fact_types() {
     auto pos = t.query.find("{common}");
     if (pos != std::string::npos) {
       std::string common(kCommon);
-      common.replace(common.find("{steps}"), 7, std::string(kStepCtes).substr(1));
+      common.replace(common.find("{steps}"), 7, step_ctes().substr(1));
       t.query.replace(pos, 8, common);
     }
   }

@@ -27,11 +27,13 @@ void declare_run_facts(std::vector<FactType>& out) {
           {"wall_us", T::Float, "us", "span from the first to the last recorded event", ""},
           {"base", T::Symbol, "",
            "what estimated gains and shares are stated per: step (one rank's step) when steps "
-           "with durations exist, run (the run's wall span) otherwise, none without timing",
+           "exist, run (the run's wall span) otherwise, none without timing",
            "none"},
           {"base_us", T::Float, "us",
-           "the base: mean step duration of one rank (mean over every rank and step), else "
-           "wall_us; every gain is time saved per base and every share gain / base_us",
+           "the base: mean step duration of one rank (mean over every rank and step of the step "
+           "source on the most ranks; a step without a recorded duration is the sum of its "
+           "breakdown), else wall_us; every gain is time saved per base and every share gain / "
+           "base_us",
            ""},
           {"base_steps", T::Float, "count",
            "steps per rank the base averages (mean over ranks); 1 for the run base", "1.0"},

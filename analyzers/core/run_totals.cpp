@@ -49,28 +49,18 @@ store::RunRecord compute_run_totals(store::Database& db, int64_t run_id, const R
       UNION SELECT rank FROM device_events WHERE run_id=?1
       UNION SELECT rank FROM steps WHERE run_id=?1))sql",
                       run_id);
-  // Steps: distinct step numbers from the step tables, else from the op tables' step ids.
-  // recorded_steps: the steps table without the GPU analyzer's derived windows.
-  s.steps =
-      query_int(db, "SELECT count(DISTINCT step) FROM recorded_steps WHERE run_id=?1", run_id);
+  // Steps and step time: the run's step source (core/step_ctes.h, the base of every gain), its
+  // distinct steps and mean step (the recorded durations, else the sum of each step's
+  // breakdown), stub steps left out of the mean as the run fact's base leaves them out. Without
+  // such steps, the distinct steps of the op tables' step ids.
+  const std::string ctes = "WITH " + step_ctes();
+  s.steps = query_int(db, (ctes + " SELECT count(DISTINCT step) FROM stepall").c_str(), run_id);
   if (s.steps == 0) {
     s.steps = query_int(
         db, "SELECT count(DISTINCT step) FROM op_tasks WHERE run_id=?1 AND step IS NOT NULL",
         run_id);
   }
-  // Step time: mean measured step duration; else the cluster breakdown's sum per rank and step.
-  // Stub steps (under a quarter of their rank's median, cut short by the end of profiling) are
-  // left out, as the run fact's base leaves them out (core/fact_types.cpp).
-  const std::string mean_step =
-      "WITH " + std::string(kStepCtes) + " SELECT avg(d) / 1000.0 FROM stepdur";
-  s.step_time_us = query_real(db, mean_step.c_str(), run_id);
-  if (s.step_time_us == 0) {
-    s.step_time_us = query_real(db, R"sql(
-      SELECT avg(coalesce(computing_us,0) + coalesce(comm_not_overlapped_us,0) +
-                 coalesce(free_us,0))
-      FROM recorded_steps WHERE run_id=?1 AND computing_us IS NOT NULL)sql",
-                                run_id);
-  }
+  s.step_time_us = query_real(db, (ctes + " SELECT avg(d) / 1000.0 FROM stepdur").c_str(), run_id);
   // Device time per rank: the op tables when the rank has them, else the timeline's device
   // activities. An Ascend folder holds both kernel_details.csv and trace_view.json for the same
   // tasks; adding both would count every task twice.

@@ -15,16 +15,19 @@ using T = SlotType;
 FactType iteration_type() {
   return FactType{
       "iteration",
-      "The mean training step of a run: breakdown per step and rank from the most detailed step "
-      "source with a breakdown (step_trace_time.csv, trace_view Overlap Analysis, the GPU "
-      "breakdown, cluster_step_trace_time.csv). Absent when no step has a breakdown.",
+      "The mean training step of a run: breakdown per step and rank on the run's steps (the "
+      "base): from the run's step source when it has a breakdown (step_trace_time.csv, "
+      "trace_view Overlap Analysis, cluster_step_trace_time.csv), else from the GPU breakdown; "
+      "one source for every rank. Absent when no step has a breakdown.",
       "one per run with a step breakdown",
       {
           {"source", T::Symbol, "", "step source used (step_trace_time, ProfilerStep, ...)", ""},
           {"ranks", T::Integer, "count", "ranks with a breakdown", "1"},
           {"steps", T::Integer, "count", "steps per rank (mean)", ""},
           {"step_us", T::Float, "us",
-           "mean step time (recorded duration, else computing + exposed comm + free)", ""},
+           "mean step time, the run's base (recorded duration, else computing + exposed comm + "
+           "free)",
+           ""},
           {"computing_us", T::Float, "us", "mean device computing time per step", ""},
           {"comm_us", T::Float, "us", "mean communication time per step", ""},
           {"comm_not_overlapped_us", T::Float, "us",

@@ -9,13 +9,16 @@ using store::text;
 const store::DerivedTable& ranks() {
   static const store::DerivedTable t{
       "iteration_ranks",
-      "Step breakdown summed per rank over its steps, from the preferred step source of the "
-      "rank; steps shorter than a quarter of the rank's median are left out "
-      "(analyzers/iteration/rank_balance.cpp).",
+      "Step breakdown summed per rank over the run's steps (the base's, "
+      "analyzers/core/step_ctes.h), from one step source for every rank; steps shorter than a "
+      "quarter of the rank's median are left out (analyzers/iteration/rank_balance.cpp).",
       {integer("rank", "", "rank"),
        text("source", "step_trace_time, ProfilerStep, gpu_breakdown or cluster_step_trace_time"),
        integer("steps", "count", "steps summed"),
-       real("dur_us", "us", "summed step durations; NULL when the source has none").or_null(),
+       real("dur_us", "us",
+            "summed step durations (the base's: recorded, else the sum of the breakdown); NULL "
+            "when the source has none")
+           .or_null(),
        real("computing_us", "us", "device compute time").or_null(),
        real("comm_us", "us", "communication time").or_null(),
        real("comm_not_overlapped_us", "us", "communication not hidden by compute").or_null(),
