@@ -21,6 +21,7 @@ using LoadMessage = engine::LoadMessage;
 using engine::parse_severity;
 using engine::severity_name;
 
+using engine::format_bytes;
 using engine::format_evidence;
 using engine::format_pct;
 using engine::format_us;

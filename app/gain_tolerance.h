@@ -1,6 +1,8 @@
 // The one tolerance of the read side: when a finding's gain share has moved between two runs.
 // A job's history (rising / falling trend, app/job_history.h) and a run comparison (changed
 // findings, app/run_comparison.h) both ask here, so both say "moved" for the same two numbers.
+// A comparison asks the same of a finding's measure (its evidence numbers) when the finding
+// has no gain.
 #pragma once
 
 #include <string>

@@ -4,7 +4,10 @@
 #include <cmath>
 #include <map>
 
+#include "analyzers/core/step_ctes.h"
+#include "app/comparison_totals.h"
 #include "app/run_detail.h"
+#include "engine/kb/message_text.h"
 
 namespace perfsage::app {
 namespace v1 = perfsage::v1;
@@ -91,16 +94,40 @@ std::string rank_list(const std::vector<int64_t>& ranks) {
   return s;
 }
 
+// The run's step source: the steps its step time (and every gain's base) is measured on.
+std::string step_source(store::Database& db, int64_t run) {
+  auto st = db.prepare("WITH " + analyzers::step_ctes() + " SELECT source FROM stepsrc");
+  st.bind(1, run);
+  return st.step() ? st.text(0) : std::string();
+}
+
+// Why a run has no breakdown. A CPU-only run has no device to break down: that is what it is,
+// not a fault of the comparison.
+std::string breakdown_absence(const Side& s) {
+  return s.row.device == "cpu" ? "no device breakdown (CPU-only run)"
+                               : "no step source with computing / communication / free times";
+}
+
+// A note when a run's step time and its breakdown are measured on different steps. The GPU
+// breakdown is the GPU analyzer's breakdown of the ProfilerStep spans: the same steps.
+void note_step_sources(const Side& s, const std::string& summary, const std::string& breakdown,
+                       v1::RunComparison& out) {
+  if (breakdown.empty() || summary == breakdown) return;
+  if (summary == "ProfilerStep" && breakdown == "gpu_breakdown") return;
+  std::string run = "run " + std::to_string(s.row.id);
+  if (summary.empty()) {
+    out.add_notes(run + " has no recorded steps: its breakdown (" + breakdown +
+                  ") spans the profile, not a step, and it has no step time");
+    return;
+  }
+  out.add_notes(run + ": the step time is measured on " + summary + " steps, the breakdown on " +
+                breakdown + " steps (different sources)");
+}
+
 void compare_breakdown(store::Database& db, const Side& a, const Side& b, v1::RunComparison& out) {
   auto ra = rank_sums(db, a.row.id), rb = rank_sums(db, b.row.id);
-  for (const auto* side : {&a, &b}) {
-    if ((side == &a ? ra : rb).empty()) {
-      out.add_notes("run " + std::to_string(side->row.id) +
-                    " has no step breakdown (no step source with computing / communication / "
-                    "free times)");
-    }
-  }
-  if (ra.empty() && rb.empty()) return;
+  out.set_step_source_a(step_source(db, a.row.id));
+  out.set_step_source_b(step_source(db, b.row.id));
   auto all = [](const std::map<int64_t, RankSums>& m) {
     std::vector<const RankSums*> v;
     for (const auto& [rank, sums] : m) v.push_back(&sums);
@@ -110,7 +137,19 @@ void compare_breakdown(store::Database& db, const Side& a, const Side& b, v1::Ru
   whole->set_rank(-1);
   if (!ra.empty()) *whole->mutable_a() = mean_step(all(ra));
   if (!rb.empty()) *whole->mutable_b() = mean_step(all(rb));
-  if (!ra.empty() && !rb.empty() && whole->a().source() != whole->b().source()) {
+  for (const auto* side : {&a, &b}) {
+    bool is_a = side == &a;
+    if (!(is_a ? ra : rb).empty()) continue;
+    std::string why = breakdown_absence(*side);
+    is_a ? whole->set_absent_a(why) : whole->set_absent_b(why);
+    if (side->row.device != "cpu") {
+      out.add_notes("run " + std::to_string(side->row.id) + " has no step breakdown (" + why + ")");
+    }
+  }
+  note_step_sources(a, out.step_source_a(), whole->a().source(), out);
+  if (b.row.id != a.row.id) note_step_sources(b, out.step_source_b(), whole->b().source(), out);
+  if (ra.empty() || rb.empty()) return;
+  if (whole->a().source() != whole->b().source()) {
     out.add_notes("the step breakdowns come from different step sources (" + whole->a().source() +
                   " in run " + std::to_string(a.row.id) + ", " + whole->b().source() + " in run " +
                   std::to_string(b.row.id) +
@@ -142,44 +181,7 @@ void compare_breakdown(store::Database& db, const Side& a, const Side& b, v1::Ru
   }
 }
 
-// ---- ops, kernels and CPU ops
-
-struct OpTotal {
-  int64_t count = 0;
-  double us = 0;
-};
-using OpTotals = std::map<std::string, OpTotal>;
-
-OpTotals read_totals(store::Database& db, const char* sql, int64_t run) {
-  auto st = db.prepare(sql);
-  st.bind(1, run);
-  OpTotals out;
-  while (st.step()) out[st.text(0)] = {st.int64(1), st.real(2)};
-  return out;
-}
-
-// Per kind, the run's ops. An Ascend run's op table and its timeline's device tasks are the
-// same tasks: the op table (names, types) is used, the kernels only when there is none.
-std::map<std::string, OpTotals> op_totals(store::Database& db, int64_t run) {
-  std::map<std::string, OpTotals> out;
-  auto ops = read_totals(
-      db, "SELECT name, sum(count), sum(total_us) FROM op_stats WHERE run_id = ?1 GROUP BY name",
-      run);
-  if (!ops.empty()) {
-    out["op"] = std::move(ops);
-  } else {
-    out["kernel"] =
-        read_totals(db,
-                    "SELECT name, sum(kernels), sum(dur_ns) / 1000.0 FROM kernel_groups "
-                    "WHERE run_id = ?1 GROUP BY name",
-                    run);
-  }
-  out["cpu_op"] = read_totals(db,
-                              "SELECT name, sum(count), sum(self_ns) / 1000.0 FROM host_op_self "
-                              "WHERE run_id = ?1 GROUP BY name",
-                              run);
-  return out;
-}
+// ---- ops, kernels, CPU ops, copies and runtime calls (app/comparison_totals.h)
 
 bool same_time(double x, double y) {
   return std::abs(x - y) <= 1e-9 * std::max(std::abs(x), std::abs(y));
@@ -190,23 +192,27 @@ void compare_ops(store::Database& db, const Side& a, const Side& b, const Compar
   bool per_step = options.order == OpOrder::per_step && a.rank_steps > 0 && b.rank_steps > 0;
   out.set_sort(per_step ? "step" : "total");
   out.set_top(options.top);
-  auto ta = op_totals(db, a.row.id), tb = op_totals(db, b.row.id);
-  for (const char* kind : {"op", "kernel", "cpu_op"}) {
-    const OpTotals& xa = ta[kind];
-    const OpTotals& xb = tb[kind];
+  auto ta = compared_totals(db, a.row.id), tb = compared_totals(db, b.row.id);
+  for (const char* kind : kComparedKinds) {
+    const NameTotals& xa = ta[kind];
+    const NameTotals& xb = tb[kind];
     std::vector<v1::OpDelta> deltas;
-    auto add = [&](const std::string& name, const OpTotal* oa, const OpTotal* ob) {
-      OpTotal za = oa ? *oa : OpTotal{}, zb = ob ? *ob : OpTotal{};
-      if (oa && ob && oa->count == ob->count && same_time(oa->us, ob->us)) return;
+    auto add = [&](const std::string& name, const NameTotal* oa, const NameTotal* ob) {
+      NameTotal za = oa ? *oa : NameTotal{}, zb = ob ? *ob : NameTotal{};
+      if (oa && ob && oa->count == ob->count && oa->bytes == ob->bytes && same_time(oa->us, ob->us))
+        return;
       v1::OpDelta d;
       d.set_kind(kind);
       d.set_name(name);
+      d.set_display_name(engine::short_name(name));
       d.set_change(!oa ? "appeared" : !ob ? "disappeared" : "changed");
       d.set_count_a(za.count);
       d.set_count_b(zb.count);
       d.set_total_us_a(za.us);
       d.set_total_us_b(zb.us);
       d.set_total_delta_us(zb.us - za.us);
+      d.set_bytes_a(za.bytes);
+      d.set_bytes_b(zb.bytes);
       if (a.rank_steps > 0 && b.rank_steps > 0) {
         d.set_step_us_a(za.us / a.rank_steps);
         d.set_step_us_b(zb.us / b.rank_steps);
@@ -221,11 +227,15 @@ void compare_ops(store::Database& db, const Side& a, const Side& b, const Compar
     for (const auto& [name, t] : xb) {
       if (!xa.count(name)) add(name, nullptr, &t);
     }
+    // By the size of the time change; a count that moved with no time change (copies too
+    // short to time) after those, by how far the count moved.
     auto key = [per_step](const v1::OpDelta& d) {
       return std::abs(per_step ? d.step_delta_us() : d.total_delta_us());
     };
-    std::stable_sort(deltas.begin(), deltas.end(),
-                     [&](const v1::OpDelta& x, const v1::OpDelta& y) { return key(x) > key(y); });
+    std::stable_sort(deltas.begin(), deltas.end(), [&](const v1::OpDelta& x, const v1::OpDelta& y) {
+      if (key(x) != key(y)) return key(x) > key(y);
+      return std::abs(x.count_b() - x.count_a()) > std::abs(y.count_b() - y.count_a());
+    });
     if (deltas.size() > static_cast<size_t>(options.top)) deltas.resize(options.top);
     for (auto& d : deltas) *out.add_ops() = std::move(d);
   }

@@ -19,10 +19,10 @@ int run_compare(const Args& args, std::ostream& out, std::ostream& err) {
   po::options_description opts(
       "perfsage compare RUN_A RUN_B [options]\n\n"
       "Compares two runs: step time and its breakdown (per rank when a run has several), the\n"
-      "ops, kernels and CPU ops whose time changed most, and the findings that appeared,\n"
-      "disappeared or changed (B - A). A run is a run id in --store, or an input path: the\n"
-      "stored run of those inputs, analysed first when the store has none (without --store,\n"
-      "in a temporary store).\n\n"
+      "ops, kernels, CPU ops, GPU copies (by copy kind) and CUDA runtime calls whose time\n"
+      "changed most, and the findings that appeared, disappeared or changed (B - A). A run is\n"
+      "a run id in --store, or an input path: the stored run of those inputs, analysed first\n"
+      "when the store has none (without --store, in a temporary store).\n\n"
       "Options");
   std::vector<std::string> runs, kbs;
   std::string store_path, format = "text", config, output, sort = "step";
@@ -31,7 +31,8 @@ int run_compare(const Args& args, std::ostream& out, std::ostream& err) {
                                                  "the SQLite store holding the runs")(
       "format", po::value(&format), "text | json | html (one self-contained file)")(
       "output,o", po::value(&output), "write to this file instead of stdout")(
-      "top", po::value(&top), "ops, kernels and CPU ops shown per kind (default 10)")(
+      "top", po::value(&top),
+      "changes shown per kind: ops, kernels, CPU ops, copies, runtime calls (default 10)")(
       "sort", po::value(&sort),
       "step: by the change per step and rank (total when a run has no steps) | total")(
       "config", po::value(&config), "YAML config, for analysing an input path")(

@@ -18,6 +18,16 @@ std::string relative(double a, double b) {
   return a == 0 ? "" : " (" + app::relative_change(a, b) + ")";
 }
 
+// " (ProfilerStep steps)", " (ProfilerStep steps in A, step_trace_time in B)": what each
+// step time is measured on.
+std::string step_sources(const v1::RunComparison& c) {
+  const auto &a = c.step_source_a(), &b = c.step_source_b();
+  if (a.empty() && b.empty()) return "";
+  if (a == b) return " (one rank's mean step, " + a + " steps)";
+  return " (" + (a.empty() ? std::string("none") : a) + " steps in A, " +
+         (b.empty() ? std::string("none") : b) + " in B)";
+}
+
 void render_side(std::ostringstream& os, const char* label, const v1::RunSummary& r) {
   os << label << " run " << r.id() << (r.job().empty() ? "" : " (job " + r.job() + ")") << ": "
      << r.device() << (r.chip().empty() ? "" : " " + r.chip()) << ", " << r.steps()
@@ -34,8 +44,14 @@ void row(std::ostringstream& os, const std::string& name, double a, double b) {
 void render_breakdown(std::ostringstream& os, const v1::BreakdownChange& c) {
   os << "  " << (c.rank() < 0 ? std::string("whole run") : "rank " + std::to_string(c.rank()));
   if (!c.has_a() || !c.has_b()) {
-    os << ": only run " << (c.has_a() ? "A" : "B") << " has a breakdown ("
-       << (c.has_a() ? c.a() : c.b()).source() << ")\n";
+    // Why a side has none, as the comparison says (a CPU-only run has no device to break down).
+    auto side = [&](const char* label, bool has, const v1::StepBreakdown& b,
+                    const std::string& absent) {
+      os << label << (has ? b.source() : absent.empty() ? "no breakdown" : absent);
+    };
+    side(": A ", c.has_a(), c.a(), c.absent_a());
+    side("; B ", c.has_b(), c.b(), c.absent_b());
+    os << "\n";
     return;
   }
   os << " (" << c.a().source() << (c.a().source() == c.b().source() ? "" : " -> " + c.b().source())
@@ -55,7 +71,16 @@ void render_breakdown(std::ostringstream& os, const v1::BreakdownChange& c) {
 const char* kind_title(const std::string& kind) {
   if (kind == "op") return "Device ops (op table)";
   if (kind == "kernel") return "GPU kernels";
+  if (kind == "memcpy") return "GPU copies and sets (by copy kind)";
+  if (kind == "runtime") return "CUDA runtime and driver calls";
   return "CPU ops (self time)";
+}
+
+// "x18", with the bytes moved for copies: "x18, 1.5 MiB".
+std::string count_text(const v1::OpDelta& d, int64_t count, int64_t bytes) {
+  std::string s = "x" + std::to_string(count);
+  if (d.kind() == "memcpy" && bytes > 0) s += ", " + app::format_bytes(static_cast<double>(bytes));
+  return s;
 }
 
 void render_ops(std::ostringstream& os, const v1::RunComparison& c) {
@@ -73,11 +98,12 @@ void render_ops(std::ostringstream& os, const v1::RunComparison& c) {
       os << std::setw(12) << signed_us(d.step_delta_us()) << " per step ("
          << format_us(d.step_us_a()) << " -> " << format_us(d.step_us_b()) << "), ";
     }
-    os << signed_us(d.total_delta_us()) << " total (" << format_us(d.total_us_a()) << " x"
-       << d.count_a() << " -> " << format_us(d.total_us_b()) << " x" << d.count_b() << ")  "
-       << d.name() << "\n";
+    os << signed_us(d.total_delta_us()) << " total (" << format_us(d.total_us_a()) << " "
+       << count_text(d, d.count_a(), d.bytes_a()) << " -> " << format_us(d.total_us_b()) << " "
+       << count_text(d, d.count_b(), d.bytes_b()) << ")  "
+       << (d.display_name().empty() ? d.name() : d.display_name()) << "\n";
   }
-  if (c.ops().empty()) os << "\nOps: no op, kernel or CPU op changed\n";
+  if (c.ops().empty()) os << "\nOps: no op, kernel, CPU op, copy or runtime call changed\n";
 }
 
 void render_findings(std::ostringstream& os, const v1::RunComparison& c) {
@@ -104,7 +130,7 @@ std::string render_compare_text(const v1::RunComparison& c) {
   render_side(os, "A:", c.a());
   render_side(os, "B:", c.b());
   for (const auto& n : c.notes()) os << "  ! " << n << "\n";
-  os << "\nStep time\n";
+  os << "\nStep time" << step_sources(c) << "\n";
   if (c.a().step_time_us() > 0 && c.b().step_time_us() > 0) {
     os << "  " << format_us(c.a().step_time_us()) << " -> " << format_us(c.b().step_time_us())
        << "  " << signed_us(c.step_time_delta_us())

@@ -237,7 +237,11 @@ TEST_CASE("runs on different devices are compared, and the report says so") {
   CHECK_THAT(notes, Catch::Contains("different devices"));
   CHECK_THAT(notes, Catch::Contains("ascend"));
   CHECK_THAT(notes, Catch::Contains("cpu"));
-  CHECK_THAT(notes, Catch::Contains("has no step breakdown"));  // the CPU trace's steps have none
+  // The CPU trace has no device to break down: said in the breakdown, not as a caveat.
+  CHECK_THAT(notes, !Catch::Contains("has no step breakdown"));
+  REQUIRE(c.breakdown_size() == 1);
+  CHECK(c.breakdown(0).has_a());
+  CHECK(c.breakdown(0).absent_b() == "no device breakdown (CPU-only run)");
   // The Ascend ops are only in A, the CPU ops only in B.
   bool op_gone = false, cpu_op_new = false;
   for (const auto& d : c.ops()) {
