@@ -8,6 +8,7 @@
 #include "actions/files.h"
 #include "actions/plan.h"
 #include "store/action_store.h"
+#include "store/count_text.h"
 #include "store/json_text.h"
 #include "store/run_registry.h"
 
@@ -220,7 +221,9 @@ v1::ActionApply apply_action(store::Database& db, int64_t plan_id, const ApplyOp
     for (const auto& f : row.files) remove_file_synced(f.path);
     throw ActionError(Kind::input, e.what());
   }
-  std::string detail = "wrote " + std::to_string(row.files.size()) + " file(s) into " + row.out_dir;
+  std::string detail = "wrote " +
+                       store::count_text(static_cast<int64_t>(row.files.size()), "file") +
+                       " into " + row.out_dir;
   if (r.has_inexact && !options.allow_inexact) {
     detail += "; inexact rewrites left out (--allow-inexact applies them)";
   }
@@ -268,9 +271,10 @@ v1::ActionApply rollback_action(store::Database& db, int64_t apply_id, const Act
   // recorded before anything is deleted; a failure on the way puts the moved files back.
   std::vector<std::pair<fs::path, fs::path>> moved;  // aside, original
   std::string at = actor.clock();
-  std::string detail = "removed " + std::to_string(apply->files.size() - missing.size()) +
-                       " file(s)" +
-                       (missing.empty() ? "" : "; already gone: " + std::to_string(missing.size()));
+  std::string detail =
+      "removed " +
+      store::count_text(static_cast<int64_t>(apply->files.size() - missing.size()), "file") +
+      (missing.empty() ? "" : "; already gone: " + std::to_string(missing.size()));
   try {
     for (const auto& f : apply->files) {
       if (std::find(missing.begin(), missing.end(), f.path) != missing.end()) continue;

@@ -1,7 +1,7 @@
 // The few names from below app/ that the front ends (cli/, daemon/) use as they are: how an
-// input is read, severities, the number formats a report's text uses, the fact-type listing,
-// writing a file atomically (or, when the user named a device or FIFO, through it) and what the
-// process maps. Re-exported here so cli/ and daemon/ include app/ headers only
+// input is read, severities, the number formats a report's text uses, counts with their nouns, the
+// fact-type listing, writing a file atomically (or, when the user named a device or FIFO, through
+// it) and what the process maps. Re-exported here so cli/ and daemon/ include app/ headers only
 // (app/layer_check.cmake); each stays defined where it is.
 #pragma once
 
@@ -12,6 +12,7 @@
 #include "engine/kb/load_result.h"
 #include "engine/kb/message_text.h"
 #include "engine/pack_child.h"
+#include "store/count_text.h"
 
 namespace perfsage::app {
 
@@ -25,6 +26,7 @@ using engine::format_bytes;
 using engine::format_evidence;
 using engine::format_pct;
 using engine::format_us;
+using store::count_text;  // "1 finding", "3 findings"
 
 using engine::facts::clips_type_name;
 

@@ -11,6 +11,7 @@
 #include "engine/facts/registry.h"
 #include "engine/kb/message_text.h"
 #include "store/action_store.h"
+#include "store/count_text.h"
 #include "store/results.h"
 #include "store/run_registry.h"
 
@@ -89,7 +90,8 @@ std::string nothing_recognised_notice(store::Database& db, int64_t run_id) {
   }
   std::string what = files == 0 && !raw ? "the inputs hold no file"
                      : files == 0 ? "the inputs hold only profiler files without analysis data"
-                                  : std::to_string(files) + " file(s) in no format perfsage reads";
+                                  : store::count_text(static_cast<int64_t>(files), "file") +
+                                        " in no format perfsage reads";
   return "nothing recognised: " + what +
          "; no pack ran, so the absence of findings means nothing (docs/formats.md lists what "
          "is read)";

@@ -57,7 +57,8 @@ int run_analyze(const Args& args, std::ostream& out, std::ostream& err) {
         if (!fail_on.empty()) {
           threshold = app::parse_severity(fail_on);
           if (threshold == perfsage::v1::SEVERITY_UNSPECIFIED)
-            throw po::error(std::string("--fail-on must be one of ") + severity_names());
+            throw po::error("--fail-on: '" + fail_on + "' is not a severity; use one of " +
+                            severity_names());
         }
       })) {
     return *stop;

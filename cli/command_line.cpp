@@ -18,7 +18,9 @@ std::optional<int> parse_command_line(const char* command, const Args& args,
     po::notify(vm);
     if (check) check();
   } catch (const po::error& e) {
-    err << "perfsage " << command << ": " << e.what() << "\n" << opts;
+    // The reason alone: the whole option list would bury it (--help prints that).
+    err << "perfsage " << command << ": " << e.what() << " (perfsage " << command
+        << " --help lists the options)\n";
     return kExitUsage;
   }
   return std::nullopt;

@@ -1,6 +1,6 @@
 // Parsing a subcommand's options the same way everywhere: --help prints the options and stops;
-// a bad option, a missing required one or a failed check prints the reason and the options to
-// err and stops with kExitUsage.
+// a bad option, a missing required one or a failed check prints the reason in one line to err
+// and stops with kExitUsage.
 #pragma once
 
 #include <boost/program_options.hpp>

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <thread>
 
+#include "app/front_end_names.h"
 #include "cli/command_line.h"
 #include "cli/commands.h"
 #include "cli/daemon_client.h"
@@ -92,8 +93,8 @@ int status_command(const Args& args, std::ostream& out, std::ostream& err) {
     out << " " << st << " " << (it == s.jobs().end() ? 0 : it->second);
   }
   const auto& rl = s.last_reload();
-  out << "\n  knowledge generation " << s.knowledge_generation() << ", " << s.packs()
-      << " pack(s); last load " << rl.time() << " (" << rl.trigger()
+  out << "\n  knowledge generation " << s.knowledge_generation() << ", "
+      << app::count_text(s.packs(), "pack") << "; last load " << rl.time() << " (" << rl.trigger()
       << "): " << (rl.ok() ? "ok" : "FAILED: " + rl.error()) << "\n";
   return kExitOk;
 }

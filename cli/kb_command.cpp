@@ -79,7 +79,8 @@ int kb_test(const Args& args, std::ostream& out, std::ostream& err) {
   }
   auto run = app::test_packs(**knowledge, ctx->config.limits);
   for (const auto& r : run.reports) out << r.str();
-  out << "\nkb test: " << run.passed << " pack(s) passed, " << run.failed << " failed\n";
+  out << "\nkb test: " << app::count_text(run.passed, "pack") << " passed, " << run.failed
+      << " failed\n";
   return run.failed ? kExitPack : kExitOk;
 }
 

@@ -120,7 +120,7 @@ std::string render_text(const perfsage::v1::AnalysisReport& report) {
   os << "\nKnowledge bases\n";
   for (const auto& p : report.packs()) {
     os << "  " << p.name() << " " << p.version() << ": " << p.status();
-    if (p.status() == "ok") os << ", " << p.fired() << " finding(s)";
+    if (p.status() == "ok") os << ", " << app::count_text(p.fired(), "finding");
     if (!p.error().empty()) os << " — " << p.error();
     if (!p.source().empty() && p.source() != "builtin") os << "  [" << p.source() << "]";
     os << "\n";
@@ -138,8 +138,8 @@ std::string render_text(const perfsage::v1::AnalysisReport& report) {
     else
       os << "  none: no rule found a problem in what perfsage read of this run";
     if (warnings > 0)
-      os << " (the inputs above carry " << warnings
-         << " warning(s): what could not be read is not judged)";
+      os << " (the inputs above carry " << app::count_text(warnings, "warning")
+         << ": what could not be read is not judged)";
     os << "\n";
   }
   // Findings stay in rank order; the ones of a rule past its first few are counted and named

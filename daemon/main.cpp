@@ -6,6 +6,7 @@
 #include <fstream>
 #include <iostream>
 
+#include "app/front_end_names.h"
 #include "app/knowledge.h"
 #include "daemon/analysis_bridge.h"
 #include "daemon/daemon.h"
@@ -38,8 +39,10 @@ int check_knowledge(const DaemonConfig& c) {
     std::cerr << "perfsaged: the packs do not load: " << loaded.error() << "\n";
     return 2;
   }
-  std::cout << "config OK: " << loaded.packs_size() << " pack(s), store " << c.store.string()
-            << ", listen " << c.listen << ", " << c.watch.size() << " watch folder(s)\n";
+  std::cout << "config OK: " << perfsage::app::count_text(loaded.packs_size(), "pack") << ", store "
+            << c.store.string() << ", listen " << c.listen << ", "
+            << perfsage::app::count_text(static_cast<int64_t>(c.watch.size()), "watch folder")
+            << "\n";
   return 0;
 }
 }  // namespace

@@ -4,6 +4,7 @@
 
 #include <charconv>
 
+#include "app/front_end_names.h"
 #include "app/job_identity.h"
 
 namespace perfsage::daemon {
@@ -150,8 +151,8 @@ std::optional<std::string> check_job_template(const std::string& tmpl, size_t de
         return "unknown placeholder {" + key + "} in job template (use {1}..{n}, {name}, {root})";
       }
       if (n > depth) {
-        return "job template uses {" + key + "} but runs are only " + std::to_string(depth) +
-               " level(s) deep";
+        return "job template uses {" + key + "} but runs are only " +
+               app::count_text(static_cast<int64_t>(depth), "level") + " deep";
       }
     }
     i = close;

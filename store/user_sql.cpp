@@ -2,6 +2,7 @@
 
 #include <sqlite3.h>
 
+#include <optional>
 #include <string>
 #include <unordered_set>
 
@@ -26,6 +27,43 @@ bool setting_pragma(std::string_view name) {
   return names.count(name) > 0;
 }
 
+// What the authorizer refused while the statement was prepared on this thread, for the error:
+// SQLite itself says only "not authorized".
+thread_local std::string refused_action;
+
+std::string describe(int action, const char* a, const char* b) {
+  std::string what = a ? a : "";
+  switch (action) {
+    case SQLITE_INSERT:
+      return "insert into " + what;
+    case SQLITE_UPDATE:
+      return "update " + what;
+    case SQLITE_DELETE:
+      return "delete from " + what;
+    case SQLITE_PRAGMA:
+      return "set pragma " + what + (b ? std::string(" = ") + b : std::string());
+    case SQLITE_ATTACH:
+      return "attach a database";
+    case SQLITE_DETACH:
+      return "detach a database";
+    case SQLITE_TRANSACTION:
+      return "start or end a transaction";
+    case SQLITE_ANALYZE:
+      return "analyze";
+    case SQLITE_REINDEX:
+      return "reindex";
+    case SQLITE_SAVEPOINT:
+      return "use a savepoint";
+    default:
+      return what.empty() ? "change the store" : "change " + what;
+  }
+}
+
+int deny(int action, const char* a, const char* b) {
+  if (refused_action.empty()) refused_action = describe(action, a, b);
+  return SQLITE_DENY;
+}
+
 int authorize(void*, int action, const char* a, const char* b, const char*, const char*) {
   switch (action) {
     case SQLITE_SELECT:
@@ -41,15 +79,20 @@ int authorize(void*, int action, const char* a, const char* b, const char*, cons
       return a && (std::string_view(a) == "sqlite_master" ||
                    std::string_view(a) == "sqlite_temp_master")
                  ? SQLITE_OK
-                 : SQLITE_DENY;
+                 : deny(action, a, b);
     case SQLITE_PRAGMA: {
       std::string_view name = a ? a : "";
       if (reporting_pragma(name) || (setting_pragma(name) && b == nullptr)) return SQLITE_OK;
-      return SQLITE_DENY;
+      return deny(action, a, b);
     }
     default:
-      return SQLITE_DENY;
+      return deny(action, a, b);
   }
+}
+
+std::string refusal(std::string_view sql, const std::string& why) {
+  return "read-only queries only: refused '" + std::string(sql) + "'" +
+         (why.empty() ? std::string() : " (it would " + why + ")");
 }
 
 }  // namespace
@@ -61,6 +104,7 @@ void allow_only_reads(Database& db) {
 
 Statement prepare_one_statement(Database& db, std::string_view sql) {
   std::string text(sql);
+  refused_action.clear();
   const char* tail = nullptr;
   sqlite3_stmt* rest = nullptr;
   {
@@ -79,11 +123,16 @@ Statement prepare_one_statement(Database& db, std::string_view sql) {
       }
     }
   }
-  Statement st = db.prepare(sql);
-  if (!sqlite3_stmt_readonly(st.handle())) {
-    throw StoreError("store " + db.path() + ": not a read-only statement");
+  refused_action.clear();
+  std::optional<Statement> st;
+  try {
+    st.emplace(db.prepare(sql));
+  } catch (const StoreError&) {
+    if (refused_action.empty()) throw;  // not refused: a syntax error, an unknown table, ...
+    throw StoreError(refusal(sql, refused_action));
   }
-  return st;
+  if (!sqlite3_stmt_readonly(st->handle())) throw StoreError(refusal(sql, ""));
+  return std::move(*st);
 }
 
 }  // namespace perfsage::store

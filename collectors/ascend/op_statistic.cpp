@@ -3,6 +3,7 @@
 #include "collectors/ascend/layout.h"
 #include "collectors/common/csv_reader.h"
 #include "collectors/common/csv_values.h"
+#include "store/count_text.h"
 #include "store/file_bytes.h"
 
 namespace perfsage::collectors::ascend {
@@ -47,8 +48,8 @@ void OpStatisticCollector::collect(const FileProbe& probe, CollectContext& ctx) 
     tasks += n;
     total_us += t;
   }
-  ctx.warn("per-type aggregate of " + std::to_string(types) + " op type(s), " +
-           std::to_string(tasks) + " task(s), " + std::to_string(total_us) +
+  ctx.warn("per-type aggregate of " + store::count_text(types, "op type") + ", " +
+           store::count_text(tasks, "task") + ", " + std::to_string(total_us) +
            " us; not stored (recomputed from the op table)");
   if (ctx.hints().device.empty()) ctx.hints().device = "ascend";
 }

@@ -5,6 +5,7 @@
 #include "collectors/ascend/layout.h"
 #include "collectors/common/csv_reader.h"
 #include "collectors/common/csv_values.h"
+#include "store/count_text.h"
 #include "store/file_bytes.h"
 
 namespace perfsage::collectors::ascend {
@@ -154,7 +155,7 @@ void StepTraceCollector::collect(const FileProbe& probe, CollectContext& ctx) co
     ctx.record();
   }
   if (aggregate_rows > 0)
-    ctx.warn(std::to_string(aggregate_rows) + " aggregate (non-rank) row(s) left out");
+    ctx.warn(store::count_text(aggregate_rows, "aggregate (non-rank) row") + " left out");
   if (ctx.hints().device.empty()) ctx.hints().device = "ascend";
 }
 

@@ -10,6 +10,7 @@
 #include "collectors/ascend/json_util.h"
 #include "collectors/ascend/layout.h"
 #include "collectors/common/csv_values.h"
+#include "store/count_text.h"
 #include "store/json_text.h"
 
 namespace perfsage::collectors::ascend {
@@ -245,7 +246,7 @@ class Builder {
       ctx_.record();
     }
     for (const auto& [what, n] : unused) {
-      ctx_.warn(std::to_string(n) + " " + what + " event(s) not stored");
+      ctx_.warn(store::count_text(n, std::string(what) + " event") + " not stored");
     }
   }
 

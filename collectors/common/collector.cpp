@@ -1,5 +1,7 @@
 #include "collectors/common/collector.h"
 
+#include "store/count_text.h"
+
 namespace perfsage::collectors {
 
 void CollectContext::skip(std::string_view reason, std::string_view where) {
@@ -18,8 +20,8 @@ void CollectContext::fail(std::string_view where, std::string_view what) const {
 std::vector<std::string> CollectContext::report_lines() const {
   std::vector<std::string> out = tally_.warnings;
   for (const auto& [reason, c] : tally_.skips) {
-    out.push_back("skipped " + std::to_string(c.count) + " record(s): " + reason + " (first at " +
-                  c.first_where + ")");
+    out.push_back("skipped " + store::count_text(c.count, "record") + ": " + reason +
+                  " (first at " + c.first_where + ")");
   }
   return out;
 }

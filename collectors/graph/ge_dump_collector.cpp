@@ -11,6 +11,7 @@
 #include "collectors/graph/ge_text_blocks.h"
 #include "collectors/graph/ge_text_parse.h"
 #include "ge/ge_ir.pb.h"
+#include "store/count_text.h"
 #include "store/file_bytes.h"
 
 namespace perfsage::collectors::graph {
@@ -60,8 +61,8 @@ constexpr const char* kExpected = "expected protobuf text of a GE ge.proto.Model
 
 void note_unknown_fields(const TextParse& r, CollectContext& ctx) {
   if (r.unknown_fields > 0) {
-    ctx.warn(std::to_string(r.unknown_fields) +
-             " field(s) not in perfsage's GE schema ignored (first at " + r.first_unknown + ")");
+    ctx.warn(store::count_text(r.unknown_fields, "field") +
+             " not in perfsage's GE schema ignored (first at " + r.first_unknown + ")");
   }
 }
 

@@ -28,6 +28,7 @@
 #include "collectors/kineto/trace_buffer.h"
 #include "collectors/kineto/trace_event.h"
 #include "collectors/kineto/trace_metadata.h"
+#include "store/count_text.h"
 
 namespace perfsage::collectors::kineto {
 namespace od = simdjson::ondemand;
@@ -84,7 +85,7 @@ class TraceIngest {
   EventMapper* mapper_ = nullptr;
   int64_t event_index_ = 0;
   int64_t repaired_utf8_ = 0, repaired_quotes_ = 0, repaired_control_ = 0, repaired_bare_ = 0;
-  int64_t steps_before_ = 0;  // the steps table's last rowid before this file
+  int64_t steps_before_ = 0;   // the steps table's last rowid before this file
   int64_t span_shift_ns_ = 0;  // the base-time correction applied after the events were read
 };
 
@@ -389,17 +390,17 @@ void TraceIngest::finish(const TraceLayout& layout, const TraceMetadata& md, Eve
     std::string cats;
     for (const auto& [cat, n] : c.unknown_categories)
       cats += (cats.empty() ? "" : ", ") + cat + " (" + std::to_string(n) + ")";
-    ctx_.warn(std::to_string(c.unknown_events) +
-              " complete event(s) of categories perfsage does not read, left out of every "
+    ctx_.warn(store::count_text(c.unknown_events, "complete event") +
+              " of categories perfsage does not read, left out of every "
               "analysis: " +
               cats);
   }
   if (c.overlong > 0) {
-    ctx_.warn("dropped " + std::to_string(c.overlong) +
-              " event(s) longer than 7 days (CUPTI timestamp overflow)");
+    ctx_.warn("dropped " + store::count_text(c.overlong, "event") +
+              " longer than 7 days (CUPTI timestamp overflow)");
   }
   auto repaired = [&](int64_t n, const char* what) {
-    if (n > 0) ctx_.warn("repaired " + std::to_string(n) + " event(s): " + what);
+    if (n > 0) ctx_.warn("repaired " + store::count_text(n, "event") + ": " + what);
   };
   repaired(repaired_utf8_, "invalid UTF-8 replaced by U+FFFD");
   repaired(repaired_quotes_, "unescaped quotes inside strings escaped");

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "store/count_text.h"
 #include "store/json_text.h"
 
 namespace perfsage::engine {
@@ -112,6 +113,13 @@ std::string format_value(const clips::Value& v, const std::string& fmt) {
   }
   if (!v.is_number()) return fmt == "name" ? short_name(v.text) : v.text;
   double x = v.number();
+  // count:NOUN or count:NOUN/PLURAL: "1 rank", "3 ranks".
+  if (fmt.starts_with("count:")) {
+    std::string_view nouns = std::string_view(fmt).substr(6);
+    size_t slash = nouns.find('/');
+    return store::count_text(std::llround(x), nouns.substr(0, slash),
+                             slash == std::string_view::npos ? "" : nouns.substr(slash + 1));
+  }
   if (fmt == "us") return format_us(x);
   if (fmt == "ms") return format_us(x * 1e3);
   if (fmt == "s") return format_us(x * 1e6);

@@ -17,6 +17,7 @@
 #include "engine/kb/message_text.h"
 #include "engine/kb/reader.h"
 #include "engine/pack_child.h"
+#include "store/count_text.h"
 #include "store/database.h"
 
 namespace perfsage::engine {
@@ -179,8 +180,8 @@ void run_case(const Pack& pack, const YAML::Node& c, const std::string& file,
     throw Failure{"pack status " + pe.result.status + ": " + pe.result.error};
 
   if (pe.duplicates > 0)
-    result.failures.push_back(std::to_string(pe.duplicates) +
-                              " finding(s) repeated a finding of the same rule and subjects: "
+    result.failures.push_back(store::count_text(pe.duplicates, "finding") +
+                              " repeated a finding of the same rule and subjects: "
                               "the rule fires more than once for one cause");
   std::vector<bool> used(pe.findings.size(), false);
   std::set<std::string> fired;

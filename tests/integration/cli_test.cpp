@@ -41,6 +41,15 @@ TEST_CASE("bad usage exits 2 with a message") {
   CHECK(run_command("ingest", {"x.csv"}).code == 2);  // --store is required
 }
 
+TEST_CASE("a bad --fail-on value is one line naming it and the severities") {
+  auto r = run_command("analyze", {"x.csv", "--fail-on", "urgent"});
+  CHECK(r.code == 2);
+  CHECK_THAT(r.err, Catch::Contains("'urgent' is not a severity") &&
+                        Catch::Contains("critical, high, medium, low, info"));
+  CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);  // not the whole help
+  CHECK_THAT(r.err, !Catch::Contains("--verbose"));
+}
+
 TEST_CASE("a missing input exits 1 naming the path") {
   auto r = run_command("analyze", {"/nonexistent/trace.json"});
   CHECK(r.code == 1);
@@ -302,7 +311,13 @@ TEST_CASE("query reads a store, event tables included, and never writes") {
   CHECK(r.out == "name\tn\tns\nsgemm\\tv2\t2\t5000\n");  // a tab inside a value is escaped
   auto w = run_command("query", {"--store", store, "DELETE FROM runs"});
   CHECK(w.code == 1);
-  CHECK_THAT(w.err, Catch::Contains("not authorized"));
+  // Said as what it is, naming the statement and what it would do (not SQLite's "not
+  // authorized").
+  CHECK_THAT(w.err, Catch::Contains("read-only queries only: refused 'DELETE FROM runs' (it "
+                                    "would delete from runs)"));
+  CHECK_THAT(run_command("query", {"--store", store, "PRAGMA user_version=7"}).err,
+             Catch::Contains("read-only queries only: refused 'PRAGMA user_version=7' (it would "
+                             "set pragma user_version = 7)"));
   CHECK(count_rows(store, "runs") == 1);
   // What a read-only connection still allows is refused too: files made by ATTACH and
   // VACUUM INTO, pragmas that set something, and a second statement after a harmless one.

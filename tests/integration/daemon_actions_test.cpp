@@ -191,7 +191,7 @@ TEST_CASE("the CLI's action output and a run with nothing recognised never becom
   }));
   INFO(q.DebugString());
   CHECK(q.jobs(0).inputs(0) == (runs / "bert" / "r2").string());
-  CHECK_THAT(q.jobs(0).reason(), Catch::Contains("nothing recognised: 1 file(s)"));
+  CHECK_THAT(q.jobs(0).reason(), Catch::Contains("nothing recognised: 1 file in"));
   CHECK(q.jobs(0).run_id() == 0);
   CHECK(q.pending_size() == 0);
   // The job's history is its one real run, every finding still open.

@@ -225,7 +225,7 @@ TEST_CASE("--fail-on gates on findings, failed packs and unrecognised input") {
   auto empty = (dir.path() / "empty").string();
   r = cli({"analyze", empty});
   CHECK(r.code == kExitInput);
-  CHECK_THAT(r.err, Catch::Contains("perfsage: nothing recognised: 1 file(s) in no format"));
+  CHECK_THAT(r.err, Catch::Contains("perfsage: nothing recognised: 1 file in no format"));
   CHECK_THAT(r.out,
              Catch::Contains("nothing in the inputs was recognised, so this is no clean run"));
   CHECK_THAT(r.out, !Catch::Contains("no rule found a problem"));

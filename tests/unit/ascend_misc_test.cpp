@@ -145,7 +145,7 @@ TEST_CASE("op_statistic is recognised and validated, not stored") {
   REQUIRE(s.result.files.size() == 1);
   CHECK(s.result.files[0].collector == "ascend.op_statistic");
   CHECK(s.result.files[0].records == 0);
-  CHECK_THAT(s.result.files[0].warnings.at(0), Catch::Contains("7 task(s)"));
+  CHECK_THAT(s.result.files[0].warnings.at(0), Catch::Contains("7 tasks"));
 }
 
 TEST_CASE("ranks come from rank_N, *_ascend_pt order or profiler_info_N, then device_N") {

@@ -101,8 +101,8 @@ TEST_CASE("timeline in object form, numeric ts, string pids, metadata last, unkn
   CHECK(f.skipped == 1);
   std::string all;
   for (const auto& w : f.warnings) all += w + "\n";
-  CHECK_THAT(all, Catch::Contains("1 flow event(s) not stored"));
-  CHECK_THAT(all, Catch::Contains("ph 'C' event(s) not stored"));
+  CHECK_THAT(all, Catch::Contains("1 flow event not stored"));
+  CHECK_THAT(all, Catch::Contains("ph 'C' events not stored"));
 }
 
 TEST_CASE("timeline: empty file, wrong top level and garbage are clear errors") {

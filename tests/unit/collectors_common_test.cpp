@@ -66,7 +66,7 @@ TEST_CASE("strict mode turns a skipped record into an error, lenient mode counts
   CHECK(lenient.skipped() == 3);
   auto lines = lenient.report_lines();
   REQUIRE(lines.size() == 2);
-  CHECK(lines[0] == "skipped 2 record(s): bad number (first at line 7)");
+  CHECK(lines[0] == "skipped 2 records: bad number (first at line 7)");
 }
 
 TEST_CASE("directories are walked in sorted order; missing inputs are errors") {

@@ -360,6 +360,18 @@ TEST_CASE("numbers in messages are written for people, never with an exponent") 
         "12726300 us over 7 calls, 12.73 s");
 }
 
+TEST_CASE("count:NOUN puts the noun in the number of the count") {
+  // issue 26 item 21: packs printed "1 rank(s)", front ends "1 findings".
+  std::map<std::string, clips::Value> vars{{"one", clips::Value::of_int(1)},
+                                           {"eight", clips::Value::of_float(8.0)},
+                                           {"none", clips::Value::of_int(0)}};
+  CHECK(render_template("{?one:count:rank}, {?eight:count:rank}, {?none:count:step}", vars) ==
+        "1 rank, 8 ranks, 0 steps");
+  CHECK(render_template("{?one:count:child/children} and {?eight:count:child/children}", vars) ==
+        "1 child and 8 children");
+  CHECK(render_template("{?eight:count:such chain}", vars) == "8 such chains");
+}
+
 TEST_CASE("evidence reads as the text report writes it, its unit from the key's name") {
   // issue 26 item 16: the HTML and JSON showed "0.346517 ratio", "21845.6 us", "3 count".
   CHECK(format_evidence("exposed_share", 0.346517) == "34.7 %");

@@ -224,7 +224,7 @@ TEST_CASE("synthetic GE dump: fusion, control edges, unknown fields, dangling su
              "node='x'") == "[8,16]FLOAT16NC1HWC0NCHW256");
   auto warnings = test::all_warnings(in.result);
   CHECK_THAT(warnings,
-             Catch::Contains("1 field(s) not in perfsage's GE schema ignored (first at 15:"));
+             Catch::Contains("1 field not in perfsage's GE schema ignored (first at 15:"));
   CHECK_THAT(warnings, Catch::Contains("references subgraph missing_graph"));
 }
 

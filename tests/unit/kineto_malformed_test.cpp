@@ -148,7 +148,7 @@ TEST_CASE("Bad events deep inside a large trace do not disturb the others", "[ki
     auto r = kineto_ingest(path, Mode::lenient, opt);
     CHECK(cpu_ops(r) == 5000);
     CHECK(r.count("SELECT count(DISTINCT external_id) FROM host_events WHERE run_id=?1") == 5000);
-    CHECK(r.report_mentions("repaired 5 event(s): invalid UTF-8"));
+    CHECK(r.report_mentions("repaired 5 events: invalid UTF-8"));
     // Strict mode names the first bad event whichever parser met it.
     try {
       kineto_ingest(path, Mode::strict, opt);

@@ -333,7 +333,7 @@ TEST_CASE("events of categories nothing reads are counted by category and said",
   TempDir dir;
   auto r = kineto_ingest(dir.write("t.json", trace), collectors::Mode::strict);
   CHECK(r.report_mentions(
-      "2 complete event(s) of categories perfsage does not read, left out of every analysis: "
+      "2 complete events of categories perfsage does not read, left out of every analysis: "
       "mystery_metrics (2)"));
   CHECK(r.count("SELECT count(*) FROM host_events WHERE run_id=?1") == 1);
 }
