@@ -10,9 +10,15 @@
 
 namespace perfsage::analyzers {
 
-// Brings the derived tables to their declared shape, runs every analyzer (analyzers()) in order,
-// then summarises the run.
+// How many analyzers run at once by default: PERFSAGE_ANALYZER_THREADS when set (1 runs them
+// one after another), else the machine's cores, at most 4.
+unsigned analyzer_threads();
+
+// Brings the derived tables to their declared shape, runs every analyzer (analyzers()), up to
+// `threads` at once (0: analyzer_threads()) as soon as the tables each reads are written, then
+// summarises the run. The stored rows are those of a run one analyzer after another (threads 1;
+// also for a store in memory or a write-protected one).
 store::RunRecord analyze_run(store::Database& db, int64_t run_id, const RunIdentity& identity,
-                              const AnalyzerResources& resources);
+                              const AnalyzerResources& resources, unsigned threads = 0);
 
 }  // namespace perfsage::analyzers

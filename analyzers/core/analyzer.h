@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,10 @@ struct Analyzer {
   std::vector<std::string> adds_to;
   std::function<void(store::Database&, int64_t run_id, const AnalyzerResources&)> run;
 };
+
+// For each analyzer, the analyzers it waits for: those writing (or adding to) a table it reads.
+// Throws std::logic_error on a table owned twice.
+std::vector<std::set<size_t>> analyzer_inputs(const std::vector<Analyzer>& declared);
 
 // The analyzers in run order: each after every analyzer writing a table it reads, otherwise in
 // declaration order. Throws std::logic_error on a table owned twice or a cycle.

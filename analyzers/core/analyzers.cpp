@@ -6,7 +6,7 @@
 
 namespace perfsage::analyzers {
 
-std::vector<Analyzer> order_analyzers(std::vector<Analyzer> declared) {
+std::vector<std::set<size_t>> analyzer_inputs(const std::vector<Analyzer>& declared) {
   std::map<std::string, std::vector<size_t>> writers;  // table -> analyzers producing rows of it
   std::set<std::string> owned;
   for (size_t i = 0; i < declared.size(); ++i) {
@@ -18,8 +18,6 @@ std::vector<Analyzer> order_analyzers(std::vector<Analyzer> declared) {
     }
     for (const auto& t : declared[i].adds_to) writers[t].push_back(i);
   }
-  // Kahn's algorithm, always taking the first ready analyzer in declaration order, so that the
-  // order only changes where a declaration demands it.
   std::vector<std::set<size_t>> waits_for(declared.size());
   for (size_t i = 0; i < declared.size(); ++i) {
     for (const auto& table : declared[i].reads) {
@@ -29,6 +27,13 @@ std::vector<Analyzer> order_analyzers(std::vector<Analyzer> declared) {
         if (w != i) waits_for[i].insert(w);
     }
   }
+  return waits_for;
+}
+
+std::vector<Analyzer> order_analyzers(std::vector<Analyzer> declared) {
+  // Kahn's algorithm, always taking the first ready analyzer in declaration order, so that the
+  // order only changes where a declaration demands it.
+  const std::vector<std::set<size_t>> waits_for = analyzer_inputs(declared);
   std::vector<Analyzer> ordered;
   std::vector<bool> done(declared.size(), false);
   while (ordered.size() < declared.size()) {
