@@ -1,5 +1,6 @@
 #include "app/run_listing.h"
 
+#include <algorithm>
 #include <cctype>
 
 #include "app/run_detail.h"
@@ -19,7 +20,38 @@ bool valid_time_prefix(const std::string& t) {
   return t.empty() || (t.size() >= 4 && std::isdigit(static_cast<unsigned char>(t[0])));
 }
 
-Result<v1::RunList> list_runs(Database& db, const RunQuery& query) {
+namespace {
+bool is_running(int64_t run_id, const std::vector<JobProgress>& running) {
+  for (const auto& r : running)
+    if (r.run_id != 0 && r.run_id == run_id) return true;
+  return false;
+}
+
+// status=running: the runs jobs are analysing, matched against the other filters here (there
+// are at most as many as workers).
+v1::RunList running_runs(Database& db, const RunQuery& query,
+                         const std::vector<JobProgress>& running) {
+  std::vector<int64_t> ids;
+  for (const auto& r : running)
+    if (r.run_id != 0 && (query.before_id == 0 || r.run_id < query.before_id))
+      ids.push_back(r.run_id);
+  auto rows = store::run_rows(db, ids);
+  std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.id > b.id; });
+  v1::RunList out;
+  for (const auto& r : rows) {
+    if (!query.job.empty() && r.job != query.job) continue;
+    if (!query.since.empty() && r.created < query.since) continue;
+    if (!query.until.empty() && r.created > query.until) continue;
+    if (out.runs_size() == query.limit) break;
+    *out.add_runs() = run_summary(r);
+  }
+  mark_running(*out.mutable_runs(), running);
+  return out;
+}
+}  // namespace
+
+Result<v1::RunList> list_runs(Database& db, const RunQuery& query,
+                              const std::vector<JobProgress>& running) {
   if (!valid_time_prefix(query.since) || !valid_time_prefix(query.until)) {
     return Error{ErrorKind::usage,
                  "since and until must be ISO-8601 times, e.g. 2026-01-31T12:00:00Z"};
@@ -28,12 +60,18 @@ Result<v1::RunList> list_runs(Database& db, const RunQuery& query) {
   f.job = query.job;
   f.since = query.since;
   f.until = query.until;
+  if (query.status == "running") return running_runs(db, query, running);
   f.status = query.status;
   f.limit = query.limit;
   f.before_id = query.before_id;
   auto rows = store::list_run_rows(db, f);
   v1::RunList out;
-  for (const auto& r : rows) *out.add_runs() = run_summary(r);
+  for (const auto& r : rows) {
+    // A run being analysed is "running" whatever the store says of it yet.
+    if (!query.status.empty() && is_running(r.id, running)) continue;
+    *out.add_runs() = run_summary(r);
+  }
+  mark_running(*out.mutable_runs(), running);
   if (static_cast<int>(rows.size()) == f.limit) {
     out.set_next_page_token(std::to_string(rows.back().id));
   }

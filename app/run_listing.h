@@ -28,8 +28,10 @@ struct RunQuery {
 bool valid_time_prefix(const std::string& t);
 
 // Newest first; next_page_token is set when the page is full. A usage error when since or
-// until is not an ISO-8601 time.
-Result<perfsage::v1::RunList> list_runs(Database& db, const RunQuery& query);
+// until is not an ISO-8601 time. The runs jobs analyse now (`running`) are shown, and filtered,
+// as status "running" with their stage and progress, whatever the store says of them yet.
+Result<perfsage::v1::RunList> list_runs(Database& db, const RunQuery& query,
+                                        const std::vector<JobProgress>& running = {});
 
 // Whether the store holds run `id`.
 bool run_exists(Database& db, int64_t id);

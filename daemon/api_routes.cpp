@@ -129,10 +129,11 @@ void register_api_routes(httplib::Server& svr, ApiContext& ctx) {
     q.limit = static_cast<int>(*limit);
     q.before_id = *before;
     auto lease = c->readers->acquire();
-    auto out = app::list_runs(lease.db(), q);
+    auto running = progress_of(c->state->get());
+    auto out = app::list_runs(lease.db(), q, running);
     if (!out) return send_error(res, 400, "bad_request", out.error().message);
     c->read_queue([&](app::JobQueue& q) { app::add_queue_jobs(q, *out->mutable_runs()); });
-    app::mark_running(*out->mutable_runs(), progress_of(c->state->get()));
+    app::mark_running(*out->mutable_runs(), running);  // their queue job, not the stored one
     send_json(res, *out);
   });
 

@@ -62,7 +62,10 @@ class Reader {
     std::string s;
     text(n, what, s);
     if (s.empty()) return;
-    out = fs::path(s).is_relative() ? file_.parent_path() / s : fs::path(s);
+    // Absolute even when the config file was named by a relative path: runs are queued and
+    // recognised again by these paths, as submitted (absolute) paths are.
+    out = fs::path(s).is_relative() ? (fs::absolute(file_).parent_path() / s).lexically_normal()
+                                    : fs::path(s).lexically_normal();
   }
 
   void boolean(const YAML::Node& n, const std::string& what, bool& out) {

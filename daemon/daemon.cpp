@@ -280,6 +280,7 @@ bool Daemon::reload(const std::string& trigger) {
 
 void Daemon::scan_roots(SteadyTime now) {
   std::map<fs::path, fs::path> runs;  // run → one file in it
+  size_t roots = 0;
   for (const auto& root : config_.watch) {
     std::vector<fs::path> found;
     try {
@@ -288,6 +289,7 @@ void Daemon::scan_roots(SteadyTime now) {
       spdlog::error("cannot watch {}: {}", root.path.string(), e.what());
       continue;
     }
+    ++roots;
     for (const auto& f : found) {
       if (auto loc = layout_.locate(f)) runs.emplace(loc->path, f);
     }
@@ -302,8 +304,14 @@ void Daemon::scan_roots(SteadyTime now) {
     }
     tracker_.on_event(file, FileEventKind::changed, now);
   }
-  spdlog::info("watching {} folder(s): {} run(s) found, {} already known",
-               runs_watch_->watched_folders(), runs.size(), known);
+  watch_roots_ = roots;
+  // The configured folders, as the metric perfsage_watched_folders counts them; inotify also
+  // watches every folder below them (perfsage_inotify_watches).
+  spdlog::info("watching {} ({} under inotify watch): {} found, {} already known",
+               app::count_text(static_cast<int64_t>(roots), "folder"),
+               app::count_text(static_cast<int64_t>(runs_watch_->watched_folders()), "directory",
+                               "directories"),
+               app::count_text(static_cast<int64_t>(runs.size()), "run"), known);
 }
 
 void Daemon::on_run_events(SteadyTime now) {
@@ -370,11 +378,12 @@ void Daemon::on_forkserver(SteadyTime now) {
 void Daemon::publish(SteadyTime now) {
   auto pending = tracker_.pending();
   auto running = runner_->snapshot(now);
-  size_t watched = runs_watch_ ? runs_watch_->watched_folders() : 0;
+  size_t inotify_watches = runs_watch_ ? runs_watch_->watched_folders() : 0;
   state_.update([&](StateSnapshot& s) {
     s.pending = std::move(pending);
     s.running = std::move(running);
-    s.watched_folders = watched;
+    s.watched_folders = watch_roots_;
+    s.inotify_watches = inotify_watches;
     s.stopping = stopping_;
   });
 }
@@ -512,8 +521,8 @@ int Daemon::run() {
     spdlog::error("cannot start: {}", e.what());
     return 1;
   }
-  systemd::ready(fmt::format("serving knowledge generation {}; watching {} folder(s)", generation_,
-                             runs_watch_->watched_folders()));
+  systemd::ready(fmt::format("serving knowledge generation {}; watching {}", generation_,
+                             app::count_text(static_cast<int64_t>(watch_roots_), "folder")));
   bool done = false;
   while (!done) {
     auto now = steady_clock::now();

@@ -97,6 +97,7 @@ class Daemon {
   bool store_damaged_ = false;  // quick_check failed at start: no new run goes into it
   bool knowledge_loaded_ = false;
   uint64_t generation_ = 0;
+  size_t watch_roots_ = 0;  // configured watch folders that could be watched (scan_roots)
   std::optional<SteadyTime> pack_reload_at_, forkserver_restart_at_, grace_end_;
   SteadyTime started_, next_reclaim_{}, next_sync_{};
   bool shared_ = false;  // the queue is shared in PostgreSQL (config_.postgres)

@@ -161,6 +161,7 @@ void HttpServer::routes() {
     extra["perfsage_workers_busy"][{}] = static_cast<double>(s.running.size());
     extra["perfsage_runs_pending"][{}] = static_cast<double>(s.pending.size());
     extra["perfsage_watched_folders"][{}] = static_cast<double>(s.watched_folders);
+    extra["perfsage_inotify_watches"][{}] = static_cast<double>(s.inotify_watches);
     extra["perfsage_packs_loaded"][{}] = static_cast<double>(s.serving_packs());
     extra["perfsage_packs_broken"][{}] = static_cast<double>(s.broken_packs().size());
     extra["perfsage_knowledge_generation"][{}] = static_cast<double>(s.generation);

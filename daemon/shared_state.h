@@ -30,7 +30,8 @@ struct StateSnapshot {
   ReloadInfo last_reload;
   std::vector<PendingRun> pending;
   std::vector<RunningJobView> running;
-  size_t watched_folders = 0;
+  size_t watched_folders = 0;  // the configured watch folders being watched
+  size_t inotify_watches = 0;  // directories under inotify watch: those folders and all below
   bool stopping = false;
   bool shared = false;          // shared mode (a PostgreSQL queue and catalog)
   std::string database_error;   // shared mode: why the database did not answer; empty when it did

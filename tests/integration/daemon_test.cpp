@@ -501,13 +501,19 @@ TEST_CASE("a broken project pack at start: the good packs serve, the broken one 
 
 TEST_CASE("while a job runs, its run shows as running with the job's stage and progress") {
   TempDir dir;
-  fs::create_directories(dir.path() / "runs");
+  fs::create_directories(dir.path() / "runs/old-job/logs");  // folders below the watch folder
   // The worker stops before its first pack (app/analysis.cpp, test_pause_at) until killed.
   ::setenv("PERFSAGE_TEST_PAUSE_AT", "packs", 1);
   DaemonProcess d(dir.path(), base_config(dir.path() / "runs"));
   bool started = d.start();
   ::unsetenv("PERFSAGE_TEST_PAUSE_AT");
   REQUIRE(started);
+  // One folder configured, with folders below it: the log and the metric count the one folder,
+  // and perfsage_inotify_watches every directory watched (issue 26 item 21: 6 vs 8).
+  CHECK_THAT(d.log(), Catch::Contains("watching 1 folder ("));
+  auto metrics = d.get("/metrics").body;
+  CHECK_THAT(metrics, Catch::Contains("perfsage_watched_folders 1\n"));
+  CHECK_THAT(metrics, Catch::Contains("perfsage_inotify_watches 3\n"));
   auto id = d.submit(source_dir() / "tests/fixtures/daemon/ascend_run").id();
   REQUIRE(eventually(60, [&] { return count_in(d.log(), "perfsage: paused at packs") > 0; }));
   v1::QueueJob job;
@@ -527,6 +533,14 @@ TEST_CASE("while a job runs, its run shows as running with the job's stage and p
   CHECK(run.queue_job() == id);
   auto detail = d.get_json<v1::RunDetail>("/api/v1/runs/" + std::to_string(run.id()));
   CHECK(detail.summary().status() == "running");
+  // Filtered as shown: status=running lists it, the stored statuses do not.
+  auto by_status = d.get_json<v1::RunList>("/api/v1/runs?status=running");
+  REQUIRE(by_status.runs_size() == 1);
+  CHECK(by_status.runs(0).id() == run.id());
+  CHECK(by_status.runs(0).stage() == "packs");
+  CHECK(d.get_json<v1::RunList>("/api/v1/runs?status=running&job=other").runs_size() == 0);
+  CHECK(d.get_json<v1::RunList>("/api/v1/runs?status=analyzed").runs_size() == 0);
+  CHECK(d.get_json<v1::RunList>("/api/v1/runs?status=ingested").runs_size() == 0);
   CHECK(d.get("/api/v1/jobs/ascend_run/history").status == 404);  // no finished run yet
   d.kill(SIGKILL);
 }

@@ -15,6 +15,26 @@ std::string problems(const DaemonConfigLoad& load) {
 }
 }  // namespace
 
+TEST_CASE("a config named by a relative path gives absolute paths: queue inputs are absolute") {
+  // issue 26 item 21: queued runs were relative paths where submitted ones were absolute.
+  TempDir dir;
+  std::filesystem::create_directory(dir.path() / "runs");
+  dir.write("perfsaged.yaml", "daemon:\n  store: perf.db\n  watch:\n    - path: ./runs\n");
+  auto cwd = std::filesystem::current_path();
+  std::filesystem::current_path(dir.path());
+  auto load = read_daemon_config("perfsaged.yaml");
+  validate(load);
+  std::filesystem::current_path(cwd);
+  INFO(problems(load));
+  REQUIRE(load.ok());
+  REQUIRE(load.config.watch.size() == 1);
+  CHECK(load.config.watch[0].path.is_absolute());
+  CHECK(load.config.watch[0].path.filename() == "runs");  // ./runs, normalised
+  CHECK(std::filesystem::equivalent(load.config.watch[0].path, dir.path() / "runs"));
+  CHECK(load.config.store.is_absolute());
+  CHECK(load.config.queue_store.is_absolute());
+}
+
 TEST_CASE("the daemon section is read with units, relative paths and watch roots") {
   TempDir dir;
   std::filesystem::create_directory(dir.path() / "runs");
