@@ -1,0 +1,5 @@
+# Shared mode (PostgreSQL): the queue's claims per second, the cost per job of the catalog
+# (docs/performance.md, "Shared mode (PostgreSQL)"; docs/scale-out.md, "Cost model").
+add_executable(shared_queue_bench shared_queue_bench.cpp)
+target_include_directories(shared_queue_bench PRIVATE ${CMAKE_SOURCE_DIR})
+target_link_libraries(shared_queue_bench PRIVATE perfsage_store_pg Threads::Threads)
