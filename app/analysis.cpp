@@ -1,6 +1,7 @@
 #include "app/analysis.h"
 
 #include <spdlog/spdlog.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -72,12 +73,28 @@ void progress(const AnalysisRequest& req, std::string_view stage, double fractio
 // stderr on reaching the stage and waits there until it is killed. Stages: ingest (every row
 // written, not committed), analysis (committed and analysed, not marked analysed), packs
 // (analysed, no pack evaluated yet: tests/integration/daemon_test.cpp shows the run meanwhile).
+// With PERFSAGE_TEST_PAUSE_FLAG=<file> as well, only the first to reach the stage pauses (it
+// creates the file), and it goes on when the file is removed (tests/integration/
+// daemon_shared_test.cpp: a job finished by a daemon that lost its lease meanwhile).
 void test_pause_at(std::string_view stage) {
   const char* at = std::getenv("PERFSAGE_TEST_PAUSE_AT");
   if (!at || stage != at) return;
+  const char* flag = std::getenv("PERFSAGE_TEST_PAUSE_FLAG");
+  if (flag) {
+    if (::access((std::string(flag) + ".done").c_str(), F_OK) == 0) return;
+    int fd = ::open(flag, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0644);
+    if (fd < 0) return;  // another one paused here already
+    ::close(fd);
+  }
   std::string line = "perfsage: paused at " + std::string(stage) + "\n";
   [[maybe_unused]] ssize_t n = ::write(STDERR_FILENO, line.data(), line.size());
-  for (;;) ::pause();
+  if (!flag) {
+    for (;;) ::pause();
+  }
+  while (::access(flag, F_OK) == 0) ::usleep(20000);
+  // Removed: go on, and leave a mark so that nobody pauses here again.
+  int done = ::open((std::string(flag) + ".done").c_str(), O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
+  if (done >= 0) ::close(done);
 }
 
 // Ingests the inputs as one run and runs the analyzers, or finds the stored run.

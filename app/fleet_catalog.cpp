@@ -143,6 +143,39 @@ std::optional<int64_t> FleetCatalog::published(int64_t local_run_id) {
   return impl_->catalog.id_of({impl_->instance, local_run_id});
 }
 
+std::optional<CatalogOrigin> FleetCatalog::local_origin(const std::string& kind,
+                                                        int64_t replica_id) {
+  auto replica = open_catalog_replica(impl_->replica_path);
+  auto o = store::origin_of_imported(*replica, kind, replica_id);
+  if (!o) return std::nullopt;
+  return CatalogOrigin{o->instance, o->local_run_id};
+}
+
+std::optional<int64_t> FleetCatalog::replica_id(const std::string& kind, int64_t local_id) {
+  auto replica = open_catalog_replica(impl_->replica_path);
+  return store::imported_id(*replica, kind, impl_->instance, local_id);
+}
+
+void FleetCatalog::republish_run_of(const fs::path& store, const std::string& kind,
+                                    int64_t local_id) {
+  int64_t run = local_id;
+  {
+    store::Database db(store.string());
+    const std::string sql =
+        kind == "action_plans" ? "SELECT run_id FROM action_plans WHERE id = ?1"
+        : kind == "action_applies"
+            ? "SELECT p.run_id FROM action_applies a JOIN action_plans p ON p.id = a.plan_id "
+              "WHERE a.id = ?1"
+            : "SELECT ?1";
+    auto st = db.prepare(sql);
+    st.bind(1, local_id);
+    if (!st.step()) throw store::StoreError("no " + kind + " " + std::to_string(local_id));
+    run = st.int64(0);
+  }
+  republish(store, run);
+  sync();
+}
+
 void FleetCatalog::publish_packs(uint64_t generation,
                                  const std::vector<perfsage::v1::PackStatus>& packs) {
   std::vector<pg::DaemonPack> rows;

@@ -45,6 +45,14 @@ class FleetCatalog {
   std::optional<CatalogOrigin> origin_of(int64_t id);
   // The catalog id of this daemon's local run, when published.
   std::optional<int64_t> published(int64_t local_run_id);
+  // Actions: plans and applies have the replica's ids in the API. Where a replica id of `kind`
+  // ("action_plans", "action_applies") came from, and the replica's id of one of this daemon's.
+  std::optional<CatalogOrigin> local_origin(const std::string& kind, int64_t replica_id);
+  std::optional<int64_t> replica_id(const std::string& kind, int64_t local_id);
+  // Publishes again the local run a local plan or apply (`kind` as above) belongs to, and
+  // imports the change at once, so that this daemon's API shows it.
+  void republish_run_of(const std::filesystem::path& store, const std::string& kind,
+                        int64_t local_id);
   void publish_packs(uint64_t generation, const std::vector<perfsage::v1::PackStatus>& packs);
   perfsage::v1::FleetStatus fleet();
   const std::filesystem::path& replica_path() const;

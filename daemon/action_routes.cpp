@@ -1,6 +1,7 @@
 #include <httplib.h>
 
 #include "app/actions_service.h"
+#include "app/fleet_catalog.h"
 #include "app/run_listing.h"
 #include "app/store_types.h"
 #include "daemon/api_routes.h"
@@ -47,6 +48,48 @@ bool apply_allowed(const ApiContext* c, Response& res) {
   return false;
 }
 
+// Shared mode (docs/scale-out.md): a run's facts stay in the store of the daemon that analysed
+// it, so its actions are planned, applied and rolled back there. The API's ids are the
+// catalog's (runs) and the replica's (plans, applies): this daemon's own local id of `kind`'s
+// `id`, or nothing when an answer was sent (404, or 409 naming the daemon to ask).
+std::optional<int64_t> local_id(const ApiContext* c, const std::string& kind,
+                                const std::string& what, int64_t id, Response& res) {
+  if (!c->catalog) return id;
+  std::optional<app::CatalogOrigin> origin;
+  try {
+    origin = kind == "runs" ? c->catalog->origin_of(id) : c->catalog->local_origin(kind, id);
+  } catch (const app::StoreError& e) {
+    send_error(res, 503, "unavailable", std::string("the shared database: ") + e.what());
+    return std::nullopt;
+  }
+  if (!origin) {
+    send_error(res, 404, "not_found", "no " + what + " " + std::to_string(id));
+    return std::nullopt;
+  }
+  if (origin->instance != c->instance) {
+    send_error(res, 409, "conflict",
+               what + " " + std::to_string(id) + " belongs to a run analysed by daemon " +
+                   origin->instance +
+                   ": the run's facts are in that daemon's store, so send this request to its "
+                   "API");
+    return std::nullopt;
+  }
+  return origin->local_run_id;
+}
+
+// Shared mode: the change is published with its run, and the answer speaks in the API's ids.
+void republish(const ApiContext* c, const std::string& kind, int64_t local) {
+  if (c->catalog) c->catalog->republish_run_of(c->config->store, kind, local);
+}
+int64_t api_id(const ApiContext* c, const std::string& kind, int64_t local) {
+  if (!c->catalog || local == 0) return local;
+  return c->catalog->replica_id(kind, local).value_or(0);
+}
+void to_api_ids(const ApiContext* c, v1::ActionApply& a) {
+  a.set_id(api_id(c, "action_applies", a.id()));
+  a.set_plan_id(api_id(c, "action_plans", a.plan_id()));
+}
+
 }  // namespace
 
 void register_action_routes(httplib::Server& svr, ApiContext& ctx) {
@@ -70,12 +113,19 @@ void register_action_routes(httplib::Server& svr, ApiContext& ctx) {
     v1::PlanActionsRequest body;
     if (!req.body.empty() && !parse_json_body(req, res, body)) return;
     std::vector<std::string> only(body.findings().begin(), body.findings().end());
+    auto run = local_id(c, "runs", "run", *id, res);
+    if (!run) return;
     app::Database db(c->config->store.string());
-    auto planned = app::plan_run_actions(db, *id, only, api_actor(req));
+    auto planned = app::plan_run_actions(db, *run, only, api_actor(req));
     if (!planned) return send_app_error(res, planned.error());
+    if (!planned->plans.empty()) republish(c, "runs", *run);
     v1::PlanActionsResponse out;
-    out.set_run_id(planned->run_id);
-    for (auto& p : planned->plans) *out.add_plans() = std::move(p);
+    out.set_run_id(*id);
+    for (auto& p : planned->plans) {
+      p.set_id(api_id(c, "action_plans", p.id()));
+      p.set_run_id(*id);
+      *out.add_plans() = std::move(p);
+    }
     for (auto& n : planned->notes) out.add_notes(n);
     send_json(res, out);
   });
@@ -85,20 +135,28 @@ void register_action_routes(httplib::Server& svr, ApiContext& ctx) {
     if (!id || !apply_allowed(c, res)) return;
     v1::ApplyActionRequest body;
     if (!req.body.empty() && !parse_json_body(req, res, body)) return;
+    auto plan = local_id(c, "action_plans", "planned action", *id, res);
+    if (!plan) return;
     app::Database db(c->config->store.string());
-    actions::ApplyOptions options{c->config->actions_dir / ("plan-" + std::to_string(*id)),
+    actions::ApplyOptions options{c->config->actions_dir / ("plan-" + std::to_string(*plan)),
                                   body.allow_inexact()};
-    auto applied = app::apply_planned_action(db, *id, options, api_actor(req));
+    auto applied = app::apply_planned_action(db, *plan, options, api_actor(req));
     if (!applied) return send_app_error(res, applied.error());
+    republish(c, "action_plans", *plan);
+    to_api_ids(c, *applied);
     send_json(res, *applied, applied->already_applied() ? 200 : 201);
   });
 
   svr.Post(R"(/api/v1/applies/([^/]+)/rollback)", [c](const Request& req, Response& res) {
     auto id = path_id(req, res, "apply");
     if (!id || !apply_allowed(c, res)) return;
+    auto apply = local_id(c, "action_applies", "apply", *id, res);
+    if (!apply) return;
     app::Database db(c->config->store.string());
-    auto rolled = app::roll_back_action(db, *id, api_actor(req));
+    auto rolled = app::roll_back_action(db, *apply, api_actor(req));
     if (!rolled) return send_app_error(res, rolled.error());
+    republish(c, "action_applies", *apply);
+    to_api_ids(c, *rolled);
     send_json(res, *rolled);
   });
 }

@@ -196,6 +196,7 @@ void read_section(Reader& r, const YAML::Node& d, DaemonConfig& c) {
           "quiet",
           "pack_reload_debounce",
           "shutdown_grace",
+          "lease",
           "job_limits",
           "lenient",
           "auto_apply_actions",
@@ -223,6 +224,8 @@ void read_section(Reader& r, const YAML::Node& d, DaemonConfig& c) {
   r.duration(d["quiet"], "daemon.quiet", c.quiet);
   r.duration(d["pack_reload_debounce"], "daemon.pack_reload_debounce", c.pack_reload_debounce);
   r.duration(d["shutdown_grace"], "daemon.shutdown_grace", c.shutdown_grace);
+  r.duration(d["lease"], "daemon.lease", c.lease);
+  if (c.lease < std::chrono::seconds(3)) r.error(d["lease"], "daemon.lease must be at least 3s");
   if (auto jl = d["job_limits"]; jl && r.map(jl, "daemon.job_limits")) {
     r.keys(jl, "daemon.job_limits", {"memory", "cpu", "time"});
     r.size(jl["memory"], "daemon.job_limits.memory", c.job_limits.memory_bytes);

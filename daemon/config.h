@@ -11,6 +11,8 @@
 //         runs: "*/*"                 # run folders (or files) under path, one glob per level
 //         job: "{1}"                  # the job a run belongs to: {1}..{n}, {name}, {root}
 //     quiet: 60s                      # a run without end markers is complete after this
+//     lease: 60s                      # a running job's lease (shared mode: how soon a dead
+//                                     # daemon's jobs go to another)
 //     job_limits: {memory: 4GiB, cpu: 30m, time: 1h}
 #pragma once
 
@@ -81,6 +83,9 @@ struct DaemonConfig {
   Millis quiet = std::chrono::seconds(60);
   Millis pack_reload_debounce = Millis(1000);
   Millis shutdown_grace = std::chrono::seconds(30);
+  // A running job's lease: renewed every third of it; a job whose holder stopped renewing (dead,
+  // paused, cut off) is queued again for any daemon once it runs out.
+  Millis lease = std::chrono::seconds(60);
   JobLimits job_limits;
   bool lenient = false;
   bool auto_apply_actions = false;  // safe actions applied without asking: off by default

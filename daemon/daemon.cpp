@@ -578,7 +578,8 @@ int Daemon::run() {
       if (catalog_ && now >= next_sync_) sync_catalog(now);
       if (now >= next_reclaim_) {
         // Jobs whose end could not be written (and any other daemon's expired leases).
-        next_reclaim_ = now + std::chrono::seconds(30);
+        next_reclaim_ =
+            now + std::min<std::chrono::milliseconds>(std::chrono::seconds(30), config_.lease / 2);
         if (int n = queue_->reclaim_expired(wall_ms(), iso_now())) {
           spdlog::warn("{} job(s) with an expired lease are queued again", n);
         }

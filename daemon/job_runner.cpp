@@ -8,9 +8,6 @@
 namespace perfsage::daemon {
 namespace {
 
-constexpr auto kLease = std::chrono::seconds(60);
-constexpr auto kRenew = std::chrono::seconds(20);
-
 double seconds_between(SteadyTime a, SteadyTime b) {
   return std::chrono::duration<double>(b - a).count();
 }
@@ -24,7 +21,7 @@ bool final_error(const std::string& kind) {
 
 void JobRunner::fill(SteadyTime now) {
   while (accepting_ && pool_.alive() && running_.size() < static_cast<size_t>(config_.workers)) {
-    int64_t lease_until = clocks_.wall_ms() + std::chrono::milliseconds(kLease).count();
+    int64_t lease_until = clocks_.wall_ms() + config_.lease.count();
     auto job = queue_.claim(owner_, clocks_.iso_now(), lease_until);
     if (!job) return;
     ipc::RunJob req;
@@ -42,7 +39,7 @@ void JobRunner::fill(SteadyTime now) {
     r.job = *job;
     r.started = now;
     r.deadline = now + config_.job_limits.time;
-    r.renew_at = now + kRenew;
+    r.renew_at = now + config_.lease / 3;
     auto& slot = running_[job->id] = std::move(r);
     spdlog::info("job {} ({}): analysing {}", job->id, job->spec.job,
                  job->spec.inputs.empty() ? "" : job->spec.inputs.front());
@@ -114,6 +111,11 @@ void JobRunner::fail(Running& r, app::FailureKind kind, const std::string& reaso
 
 void JobRunner::finish(Running& r, const ipc::WorkerExited& exited, SteadyTime now) {
   double secs = seconds_between(r.started, now);
+  if (r.lost) {
+    metrics_.add("perfsage_jobs_finished_total", 1, {{"outcome", "lease_lost"}});
+    return spdlog::warn("job {} ({}): ended after its lease was lost; its result is dropped",
+                        r.job.id, r.job.spec.job);
+  }
   if (r.interrupted) return fail(r, app::FailureKind::interrupted, "the daemon is stopping");
   bool died = exited.signal() != 0 || (exited.exit_code() != 0 && exited.exit_code() != -1);
   if (r.result && r.result->ok()) {
@@ -194,7 +196,7 @@ void JobRunner::tick(SteadyTime now) {
       it = unrecorded_.erase(it);
     } catch (const app::StoreError&) {
       try {
-        queue_.renew(it->id, owner_, clocks_.wall_ms() + std::chrono::milliseconds(kLease).count());
+        queue_.renew(it->id, owner_, clocks_.wall_ms() + config_.lease.count());
       } catch (const app::StoreError&) {
       }
       ++it;
@@ -206,9 +208,17 @@ void JobRunner::tick(SteadyTime now) {
       spdlog::warn("job {} ({}): time limit reached, killing its worker", id, r.job.spec.job);
       pool_.kill(id);
     }
-    if (now >= r.renew_at) {
-      r.renew_at = now + kRenew;
-      queue_.renew(id, owner_, clocks_.wall_ms() + std::chrono::milliseconds(kLease).count());
+    if (now >= r.renew_at && !r.lost) {
+      r.renew_at = now + config_.lease / 3;
+      if (!queue_.renew(id, owner_, clocks_.wall_ms() + config_.lease.count())) {
+        // Another daemon has the job now (this one was paused or cut off past the lease):
+        // stop working on it; the new owner's result is the job's.
+        r.lost = true;
+        spdlog::warn("job {} ({}): its lease ran out and another daemon has it; stopping its "
+                     "worker, its result will be dropped",
+                     id, r.job.spec.job);
+        pool_.kill(id);
+      }
     }
   }
 }

@@ -80,6 +80,7 @@ class JobRunner {
     int64_t run_id = 0;
     std::optional<ipc::JobResult> result;
     bool timed_out = false, interrupted = false;
+    bool lost = false;  // the lease ran out (this daemon was paused or cut off): not ours now
   };
   void end(std::map<int64_t, Running>::iterator it, const ipc::WorkerExited& exited,
            SteadyTime now);

@@ -37,6 +37,9 @@ const Entries& config_keys() {
       {"daemon.quiet", "the wait for runs whose formats have no end marker, such as CSV (60s)"},
       {"daemon.pack_reload_debounce", "pack folder changes are gathered this long (1s)"},
       {"daemon.shutdown_grace", "running jobs' time to finish on SIGTERM (30s)"},
+      {"daemon.lease",
+       "a running job's lease, renewed every third of it; a job whose daemon stopped renewing "
+       "is queued again when it runs out (60s, at least 3s)"},
       {"daemon.job_limits",
        "per worker: memory (RLIMIT_AS, 4GiB), cpu (RLIMIT_CPU, 1h), time (wall clock, 1h)"},
       {"daemon.job_limits.memory", "at least 64MiB"},

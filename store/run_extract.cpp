@@ -323,13 +323,27 @@ void import_run(Database& replica, int64_t catalog_id, const RunOrigin& origin,
 }
 
 std::optional<int64_t> imported_run(Database& replica, const RunOrigin& origin) {
+  return imported_id(replica, "runs", origin.instance, origin.local_run_id);
+}
+
+std::optional<int64_t> imported_id(Database& replica, const std::string& kind,
+                                   const std::string& instance, int64_t local_id) {
   ensure_origins(replica);
   auto st = replica.prepare(
-      "SELECT id FROM main.catalog_origins WHERE kind = 'runs' AND instance = ?1 AND local_id = "
-      "?2");
-  st.bind(1, origin.instance).bind(2, origin.local_run_id);
+      "SELECT id FROM main.catalog_origins WHERE kind = ?1 AND instance = ?2 AND local_id = ?3");
+  st.bind(1, kind).bind(2, instance).bind(3, local_id);
   if (!st.step()) return std::nullopt;
   return st.int64(0);
+}
+
+std::optional<RunOrigin> origin_of_imported(Database& replica, const std::string& kind,
+                                            int64_t id) {
+  ensure_origins(replica);
+  auto st = replica.prepare(
+      "SELECT instance, local_id FROM main.catalog_origins WHERE kind = ?1 AND id = ?2");
+  st.bind(1, kind).bind(2, id);
+  if (!st.step()) return std::nullopt;
+  return RunOrigin{st.text(0), st.int64(1)};
 }
 
 }  // namespace perfsage::store

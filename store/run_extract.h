@@ -43,4 +43,11 @@ void import_run(Database& replica, int64_t catalog_id, const RunOrigin& origin,
 // The replica's run id of an origin's run, when imported.
 std::optional<int64_t> imported_run(Database& replica, const RunOrigin& origin);
 
+// The same for the rows that get the replica's own ids ("action_plans", "action_applies",
+// "action_audit"; "runs" as above), and the way back: the origin of a replica id.
+std::optional<int64_t> imported_id(Database& replica, const std::string& kind,
+                                   const std::string& instance, int64_t local_id);
+std::optional<RunOrigin> origin_of_imported(Database& replica, const std::string& kind,
+                                            int64_t id);
+
 }  // namespace perfsage::store

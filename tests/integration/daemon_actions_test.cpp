@@ -16,14 +16,6 @@ std::string config(bool apply) {
          (apply ? "  api_apply_actions: true\n" : "");
 }
 
-template <class M>
-M parse(const HttpReply& r) {
-  INFO(r.status << " " << r.body.substr(0, 500));
-  M m;
-  REQUIRE(google::protobuf::util::JsonStringToMessage(r.body, &m).ok());
-  return m;
-}
-
 std::vector<std::string> files_under(const fs::path& dir) {
   std::vector<std::string> out;
   for (const auto& e : fs::recursive_directory_iterator(dir)) out.push_back(e.path().string());
@@ -57,7 +49,7 @@ TEST_CASE("a run's actions are planned over the API and applied only where the c
 
     auto planned = d.post(actions + "/plan", "{}");
     REQUIRE(planned.status == 200);
-    auto p = parse<v1::PlanActionsResponse>(planned);
+    auto p = parse_reply<v1::PlanActionsResponse>(planned);
     CHECK(p.run_id() == run);
     REQUIRE(p.plans_size() > 0);
     // The fixture's MatMuls are far below their compute roof: AOE is proposed for them.
@@ -67,7 +59,7 @@ TEST_CASE("a run's actions are planned over the API and applied only where the c
     CHECK(aoe->steps(0).action().aoe().ops(0).rfind("MatMul_", 0) == 0);
     plan = aoe->id();
     // Planning again gives the same stored plans; listing shows them.
-    auto again = parse<v1::PlanActionsResponse>(d.post(actions + "/plan", "{}"));
+    auto again = parse_reply<v1::PlanActionsResponse>(d.post(actions + "/plan", "{}"));
     CHECK(again.plans(0).id() == p.plans(0).id());
     CHECK(d.get_json<v1::ActionList>(actions).plans_size() == p.plans_size());
 
@@ -85,7 +77,7 @@ TEST_CASE("a run's actions are planned over the API and applied only where the c
   std::string apply = "/api/v1/actions/" + std::to_string(plan) + "/apply";
   auto applied = d.post(apply, "{}");
   REQUIRE(applied.status == 201);
-  auto a = parse<v1::ActionApply>(applied);
+  auto a = parse_reply<v1::ActionApply>(applied);
   fs::path out = dir.path() / "perfsage-actions" / ("plan-" + std::to_string(plan));
   CHECK(fs::path(a.out_dir()) == out);
   REQUIRE(a.files_size() > 0);
@@ -94,12 +86,12 @@ TEST_CASE("a run's actions are planned over the API and applied only where the c
   CHECK(files_under(input) == before);  // nothing written beside the inputs
   auto twice = d.post(apply, "{}");
   CHECK(twice.status == 200);
-  CHECK(parse<v1::ActionApply>(twice).already_applied());
+  CHECK(parse_reply<v1::ActionApply>(twice).already_applied());
   CHECK(d.post("/api/v1/actions/99999/apply", "{}").status == 404);
 
   auto rolled = d.post("/api/v1/applies/" + std::to_string(a.id()) + "/rollback", "{}");
   REQUIRE(rolled.status == 200);
-  CHECK_FALSE(parse<v1::ActionApply>(rolled).rolled_back().empty());
+  CHECK_FALSE(parse_reply<v1::ActionApply>(rolled).rolled_back().empty());
   CHECK_FALSE(fs::exists(a.files(0).path()));
   CHECK(d.post("/api/v1/applies/" + std::to_string(a.id()) + "/rollback", "{}").status == 409);
   auto list = d.get_json<v1::ActionList>("/api/v1/runs/" + std::to_string(run) + "/actions");

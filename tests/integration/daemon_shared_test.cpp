@@ -2,12 +2,14 @@
 // port, share one job queue in a real PostgreSQL (tests/pg_server.h) and watch one folder.
 // Every run dropped in is analysed exactly once, by whichever daemon claims it, and every
 // daemon serves every run (the catalog); a daemon killed while it holds a job gets it back when
-// it starts again (as the same owner), so nothing is lost; a restart of PostgreSQL does not
-// stop the fleet.
+// it starts again (as the same owner), so nothing is lost; one stopped (SIGSTOP) past its
+// lease loses its job to another and drops its late result; a restart of PostgreSQL does not
+// stop the fleet; every local store and replica passes integrity_check.
 #include <set>
 
 #include "daemon_support.h"
 #include "pg_server.h"
+#include "store/database.h"
 
 using namespace perfsage::test;
 namespace fs = std::filesystem;
@@ -18,7 +20,7 @@ namespace {
 std::string shared_config(const fs::path& dir, const fs::path& watch, const std::string& uri) {
   return "daemon:\n  store: " + (dir / "perf.db").string() +
          "\n  listen: 127.0.0.1:0\n  workers: 1\n  debounce: 200ms\n  quiet: 1s\n"
-         "  shutdown_grace: 5s\n  postgres: \"" +
+         "  shutdown_grace: 5s\n  lease: 3s\n  postgres: \"" +
          uri + "\"\n  watch:\n    - path: " + watch.string() +
          "\n      runs: \"*\"\n      job: \"{1}\"\n";
 }
@@ -62,20 +64,31 @@ TEST_CASE("shared mode: three daemons on one queue analyse every run exactly onc
   bool first = daemons[0]->start();
   ::unsetenv("PERFSAGE_TEST_PAUSE_AT");
   REQUIRE(first);
-  REQUIRE(daemons[1]->start());
+  // Daemon 1 holds the first job it claims before its packs until the flag file is removed.
+  const fs::path flag = dir.path() / "pause-flag";
+  ::setenv("PERFSAGE_TEST_PAUSE_AT", "packs", 1);
+  ::setenv("PERFSAGE_TEST_PAUSE_FLAG", flag.c_str(), 1);
+  bool second = daemons[1]->start();
+  ::unsetenv("PERFSAGE_TEST_PAUSE_AT");
+  ::unsetenv("PERFSAGE_TEST_PAUSE_FLAG");
+  REQUIRE(second);
   REQUIRE(daemons[2]->start());
   INFO(daemons[0]->log());
+  INFO(daemons[1]->log());
 
   const int kRuns = 8;
   for (int i = 0; i < kRuns; ++i) copy_run(runs / ("run" + std::to_string(i)));
   // Every daemon sees every run; the queue makes them one job each.
   REQUIRE(eventually(120, [&] {
-    auto c = counts(*daemons[1]);
+    auto c = counts(*daemons[2]);
     return c["queued"] + c["running"] + c["done"] == kRuns;
   }));
   // Daemon 0 claims one and holds it; it is killed while holding it.
   REQUIRE(eventually(120, [&] { return count_in(daemons[0]->log(), "paused at packs") > 0; }));
   daemons[0]->kill(SIGKILL);
+  // Daemon 1 is stopped (SIGSTOP) while it holds its job, past the job's lease.
+  REQUIRE(eventually(120, [&] { return count_in(daemons[1]->log(), "paused at packs") > 0; }));
+  daemons[1]->kill(SIGSTOP);
 
   // PostgreSQL restarts under the two survivors.
   REQUIRE(server->restart());
@@ -90,6 +103,14 @@ TEST_CASE("shared mode: three daemons on one queue analyse every run exactly onc
       return false;
     }
   }));
+  // Every job is done, daemon 1's by another daemon after its lease ran out. Now its worker
+  // finishes the job too, and daemon 1 resumes: its late result must not replace the new
+  // owner's, and it goes on working.
+  fs::remove(flag);
+  REQUIRE(eventually(60, [&] { return fs::exists(flag.string() + ".done"); }));
+  daemons[1]->kill(SIGCONT);
+  REQUIRE(eventually(60, [&] { return count_in(daemons[1]->log(), "dropped") > 0; }));
+  REQUIRE(eventually(60, [&] { return daemons[1]->get("/readyz").status == 200; }));
   auto c = counts(*daemons[0]);
   CHECK(c["done"] == kRuns);
   CHECK(c["failed"] == 0);
@@ -130,5 +151,38 @@ TEST_CASE("shared mode: three daemons on one queue analyse every run exactly onc
     CHECK(d->get("/readyz").body.find("\"database\":\"ok\"") != std::string::npos);
   }
   CHECK(findings_of.size() == static_cast<size_t>(kRuns));
+
+  // Actions: planned on the daemon that analysed the run (its facts are there); another daemon
+  // says which one to ask; every daemon then lists the plan under the API's ids.
+  const int64_t run = findings_of.begin()->first;
+  const std::string actions = "/api/v1/runs/" + std::to_string(run) + "/actions";
+  int owner = -1;
+  for (int i = 0; i < 3; ++i) {
+    auto planned = daemons[static_cast<size_t>(i)]->post(actions + "/plan", "{}");
+    INFO(planned.body);
+    if (planned.status == 409) {
+      CHECK(planned.body.find("analysed by daemon") != std::string::npos);
+      continue;
+    }
+    REQUIRE(planned.status == 200);
+    auto p = parse_reply<v1::PlanActionsResponse>(planned);
+    CHECK(p.run_id() == run);
+    REQUIRE(p.plans_size() > 0);
+    CHECK(p.plans(0).run_id() == run);
+    owner = i;
+  }
+  REQUIRE(owner >= 0);
+  for (auto& d : daemons) {
+    REQUIRE(eventually(30, [&] { return d->get_json<v1::ActionList>(actions).plans_size() > 0; }));
+  }
   for (auto& d : daemons) CHECK(d->kill(SIGTERM) == 0);
+  // Every daemon's own store is sound, and so is its replica of the catalog.
+  for (int i = 0; i < 3; ++i) {
+    fs::path home = dir.path() / ("d" + std::to_string(i));
+    for (const auto& f : {home / "perf.db", home / "perf.db.catalog"}) {
+      INFO(f);
+      perfsage::store::Database db(f.string());
+      CHECK(db.integrity_problems().empty());
+    }
+  }
 }

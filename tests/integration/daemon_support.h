@@ -48,6 +48,15 @@ struct HttpReply {
   std::string body;
 };
 
+// A JSON answer as the API's message (the test fails when it is not one).
+template <class M>
+M parse_reply(const HttpReply& r) {
+  INFO(r.status << " " << r.body.substr(0, 500));
+  M m;
+  REQUIRE(google::protobuf::util::JsonStringToMessage(r.body, &m).ok());
+  return m;
+}
+
 class DaemonProcess {
  public:
   // `config` is written to dir/perfsaged.yaml; the store is dir/perf.db unless it says otherwise.
@@ -128,9 +137,7 @@ class DaemonProcess {
     auto r = get(path);
     INFO(path << " -> " << r.status << " " << r.body.substr(0, 500));
     REQUIRE(r.status == 200);
-    M m;
-    REQUIRE(google::protobuf::util::JsonStringToMessage(r.body, &m).ok());
-    return m;
+    return parse_reply<M>(r);
   }
 
   perfsage::v1::QueueJob submit(const std::filesystem::path& path) const {

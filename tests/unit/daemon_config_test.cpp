@@ -47,6 +47,7 @@ daemon:
   workers: 3
   quiet: 1.5s
   debounce: 200ms
+  lease: 10s
   watch:
     - path: runs
       runs: "*/*"
@@ -63,6 +64,7 @@ daemon:
   CHECK(c.workers == 3);
   CHECK(c.quiet == Millis(1500));
   CHECK(c.debounce == Millis(200));
+  CHECK(c.lease == Millis(10000));
   REQUIRE(c.watch.size() == 1);
   CHECK(c.watch[0].path == dir.path() / "runs");
   CHECK(c.watch[0].runs == std::vector<std::string>{"*/*"});
@@ -84,6 +86,7 @@ TEST_CASE("config mistakes are errors naming file, line and column") {
   watch:
     - path: /nonexistent-perfsage-folder
       job: "{3}"
+  lease: 1s
 )");
   auto load = read_daemon_config(file);
   validate(load);
@@ -96,6 +99,7 @@ TEST_CASE("config mistakes are errors naming file, line and column") {
   CHECK_THAT(text, Catch::Contains(":5:12: error: daemon.workers must be a whole number from 1"));
   CHECK_THAT(text, Catch::Contains(":8:12: error: job template uses {3} but runs are only 1"));
   CHECK_THAT(text, Catch::Contains("watch folder /nonexistent-perfsage-folder is not a folder"));
+  CHECK_THAT(text, Catch::Contains(":9:10: error: daemon.lease must be at least 3s"));
 }
 
 TEST_CASE("a YAML syntax error names its line") {
