@@ -3,3 +3,7 @@
 add_executable(shared_queue_bench shared_queue_bench.cpp)
 target_include_directories(shared_queue_bench PRIVATE ${CMAKE_SOURCE_DIR})
 target_link_libraries(shared_queue_bench PRIVATE perfsage_store_pg Threads::Threads)
+add_executable(shared_job_bench shared_job_bench.cpp)
+target_include_directories(shared_job_bench PRIVATE ${CMAKE_SOURCE_DIR})
+target_compile_definitions(shared_job_bench PRIVATE PERFSAGE_SOURCE_DIR="${CMAKE_SOURCE_DIR}")
+target_link_libraries(shared_job_bench PRIVATE perfsage_app Threads::Threads)
