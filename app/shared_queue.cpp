@@ -1,12 +1,18 @@
 #include "app/shared_queue.h"
 
 #include "store/pg/pg_job_queue.h"
+#include "store/pg/pg_schema.h"
 
 namespace perfsage::app {
 
 std::unique_ptr<JobQueue> open_shared_queue(const std::string& uri, QueuePolicy policy,
                                             const std::string& instance) {
   return std::make_unique<store::pg::PgJobQueue>(uri, policy, store::pg::system_clock_ms, instance);
+}
+
+int migrate_shared_database(const std::string& uri) {
+  store::pg::Connection c(uri);
+  return store::pg::migrate(c);
 }
 
 struct SharedQueueNotifications::Impl {

@@ -18,6 +18,10 @@ namespace perfsage::app {
 std::unique_ptr<JobQueue> open_shared_queue(const std::string& uri, QueuePolicy policy,
                                             const std::string& instance);
 
+// Brings the shared database's perfsage schema up to date (`perfsaged --migrate`); returns its
+// version. Throws app::StoreError naming the server and the step that failed.
+int migrate_shared_database(const std::string& uri);
+
 // Waits for jobs enqueued by any daemon (LISTEN on the queue's channel).
 class SharedQueueNotifications {
  public:

@@ -8,6 +8,7 @@
 
 #include "app/front_end_names.h"
 #include "app/knowledge.h"
+#include "app/shared_queue.h"
 #include "daemon/analysis_bridge.h"
 #include "daemon/daemon.h"
 #include "daemon/forkserver.h"
@@ -72,6 +73,20 @@ int main(int argc, char** argv) {
     return 70;
   }
   if (opts->check_config) return check_knowledge(load.config);
+  if (opts->migrate) {
+    if (load.config.postgres.empty()) {
+      std::cerr << "perfsaged: --migrate needs --postgres URI or daemon.postgres\n";
+      return 2;
+    }
+    try {
+      int version = perfsage::app::migrate_shared_database(load.config.postgres);
+      std::cout << "shared database schema at version " << version << "\n";
+      return 0;
+    } catch (const std::exception& e) {
+      std::cerr << "perfsaged: " << e.what() << "\n";
+      return 1;
+    }
+  }
   try {
     setup_logging(load.config.log);
   } catch (const std::exception& e) {

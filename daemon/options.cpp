@@ -16,6 +16,9 @@ std::optional<Options> parse_options(const std::vector<std::string>& args, std::
   opts.add_options()("help,h", "show this help")("version", "print the version")(
       "config,c", po::value(&config), "YAML config file (sections daemon, kb, limits)")(
       "check-config", "validate the config and the packs it selects, then exit")(
+      "migrate",
+      "shared mode: bring the PostgreSQL schema up to date (as a role that may create tables), "
+      "then exit")(
       "store", po::value(&store), "the SQLite store (overrides daemon.store)")(
       "postgres", po::value(&postgres),
       "shared mode: the PostgreSQL URI whose job queue several daemons share (overrides "
@@ -46,6 +49,7 @@ std::optional<Options> parse_options(const std::vector<std::string>& args, std::
   o.version = vm.count("version") > 0;
   o.man = vm.count("man") > 0;
   o.check_config = vm.count("check-config") > 0;
+  o.migrate = vm.count("migrate") > 0;
   o.config_file = config;
   if (vm.count("store")) o.store = store;
   if (vm.count("postgres")) o.postgres = postgres;

@@ -15,6 +15,7 @@ namespace perfsage::daemon {
 struct Options {
   std::filesystem::path config_file;
   bool check_config = false;
+  bool migrate = false;  // shared mode: apply the database's schema migrations, then exit
   std::optional<std::string> store, listen, log_level, workers, postgres;
   std::vector<std::string> watch;
   std::filesystem::path port_file;

@@ -63,7 +63,18 @@ int schema_version() {
 int migrate(Connection& c) {
   Transaction txn(c);
   c.exec("SELECT pg_advisory_xact_lock($1)", {param(kLockKey)});
-  c.exec("CREATE TABLE IF NOT EXISTS perfsage_schema(version INTEGER NOT NULL)");
+  // A database already at this version needs no DDL, so daemons may run as a role that only
+  // reads and writes rows (docs/scale-out.md, "Roles"); `perfsaged --migrate` as the schema's
+  // owner brings it up to date.
+  if (c.exec("SELECT to_regclass('perfsage_schema') IS NULL").text(0, 0) == "t") {
+    try {
+      c.exec("CREATE TABLE perfsage_schema(version INTEGER NOT NULL)");
+    } catch (const PgError& e) {
+      throw PgError(std::string("schema migration (the version table) failed; migrations need a "
+                                "role that may create tables (perfsaged --migrate): ") +
+                    e.what());
+    }
+  }
   auto r = c.exec("SELECT max(version) FROM perfsage_schema");
   int version = r.is_null(0, 0) ? 0 : static_cast<int>(r.int64(0, 0));
   if (version > schema_version()) {

@@ -200,3 +200,42 @@ TEST_CASE("catalog: a job's run is published once, by the daemon holding its lea
   CHECK(fleet.daemons(0).generation() == 3);
   CHECK(fleet.daemons(0).packs(0).name() == "fusion");
 }
+
+TEST_CASE("catalog: daemons run as a role that only reads and writes rows") {
+  PERFSAGE_REQUIRE_POSTGRES(server);
+  test::TempDir dir;
+  const std::string owner_uri = server->fresh_database();
+  const std::string db = owner_uri.substr(owner_uri.find(":///") + 4,
+                                          owner_uri.find('?') - owner_uri.find(":///") - 4);
+  // The role docs/scale-out.md ("Roles") gives the daemons.
+  REQUIRE(server->psql("CREATE ROLE psd_rows LOGIN", db));
+  std::string rows_uri = owner_uri;
+  rows_uri.replace(rows_uri.find("user=postgres"), 13, "user=psd_rows");
+  // Without the schema, that role cannot make it: the error says which step and why.
+  try {
+    app::migrate_shared_database(rows_uri);
+    FAIL("a role without CREATE migrated the schema");
+  } catch (const app::StoreError& e) {
+    CHECK_THAT(e.what(), Catch::Contains("permission denied"));
+    CHECK_THAT(e.what(), Catch::Contains("migration"));
+  }
+  CHECK(app::migrate_shared_database(owner_uri) >= 2);
+  REQUIRE(server->psql(
+      "GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO psd_rows; "
+      "GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA public TO psd_rows",
+      db));
+  auto queue = app::open_shared_queue(rows_uri, {}, "");
+  app::FleetCatalog catalog(rows_uri, "host-1", dir.path() / "one.catalog");
+  const fs::path store_path = dir.path() / "one.db";
+  int64_t local = 0;
+  {
+    store::Database store(store_path.string());
+    local = analyse(store, example(), "resnet");
+  }
+  auto job = queue->enqueue({"resnet", {example().string()}, "watch", "sig", false},
+                            app::Dedup::pending, "2026-12-04T00:00:00Z");
+  REQUIRE(queue->claim("host-1", "2026-12-04T00:00:01Z", test_now_ms() + 60000));
+  CHECK(catalog.publish_job_run(job.id, "host-1", store_path, local, "2026-12-04T00:00:02Z"));
+  CHECK(catalog.sync() == 1);
+  catalog.publish_packs(1, {});
+}
