@@ -11,10 +11,16 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iostream>
+#include <latch>
 #include <memory>
+#include <sstream>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "store/pg/pg_connection.h"
 #include "tests/pg_cluster.h"
@@ -110,6 +116,89 @@ inline double peak_rss_mib() {
   rusage u{};
   ::getrusage(RUSAGE_SELF, &u);
   return static_cast<double>(u.ru_maxrss) / 1024.0;
+}
+
+// The command line of a shared-mode benchmark: `--commit MODE` anywhere, the rest positional.
+struct BenchArgs {
+  std::string commit = "durable";
+  std::vector<std::string> positional;
+
+  BenchArgs(int argc, char** argv) {
+    for (int i = 1; i < argc; ++i) {
+      if (std::string(argv[i]) == "--commit" && i + 1 < argc) {
+        commit = argv[++i];
+      } else {
+        positional.push_back(argv[i]);
+      }
+    }
+  }
+  // Positional argument `i` as a number, or `fallback` when absent.
+  int number(size_t i, int fallback) const {
+    return i < positional.size() ? std::stoi(positional[i]) : fallback;
+  }
+  // Positional argument `i` as a comma-separated list of numbers ("1,4,16").
+  std::vector<int> numbers(size_t i, const std::string& fallback) const {
+    std::stringstream list(i < positional.size() ? positional[i] : fallback);
+    std::vector<int> out;
+    for (std::string n; std::getline(list, n, ',');) out.push_back(std::stoi(n));
+    return out;
+  }
+};
+
+// A new folder under /tmp, removed with this object.
+class ScratchFolder {
+ public:
+  explicit ScratchFolder(const std::string& prefix) {
+    std::string tmpl = "/tmp/" + prefix + "-XXXXXX";
+    if (!::mkdtemp(tmpl.data())) {
+      std::cerr << "cannot make a folder in /tmp\n";
+      std::exit(1);
+    }
+    path_ = tmpl;
+  }
+  ~ScratchFolder() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+// What `threads` threads cost, running from one start to the last one's end.
+struct ConcurrentCost {
+  double wall_s = 0, client_cpu_s = 0, server_cpu_s = 0;
+  int64_t wal = 0;  // bytes written to the WAL meanwhile
+};
+
+// Runs work(k) on threads k = 0..threads-1, started together. Each thread's connections must be
+// open before (made by the caller): they stay open until the server's CPU has been read.
+inline ConcurrentCost run_concurrently(const test::PgServer& server, const std::string& uri,
+                                       int threads, const std::function<void(int)>& work) {
+  std::latch start(threads + 1), finished(threads), release(1);
+  std::vector<std::thread> pool;
+  for (int k = 0; k < threads; ++k) {
+    pool.emplace_back([&, k] {
+      start.arrive_and_wait();
+      work(k);
+      finished.count_down();
+      release.wait();
+    });
+  }
+  ConcurrentCost cost;
+  const int64_t wal0 = wal_bytes(uri);
+  const double server0 = server_cpu_seconds(server), client0 = own_cpu_seconds();
+  auto t0 = std::chrono::steady_clock::now();
+  start.arrive_and_wait();
+  finished.wait();
+  cost.wall_s = seconds_since(t0);
+  cost.client_cpu_s = own_cpu_seconds() - client0;
+  cost.server_cpu_s = server_cpu_seconds(server) - server0;
+  cost.wal = wal_bytes(uri) - wal0;
+  release.count_down();
+  for (auto& t : pool) t.join();
+  return cost;
 }
 
 }  // namespace perfsage::bench

@@ -16,10 +16,7 @@
 //   shared_job_bench [--commit durable|async|fast] [RUNS=20] [PUBLICATIONS=400]
 //                    [PUBLISHERS=1,4]
 #include <algorithm>
-#include <cstring>
-#include <latch>
 #include <numeric>
-#include <sstream>
 #include <thread>
 
 #include "app/analysis.h"
@@ -252,63 +249,34 @@ void publication_ceiling(test::PgServer& server, const store::pg::CatalogRun& ru
   }
   for (int k = 0; k < publishers; ++k)
     catalogs.push_back(std::make_unique<store::pg::PgCatalog>(uri));
-  std::latch start(publishers + 1), finished(publishers), release(1);
-  std::vector<std::thread> threads;
-  for (int k = 0; k < publishers; ++k) {
-    threads.emplace_back([&, k] {
-      const std::string owner = std::string("pub-") + std::to_string(k);
-      store::pg::CatalogRun mine = run;
-      start.arrive_and_wait();
-      for (int64_t job : jobs[static_cast<size_t>(k)]) {
-        mine.origin = {owner, job};
-        if (!catalogs[static_cast<size_t>(k)]->publish_and_complete(job, owner, mine, kNow))
-          std::cerr << owner << " lost job " << job << "\n";
-      }
-      finished.count_down();
-      release.wait();
-    });
-  }
-  const int64_t wal0 = wal_bytes(uri);
-  const double server0 = server_cpu_seconds(server), client0 = own_cpu_seconds();
-  auto t0 = Clock::now();
-  start.arrive_and_wait();
-  finished.wait();
-  const double wall = seconds_since(t0);
-  const double client = own_cpu_seconds() - client0, srv = server_cpu_seconds(server) - server0;
-  const int64_t wal = wal_bytes(uri) - wal0;
-  release.count_down();
-  for (auto& t : threads) t.join();
+  auto cost = run_concurrently(server, uri, publishers, [&](int k) {
+    const std::string owner = std::string("pub-") + std::to_string(k);
+    store::pg::CatalogRun mine = run;
+    for (int64_t job : jobs[static_cast<size_t>(k)]) {
+      mine.origin = {owner, job};
+      if (!catalogs[static_cast<size_t>(k)]->publish_and_complete(job, owner, mine, kNow))
+        std::cerr << owner << " lost job " << job << "\n";
+    }
+  });
   std::printf(
       "  %2d publisher(s): %6.1f publications/s | client %5.2f ms, server %5.2f ms CPU "
       "per publication | WAL %.1f kB per publication\n",
-      publishers, total / wall, client * 1e3 / total, srv * 1e3 / total,
-      static_cast<double>(wal) / total / 1024.0);
+      publishers, total / cost.wall_s, cost.client_cpu_s * 1e3 / total,
+      cost.server_cpu_s * 1e3 / total, static_cast<double>(cost.wal) / total / 1024.0);
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string mode = "durable";
-  std::vector<std::string> args;
-  for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--commit") == 0 && i + 1 < argc) {
-      mode = argv[++i];
-    } else {
-      args.push_back(argv[i]);
-    }
-  }
-  const int runs = args.size() > 0 ? std::stoi(args[0]) : 20;
-  const int publications = args.size() > 1 ? std::stoi(args[1]) : 400;
-  std::vector<int> publishers;
-  std::stringstream list(args.size() > 2 ? args[2] : "1,4");
-  for (std::string n; std::getline(list, n, ',');) publishers.push_back(std::stoi(n));
-
-  auto server = start_postgres(mode);
-  char tmpl[] = "/tmp/perfsage-job-bench-XXXXXX";
-  if (!::mkdtemp(tmpl)) return 1;
-  const fs::path dir = tmpl;
+  const BenchArgs args(argc, argv);
+  const int runs = args.number(0, 20);
+  const int publications = args.number(1, 400);
+  const std::vector<int> publishers = args.numbers(2, "1,4");
+  auto server = start_postgres(args.commit);
+  ScratchFolder scratch("perfsage-job-bench");
+  const fs::path& dir = scratch.path();
   const fs::path store_path = dir / "local.db";
-  std::printf("%d runs, PostgreSQL commits: %s, %u hardware threads\n", runs, mode.c_str(),
+  std::printf("%d runs, PostgreSQL commits: %s, %u hardware threads\n", runs, args.commit.c_str(),
               std::thread::hardware_concurrency());
 
   auto analysed = analyse_copies(dir, store_path, runs);
@@ -320,6 +288,5 @@ int main(int argc, char** argv) {
               run.findings.size());
   for (int p : publishers) publication_ceiling(*server, run, p, publications);
   std::printf("peak RSS %.1f MiB\n", peak_rss_mib());
-  fs::remove_all(dir);
   return 0;
 }

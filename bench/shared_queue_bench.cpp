@@ -9,10 +9,7 @@
 //
 //   shared_queue_bench [--commit durable|async|fast] [JOBS=4000] [CLAIMERS=1,4,16]
 #include <atomic>
-#include <cstring>
 #include <filesystem>
-#include <latch>
-#include <sstream>
 #include <thread>
 #include <vector>
 
@@ -91,28 +88,14 @@ Measure postgres_claims(test::PgServer& server, int claimers, int jobs) {
   // Connected (and migrated) before the clock starts, as running daemons are.
   std::vector<std::unique_ptr<store::pg::PgJobQueue>> queues;
   for (int k = 0; k < claimers; ++k) queues.push_back(std::make_unique<store::pg::PgJobQueue>(uri));
-  std::latch start(claimers + 1), finished(claimers), release(1);
   std::atomic<long> claimed{0};
-  std::vector<std::thread> threads;
-  for (int k = 0; k < claimers; ++k) {
-    threads.emplace_back([&, k] {
-      start.arrive_and_wait();
-      claimed += drain(*queues[static_cast<size_t>(k)], std::string("bench-") + std::to_string(k));
-      finished.count_down();
-      release.wait();  // the connection stays open until the server's CPU is read
-    });
-  }
-  const int64_t wal0 = wal_bytes(uri);
-  const double server0 = server_cpu_seconds(server), client0 = own_cpu_seconds();
-  auto t0 = Clock::now();
-  start.arrive_and_wait();
-  finished.wait();
-  m.claim_s = seconds_since(t0);
-  m.client_cpu_s = own_cpu_seconds() - client0;
-  m.server_cpu_s = server_cpu_seconds(server) - server0;
-  m.wal = wal_bytes(uri) - wal0;
-  release.count_down();
-  for (auto& t : threads) t.join();
+  auto cost = run_concurrently(server, uri, claimers, [&](int k) {
+    claimed += drain(*queues[static_cast<size_t>(k)], std::string("bench-") + std::to_string(k));
+  });
+  m.claim_s = cost.wall_s;
+  m.client_cpu_s = cost.client_cpu_s;
+  m.server_cpu_s = cost.server_cpu_s;
+  m.wal = cost.wal;
   m.jobs = claimed;
   auto counts = queues[0]->counts();
   if (m.jobs != jobs || counts[store::JobState::done] != jobs) {
@@ -138,32 +121,18 @@ void print(const Measure& m, double baseline_rate) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string mode = "durable";
-  std::vector<std::string> args;
-  for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--commit") == 0 && i + 1 < argc) {
-      mode = argv[++i];
-    } else {
-      args.push_back(argv[i]);
-    }
-  }
-  const int jobs = args.size() > 0 ? std::stoi(args[0]) : 4000;
-  std::vector<int> claimers;
-  std::stringstream list(args.size() > 1 ? args[1] : "1,4,16");
-  for (std::string n; std::getline(list, n, ',');) claimers.push_back(std::stoi(n));
+  const BenchArgs args(argc, argv);
+  const int jobs = args.number(0, 4000);
+  const std::vector<int> claimers = args.numbers(1, "1,4,16");
+  auto server = start_postgres(args.commit);
+  ScratchFolder dir("perfsage-queue-bench");
 
-  auto server = start_postgres(mode);
-  char tmpl[] = "/tmp/perfsage-queue-bench-XXXXXX";
-  if (!::mkdtemp(tmpl)) return 1;
-  const fs::path dir = tmpl;
-
-  std::printf("%d jobs, PostgreSQL commits: %s, %u hardware threads\n", jobs, mode.c_str(),
+  std::printf("%d jobs, PostgreSQL commits: %s, %u hardware threads\n", jobs, args.commit.c_str(),
               std::thread::hardware_concurrency());
-  Measure base = sqlite_baseline(dir, jobs);
+  Measure base = sqlite_baseline(dir.path(), jobs);
   const double base_rate = static_cast<double>(base.jobs) / base.claim_s;
   print(base, base_rate);
   for (int k : claimers) print(postgres_claims(*server, k, jobs), base_rate);
   std::printf("peak RSS %.1f MiB\n", peak_rss_mib());
-  fs::remove_all(dir);
   return 0;
 }
