@@ -5,6 +5,15 @@
 // ever set as text, never parsed as HTML.
 "use strict";
 
+// Script errors on the page are recorded on <html data-script-errors="..."> as well as in the
+// console, so a headless browser's DOM dump shows them (tests/integration/report_browser_test).
+function perfsageRecordError(message) {
+  var root = document.documentElement, was = root.getAttribute("data-script-errors");
+  root.setAttribute("data-script-errors", (was ? was + " | " : "") + message);
+}
+window.addEventListener("error", function (e) { perfsageRecordError(e.message || "error"); });
+window.addEventListener("unhandledrejection", function (e) { perfsageRecordError(String(e.reason)); });
+
 var PerfsageRunView = (function () {
   var SVG = "http://www.w3.org/2000/svg";
 
@@ -41,7 +50,7 @@ var PerfsageRunView = (function () {
     us = Number(us) || 0;
     if (us >= 1e6) return (us / 1e6).toFixed(2) + " s";
     if (us >= 1e3) return (us / 1e3).toFixed(2) + " ms";
-    return us.toFixed(1) + " µs";
+    return us.toFixed(Math.abs(us) < 10 ? 2 : 1) + " µs";
   }
   function fmtPct(x) {
     return ((Number(x) || 0) * 100).toFixed(1) + " %";
@@ -84,9 +93,10 @@ var PerfsageRunView = (function () {
   }
 
   function evidenceTable(f) {
+    // display is the value as the text report prints it ("34.7 %", "21.85 ms"), set by the report.
     var rows = (f.evidence || []).map(function (e) {
-      var v = e.number !== undefined ? Number(e.number).toPrecision(6).replace(/\.?0+$/, "") : e.text;
-      return el("tr", null, [el("th", { text: e.name }), el("td", { text: v + (e.unit ? " " + e.unit : "") })]);
+      var v = e.display || (e.text !== undefined ? e.text : String(e.number));
+      return el("tr", null, [el("th", { text: e.name }), el("td", { class: e.number !== undefined ? "num" : null, text: v })]);
     });
     return rows.length ? el("table", { class: "evidence" }, el("tbody", null, rows)) : null;
   }
@@ -97,7 +107,8 @@ var PerfsageRunView = (function () {
     var lines = [];
     Object.keys(detail).forEach(function (k) {
       var v = detail[k];
-      if (v === "" || v === false || (Array.isArray(v) && !v.length)) return;
+      // Unset fields print as their defaults (job_type 0: left to the planner): not shown.
+      if (v === "" || v === false || v === 0 || (Array.isArray(v) && !v.length)) return;
       lines.push(k + ": " + (Array.isArray(v) ? v.join(", ") : v));
     });
     return el("div", { class: "action" }, [
@@ -195,54 +206,113 @@ var PerfsageRunView = (function () {
     ]);
   }
 
-  // ---- step breakdown: one stacked bar per step (and rank)
+  // ---- axes: round ticks (1, 2 or 5 × 10^n) in a unit chosen for the range
+
+  function niceStep(range, intervals) {
+    var raw = range / intervals, p = Math.pow(10, Math.floor(log10(raw))), f = raw / p;
+    return (f <= 1 ? 1 : f <= 2 ? 2 : f <= 5 ? 5 : 10) * p;
+  }
+  // Ticks 0, step, 2 step, ... up to the first at or above max, labelled in µs, ms or s.
+  function timeTicks(maxUs) {
+    var step = niceStep(maxUs, 5), top = Math.ceil(maxUs / step - 1e-9) * step;
+    var unit = top >= 1e6 ? [1e6, "s"] : top >= 1e3 ? [1e3, "ms"] : [1, "µs"];
+    var decimals = Math.max(0, -Math.floor(log10(step / unit[0]) + 1e-9));
+    var ticks = [];
+    for (var v = 0; v <= top + step / 2; v += step) {
+      ticks.push({ value: v, label: v === 0 ? "0" : (v / unit[0]).toFixed(decimals) + " " + unit[1] });
+    }
+    return { top: top, ticks: ticks };
+  }
+  // A power of ten with an SI prefix: 1e14 -> "100 T", 0.01 -> "0.01".
+  function fmtDecade(d) {
+    var prefixes = { 3: "k", 6: "M", 9: "G", 12: "T", 15: "P", 18: "E" };
+    if (d < 0) return Math.pow(10, d).toFixed(-d);
+    if (d < 3) return String(Math.pow(10, d));
+    var p = Math.min(18, d - d % 3);
+    return String(Math.pow(10, d - p)) + " " + prefixes[p];
+  }
+
+  // ---- step breakdown: a chart per step source, one stacked bar per step (and rank), or per
+  // group of consecutive steps in a long run (mean parts, whisker from shortest to longest)
 
   var SEGMENT_COLORS = {
     "computing": "#4e79a7",
     "communication (not overlapped)": "#e15759",
     "free": "#bab0ac",
-    "other": "#f28e2b"
+    "other": "#f28e2b",
+    "whole step": "#76b7b2"
   };
 
-  function stepChart(steps) {
-    var W = 760, H = 280, L = 70, R = 10, T = 10, B = 50;
-    var chart = svg("svg", { class: "chart step-chart", viewBox: "0 0 " + W + " " + H, width: W, height: H, role: "img", "aria-label": "step breakdown" });
+  function barLabel(b, multiRank) {
+    var steps = Number(b.steps) > 1 ? "s" + b.step + "–" + b.last_step : "s" + b.step;
+    return (multiRank ? "r" + b.rank + " " : "") + steps;
+  }
+
+  function stepChart(chart) {
+    var bars = chart.bars || [];
+    var W = 760, H = 300, L = 70, R = 10, T = 12, B = 62;
     var max = 0;
-    steps.forEach(function (s) { max = Math.max(max, Number(s.total_us) || 0); });
-    if (!steps.length || max <= 0) return null;
+    bars.forEach(function (b) { max = Math.max(max, Number(b.total_us) || 0, Number(b.max_total_us) || 0); });
+    if (!bars.length || max <= 0) return null;
+    var axis = timeTicks(max);
     var plotW = W - L - R, plotH = H - T - B;
-    var slot = plotW / steps.length, barW = Math.max(2, Math.min(40, slot * 0.7));
-    var multiRank = steps.some(function (s) { return Number(s.rank) !== Number(steps[0].rank); });
-    for (var t = 0; t <= 4; t++) {
-      var v = max * t / 4, y = T + plotH - plotH * t / 4;
-      chart.appendChild(svg("line", { x1: L, x2: W - R, y1: y, y2: y, class: "grid-line" }));
-      chart.appendChild(svg("text", { x: L - 6, y: y + 4, "text-anchor": "end", class: "tick", text: fmtUs(v) }));
-    }
-    steps.forEach(function (s, i) {
+    var slot = plotW / bars.length, barW = Math.max(1, Math.min(40, slot * 0.7));
+    var multiRank = Number(chart.ranks) > 1;
+    var grouped = Number(chart.steps_per_bar) > 1;
+    function Y(us) { return T + plotH - plotH * us / axis.top; }
+    var out = svg("svg", { class: "chart step-chart", "data-source": chart.source, viewBox: "0 0 " + W + " " + H, width: W, height: H, role: "img", "aria-label": "step breakdown from " + chart.title });
+    axis.ticks.forEach(function (t) {
+      out.appendChild(svg("line", { x1: L, x2: W - R, y1: Y(t.value), y2: Y(t.value), class: "grid-line" }));
+      out.appendChild(svg("text", { x: L - 6, y: Y(t.value) + 4, "text-anchor": "end", class: "tick", text: t.label }));
+    });
+    // As many x labels as fit side by side.
+    var longest = 0;
+    bars.forEach(function (b) { longest = Math.max(longest, barLabel(b, multiRank).length); });
+    var labelEvery = Math.max(1, Math.ceil(bars.length / Math.floor(plotW / (longest * 6.5 + 10))));
+    bars.forEach(function (b, i) {
       var x = L + i * slot + (slot - barW) / 2, y = T + plotH;
-      var g = svg("g", { class: "bar", "data-step": s.step, "data-rank": s.rank });
-      (s.segments || []).forEach(function (seg) {
-        var h = plotH * (Number(seg.us) || 0) / max;
+      var what = (multiRank ? "rank " + b.rank + " " : "") + (grouped ? "steps " + b.step + "–" + b.last_step + " (mean of " + b.steps + ")" : "step " + b.step);
+      var g = svg("g", { class: "bar", "data-step": b.step, "data-rank": b.rank, "data-steps": b.steps });
+      (b.segments || []).forEach(function (seg) {
+        var h = plotH * (Number(seg.us) || 0) / axis.top;
         y -= h;
         g.appendChild(svg("rect", {
           class: "seg", x: x.toFixed(1), y: y.toFixed(1), width: barW.toFixed(1), height: Math.max(0, h).toFixed(1),
-          fill: SEGMENT_COLORS[seg.name] || "#76b7b2", "data-segment": seg.name
-        }, svg("title", { text: (multiRank ? "rank " + s.rank + " " : "") + "step " + s.step + ": " + seg.name + " " + fmtUs(seg.us) })));
+          fill: SEGMENT_COLORS[seg.name] || "#59a14f", "data-segment": seg.name
+        }, svg("title", { text: what + ": " + seg.name + " " + fmtUs(seg.us) })));
       });
-      chart.appendChild(g);
-      if (steps.length <= 40) {
-        chart.appendChild(svg("text", { x: (x + barW / 2).toFixed(1), y: H - B + 16, "text-anchor": "middle", class: "tick", text: (multiRank ? "r" + s.rank + " " : "") + "s" + s.step }));
+      if (grouped && Number(b.max_total_us) > Number(b.min_total_us)) {
+        var cx = (x + barW / 2).toFixed(1);
+        g.appendChild(svg("line", { class: "range", x1: cx, x2: cx, y1: Y(b.min_total_us).toFixed(1), y2: Y(b.max_total_us).toFixed(1) },
+          svg("title", { text: what + ": " + fmtUs(b.min_total_us) + " to " + fmtUs(b.max_total_us) })));
+      }
+      out.appendChild(g);
+      if (i % labelEvery === 0) {
+        out.appendChild(svg("text", { x: (x + barW / 2).toFixed(1), y: H - B + 16, "text-anchor": "middle", class: "tick", text: barLabel(b, multiRank) }));
       }
     });
     var names = [];
-    steps.forEach(function (s) { (s.segments || []).forEach(function (g) { if (names.indexOf(g.name) < 0) names.push(g.name); }); });
+    bars.forEach(function (b) { (b.segments || []).forEach(function (g) { if (names.indexOf(g.name) < 0) names.push(g.name); }); });
+    if (grouped) names.push("range");
     var lx = L;
     names.forEach(function (n) {
-      chart.appendChild(svg("rect", { x: lx, y: H - 18, width: 10, height: 10, fill: SEGMENT_COLORS[n] || "#76b7b2" }));
-      chart.appendChild(svg("text", { x: lx + 14, y: H - 9, class: "legend", text: n }));
-      lx += 24 + n.length * 6.5;
+      if (n === "range") out.appendChild(svg("line", { class: "range", x1: lx + 5, x2: lx + 5, y1: H - 20, y2: H - 8 }));
+      else out.appendChild(svg("rect", { x: lx, y: H - 18, width: 10, height: 10, fill: SEGMENT_COLORS[n] || "#59a14f" }));
+      out.appendChild(svg("text", { x: lx + 14, y: H - 9, class: "legend", text: n === "range" ? "shortest to longest step" : n }));
+      lx += 24 + (n === "range" ? 24 : n.length) * 6.5;
     });
-    return chart;
+    return out;
+  }
+
+  function stepFigure(chart) {
+    var drawn = stepChart(chart);
+    var facts = [Number(chart.ranks) === 1 ? "1 rank" : chart.ranks + " ranks", Number(chart.steps) === 1 ? "1 step" : chart.steps + " steps"];
+    if (!chart.breakdown) facts.push("step times only, no breakdown");
+    return el("figure", { class: "step-figure", "data-source": chart.source }, [
+      el("figcaption", null, [el("span", { class: "source-label", text: "Source: " }), el("span", { class: "source", text: chart.title }), " (" + facts.join(", ") + ")"]),
+      drawn || el("p", { class: "empty", text: "Every step of this source lasts 0 µs." }),
+      chart.note ? el("p", { class: "chart-note", text: chart.note }) : null
+    ]);
   }
 
   // ---- Roofline: log-log, roofs min(peak, bandwidth × intensity), one point per op
@@ -251,8 +321,10 @@ var PerfsageRunView = (function () {
 
   function log10(x) { return Math.log(x) / Math.LN10; }
 
+  // Drawn only with points: roofs alone would be an empty chart (the note says why).
   function rooflineChart(roofline) {
     var points = (roofline && roofline.points) || [];
+    if (!points.length) return null;
     // Precisions with the same peak share one roof line ("fp16/bf16").
     var roofs = [];
     ((roofline && roofline.roofs) || []).forEach(function (r) {
@@ -260,7 +332,6 @@ var PerfsageRunView = (function () {
       if (same) same.precision += "/" + r.precision;
       else roofs.push({ precision: r.precision, peak_flops: r.peak_flops, bandwidth: r.bandwidth });
     });
-    if (!points.length && !roofs.length) return null;
     var W = 760, H = 380, L = 80, R = 20, T = 20, B = 50;
     var xs = [], ys = [];
     points.forEach(function (p) { xs.push(Number(p.intensity)); ys.push(Number(p.achieved)); });
@@ -279,11 +350,11 @@ var PerfsageRunView = (function () {
     var chart = svg("svg", { class: "chart roofline-chart", viewBox: "0 0 " + W + " " + H, width: W, height: H, role: "img", "aria-label": "roofline" });
     for (var d = x0; d <= x1; d++) {
       chart.appendChild(svg("line", { x1: X(Math.pow(10, d)), x2: X(Math.pow(10, d)), y1: T, y2: T + plotH, class: "grid-line" }));
-      chart.appendChild(svg("text", { x: X(Math.pow(10, d)), y: H - B + 16, "text-anchor": "middle", class: "tick", text: "1e" + d }));
+      chart.appendChild(svg("text", { x: X(Math.pow(10, d)), y: H - B + 16, "text-anchor": "middle", class: "tick", text: fmtDecade(d) }));
     }
     for (var e = y0; e <= Math.floor(y1); e++) {
       chart.appendChild(svg("line", { x1: L, x2: W - R, y1: Y(Math.pow(10, e)), y2: Y(Math.pow(10, e)), class: "grid-line" }));
-      chart.appendChild(svg("text", { x: L - 6, y: Y(Math.pow(10, e)) + 4, "text-anchor": "end", class: "tick", text: fmtSi(Math.pow(10, e)) + "FLOP/s" }));
+      chart.appendChild(svg("text", { x: L - 6, y: Y(Math.pow(10, e)) + 4, "text-anchor": "end", class: "tick", text: fmtDecade(e) + "FLOP/s" }));
     }
     chart.appendChild(svg("text", { x: L + plotW / 2, y: H - 12, "text-anchor": "middle", class: "axis-label", text: "arithmetic intensity (FLOP/byte)" }));
     var xmin = Math.pow(10, x0), xmax = Math.pow(10, x1);
@@ -311,14 +382,16 @@ var PerfsageRunView = (function () {
 
   function chartsSection(charts) {
     charts = charts || {};
-    var steps = stepChart(charts.steps || []);
-    var roof = rooflineChart(charts.roofline);
-    return el("section", { class: "charts" }, [
-      el("h3", { text: "Step breakdown" }),
-      steps || el("p", { class: "empty", text: "The run recorded no steps." }),
-      el("h3", { text: "Roofline" + (charts.roofline && charts.roofline.hardware ? " — " + charts.roofline.hardware : "") }),
-      roof || el("p", { class: "empty", text: "No op has both FLOPs and bytes (collect the memory and arithmetic metrics, or record shapes)." })
-    ]);
+    var stepCharts = charts.step_charts || [];
+    var roofline = charts.roofline || {};
+    var roof = rooflineChart(roofline);
+    return el("section", { class: "charts" }, [el("h3", { text: "Step breakdown" })].concat(
+      stepCharts.length ? stepCharts.map(stepFigure) : [el("p", { class: "empty", text: "The run recorded no steps." })], [
+      el("h3", { text: "Roofline" + (roofline.hardware ? " — " + roofline.hardware : "") }),
+      roof,
+      roofline.note ? el("p", { class: roof ? "chart-note" : "chart-note empty", text: roofline.note }) : null,
+      !roof && !roofline.note ? el("p", { class: "empty", text: "No op has both FLOPs and bytes." }) : null
+    ]));
   }
 
   // data: {summary, report, charts} — a perfsage.v1.RunDetail as JSON.
@@ -326,6 +399,7 @@ var PerfsageRunView = (function () {
     container.textContent = "";
     var report = data.report || {};
     append(container, [header(data), findingsSection(report), verdictsSection(report), chartsSection(data.charts), ingestSection(report)]);
+    container.setAttribute("data-rendered", "run");
   }
 
   return { render: render, el: el, svg: svg, fmtUs: fmtUs, fmtPct: fmtPct, severityName: severityName };
