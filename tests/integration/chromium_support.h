@@ -3,6 +3,8 @@
 // browser's console lines, and screenshots.
 #pragma once
 
+#include <sys/resource.h>
+
 #include <catch2/catch.hpp>
 #include <cstdlib>
 #include <filesystem>
@@ -65,6 +67,10 @@ inline Page load_page(const std::filesystem::path& work, const std::string& url,
       "'" + url + "' > " + (work / "dom.html").string() + " 2> " + (work / "chrome.log").string();
   int rc = std::system(("timeout -k 5 90 " + cmd).c_str());
   INFO(cmd);
+  // V8 reserves far more address space than it uses: under `ulimit -v` Chromium dies at start.
+  rlimit as{};
+  bool limited = ::getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY;
+  INFO((limited ? "this process runs under ulimit -v, which Chromium cannot start under" : ""));
   REQUIRE(rc == 0);
   auto read = [](const std::filesystem::path& p) {
     std::ifstream in(p);
