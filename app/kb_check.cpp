@@ -55,9 +55,9 @@ void lint(const engine::Pack& p, std::vector<engine::LoadMessage>& out) {
       say(engine::LoadCode::lint_rule_untested, r.pos, item, "no test case expects this rule");
     if (r.evidence.empty())
       say(engine::LoadCode::lint_no_evidence, r.pos, item, "no evidence: show the numbers");
-    if (!r.action)
+    if (!r.action && r.no_action.empty())
       say(engine::LoadCode::lint_no_action, r.pos, item,
-          "no action: propose a fix (at least a code_hint)");
+          "no action: propose a fix (at least a code_hint), or say in no_action why there is none");
     if (r.severity == "auto" && !r.gain.present() && !r.share.present())
       say(engine::LoadCode::lint_no_gain, r.pos, item,
           "severity auto without a gain or a share is always low: give one or a fixed severity");

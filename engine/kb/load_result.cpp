@@ -50,8 +50,8 @@ constexpr std::array kCodes = {
     CodeInfo{LoadCode::lint_no_evidence, "LINT_NO_EVIDENCE",
              "The rule reports no evidence: users cannot see the numbers that made it fire."},
     CodeInfo{LoadCode::lint_no_action, "LINT_NO_ACTION",
-             "The rule proposes no action (not even a code_hint): the finding says what is wrong "
-             "but not what to do."},
+             "The rule proposes no action (not even a code_hint) and does not say in `no_action` "
+             "why it has none: the finding says what is wrong but not what to do."},
     CodeInfo{LoadCode::lint_no_gain, "LINT_NO_GAIN",
              "The rule's severity is auto but it has no gain: it is always ranked low."},
     CodeInfo{LoadCode::lint_no_references, "LINT_NO_REFERENCES",

@@ -85,6 +85,7 @@ struct Rule {
   std::vector<std::pair<std::string, CodeText>> evidence;  // name -> variable or expression
   CodeText gain, share;
   std::optional<Action> action;
+  std::string no_action;  // why the rule by nature proposes no action (instead of `action`)
   std::vector<std::string> references;
   std::string override_mode;   // "", "replace", "append"
   std::set<std::string> keys;  // keys written in YAML (for selective replace/append)

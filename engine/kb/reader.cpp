@@ -161,9 +161,10 @@ Rule Reader::read_rule(const YAML::Node& n) {
   if (!std::regex_match(r.id, id_re))
     fail(n["id"], "", "rule id '" + r.id + "' must match [A-Za-z][A-Za-z0-9_.-]*");
   std::string item = "rule " + r.id;
-  check_keys(n, item,
-             {"id", "title", "severity", "category", "tags", "enabled", "when", "message",
-              "subjects", "evidence", "gain", "share", "action", "references", "override"});
+  check_keys(
+      n, item,
+      {"id", "title", "severity", "category", "tags", "enabled", "when", "message", "subjects",
+       "evidence", "gain", "share", "action", "no_action", "references", "override"});
   for (const auto& kv : n) r.keys.insert(kv.first.as<std::string>());
   if (n["title"]) r.title = str(n["title"], item, "title");
   if (n["severity"]) {
@@ -204,6 +205,13 @@ Rule Reader::read_rule(const YAML::Node& n) {
   if (n["gain"]) r.gain = code(n["gain"], item, "gain");
   if (n["share"]) r.share = code(n["share"], item, "share");
   if (n["action"]) r.action = read_action(n["action"], item);
+  if (n["no_action"]) {
+    if (n["action"])
+      fail(n["no_action"], item, "a rule has either 'action' or 'no_action', not both");
+    r.no_action = str(n["no_action"], item, "no_action");
+    if (r.no_action.find_first_not_of(" \t\n") == std::string::npos)
+      fail(n["no_action"], item, "no_action must say why the rule proposes no action");
+  }
   if (n["references"]) r.references = strs(n["references"], item, "references");
   if (n["override"]) {
     r.override_mode = str(n["override"], item, "override");

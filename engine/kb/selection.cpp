@@ -80,7 +80,7 @@ void merge(Pack& base, const Pack& later, std::vector<LoadMessage>& msgs) {
     }
     if (!replace) {
       for (const char* k : {"title", "severity", "category", "enabled", "message", "subjects",
-                            "gain", "share", "action"})
+                            "gain", "share", "action", "no_action"})
         if (has(k))
           msgs.push_back({LoadCode::err_validate, r.pos.file, r.pos.line, r.pos.column, base.name,
                           "rule " + r.id,
@@ -95,7 +95,9 @@ void merge(Pack& base, const Pack& later, std::vector<LoadMessage>& msgs) {
     if (has("subjects")) old->subjects = r.subjects, old->subjects_pos = r.subjects_pos;
     if (has("gain")) old->gain = r.gain;
     if (has("share")) old->share = r.share;
-    if (has("action")) old->action = r.action;
+    // A rule proposes an action or says why it has none: setting one clears the other.
+    if (has("action")) old->action = r.action, old->no_action.clear();
+    if (has("no_action")) old->no_action = r.no_action, old->action.reset();
   }
 }
 

@@ -3,12 +3,14 @@
 // on findings and failures, and get the same report twice.
 #include <sys/stat.h>
 
+#include <cctype>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
 
 #include "cli/dispatch.h"
 #include "cli_support.h"
+#include "engine/kb/reader.h"
 
 using namespace perfsage::test;
 using namespace perfsage::cli;
@@ -39,6 +41,34 @@ class UserPackFolder {
   std::string old_;
   bool had_ = false;
 };
+
+// GitHub's anchor for a Markdown heading: lower case, spaces to '-', punctuation dropped.
+std::string heading_anchor(const std::string& heading) {
+  std::string out;
+  for (char c : heading.substr(heading.find_first_not_of('#'))) {
+    if (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-')
+      out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    else if (c == ' ')
+      out += '-';
+  }
+  return out.substr(out.find_first_not_of('-'));
+}
+
+// Why `ref` is not a real source: a web page (https) or a perfsage doc under docs/ whose
+// #anchor, when given, is one of its headings. Empty when it is one.
+std::string reference_problem(const std::string& ref) {
+  if (ref.rfind("https://", 0) == 0)
+    return ref.find("example.") == std::string::npos ? "" : "a placeholder";
+  if (ref.rfind("docs/", 0) != 0) return "neither an https URL nor a docs/ page";
+  const auto hash = ref.find('#');
+  const auto page = source_dir() / ref.substr(0, hash);
+  std::ifstream in(page);
+  if (!in) return "no such page";
+  if (hash == std::string::npos) return "";
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind('#', 0) == 0 && heading_anchor(line) == ref.substr(hash + 1)) return "";
+  return "no heading for the anchor";
+}
 
 CommandResult cli(std::vector<std::string> args) {
   std::ostringstream out, err;
@@ -296,4 +326,67 @@ TEST_CASE("the report states its base: per step, per run, or structural for a gr
           .out);
   CHECK(graph.base().kind() == "none");
   CHECK_THAT(graph.base().text(), Catch::Contains("structural"));
+}
+
+TEST_CASE("every shipped pack passes its own kb lint --strict, citing real sources") {
+  for (const char* kind : {"builtin", "community"}) {
+    for (const auto& e :
+         std::filesystem::directory_iterator(source_dir() / "knowledge_bases" / kind)) {
+      if (!std::filesystem::exists(e.path() / "pack.yaml")) continue;
+      auto r = cli({"kb", "lint", e.path().string(), "--strict"});
+      INFO(r.out << r.err);
+      CHECK(r.code == 0);
+      std::vector<perfsage::engine::LoadMessage> msgs;
+      auto pack = perfsage::engine::read_pack(e.path(), msgs);
+      REQUIRE(pack);
+      for (const auto& rule : pack->rules)
+        for (const auto& ref : rule.references) {
+          INFO(pack->name << " rule " << rule.id << ": " << ref);
+          CHECK(reference_problem(ref) == "");
+        }
+    }
+  }
+  CHECK(reference_problem("docs/packs/roofline.md#no_flop_model") == "");
+  CHECK(reference_problem("docs/gpu-definitions.md#wait-and-transfer-across-ranks") == "");
+  CHECK(reference_problem("docs/packs/roofline.md#no_such_rule") == "no heading for the anchor");
+  CHECK(reference_problem("https://example.org/where-the-threshold-comes-from") == "a placeholder");
+  CHECK(reference_problem("knowledge.md section 3") != "");
+}
+
+TEST_CASE("a rule with no action by nature says why in no_action, and lint accepts it") {
+  TempDir dir;
+  REQUIRE(cli({"kb", "new", "notes", "--dir", dir.path().string()}).code == 0);
+  const auto file = dir.path() / "notes" / "pack.yaml";
+  const std::string scaffold = read(file);
+  const std::string action =
+      "    action:\n      kind: code_hint\n      hint: \"describe the change for {?name} "
+      "({?type})\"\n";
+  const std::string placeholder = "https://example.org/where-the-threshold-comes-from";
+  auto with = [&](const std::string& block) {
+    std::string text = scaffold;
+    const auto at = text.find(action);
+    REQUIRE(at != std::string::npos);
+    text.replace(at, action.size(), block);
+    text.replace(text.find(placeholder), placeholder.size(), "https://gitee.com/ascend/mstt");
+    std::ofstream(file) << text;
+  };
+  with("    no_action: \"a coverage note: nothing in the program to change\"\n");
+  auto r = cli({"kb", "lint", (dir.path() / "notes").string(), "--strict"});
+  INFO(r.out << r.err);
+  CHECK(r.code == 0);
+
+  with("");  // neither: the lint asks for a fix or the reason there is none
+  r = cli({"kb", "lint", (dir.path() / "notes").string(), "--strict"});
+  CHECK(r.code == kExitPack);
+  CHECK_THAT(r.out, Catch::Contains("LINT_NO_ACTION") && Catch::Contains("no_action"));
+
+  with(action + "    no_action: \"both\"\n");
+  r = cli({"kb", "validate", (dir.path() / "notes").string()});
+  CHECK(r.code == kExitPack);
+  CHECK_THAT(r.out, Catch::Contains("either 'action' or 'no_action'"));
+
+  with("    no_action: \"  \"\n");
+  r = cli({"kb", "validate", (dir.path() / "notes").string()});
+  CHECK(r.code == kExitPack);
+  CHECK_THAT(r.out, Catch::Contains("no_action must say why"));
 }

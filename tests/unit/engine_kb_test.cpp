@@ -223,10 +223,12 @@ TEST_CASE("selection: search paths, override merge with replace/append, enable/d
   dir.write("a/demo/pack.yaml",
             std::string(kHeader) +
                 "  - id: r1\n    tags: [noisy]\n    when: (op (name ?n))\n    message: m1\n"
-                "  - id: r2\n    when: (op (name ?n))\n    message: m2\n");
+                "  - id: r2\n    when: (op (name ?n))\n    message: m2\n"
+                "    action: {kind: code_hint, hint: h}\n");
   dir.write("b/demo/pack.yaml",
             "name: demo\nversion: 1.2.4\noverride: merge\nrules:\n"
             "  - id: r2\n    override: replace\n    message: replaced\n"
+            "    no_action: a note about the data\n"
             "  - id: r1\n    override: append\n    when: (op (count ?c&:(> ?c 1)))\n");
   auto sel = perfsage::test::untrusted_selection({dir.path() / "a", dir.path() / "b"});
   auto loaded = load_pack_set(sel);
@@ -235,6 +237,9 @@ TEST_CASE("selection: search paths, override merge with replace/append, enable/d
   INFO(pack.error);
   REQUIRE(pack.valid);
   CHECK(pack.pack.rule("r2")->message.text == "replaced");
+  // A rule has an action or says why it has none: replacing one by the other drops the first.
+  CHECK_FALSE(pack.pack.rule("r2")->action);
+  CHECK(pack.pack.rule("r2")->no_action == "a note about the data");
   CHECK(pack.pack.rule("r1")->when.text.find("count") != std::string::npos);
   bool said = false;
   for (const auto& m : loaded.messages) said |= m.code == LoadCode::shadowed_pack;
