@@ -175,7 +175,8 @@ Result<Ingested> ingest(store::Database& db, const AnalysisRequest& req, const K
                            " is full; new inputs cannot be stored (its stored runs "
                            "can still be read)"
                      : "store " + db.path() + " is read-only; new inputs cannot be stored"};
-  if (auto damage = store_damage(db); !damage.empty()) return Error{ErrorKind::store, damage};
+  if (auto damage = store_damage(db); !damage.empty())
+    return Error{ErrorKind::store_damaged, damage};
   std::vector<std::string> inputs;
   for (const auto& p : normal_inputs) inputs.push_back(p.string());
   store::RunHeader header{req.job.empty() ? default_job(normal_inputs) : req.job, inputs, fp,

@@ -10,6 +10,8 @@ const char* to_string(ErrorKind kind) {
       return "input";
     case ErrorKind::store:
       return "store";
+    case ErrorKind::store_damaged:
+      return "store_damaged";
     case ErrorKind::pack:
       return "pack";
     case ErrorKind::internal:

@@ -10,11 +10,12 @@
 namespace perfsage::app {
 
 enum class ErrorKind {
-  usage,     // the request itself is wrong: bad selection, config, option values
-  input,     // an input cannot be read, or nothing in it was recognised
-  store,     // the fact store cannot be opened, written or read
-  pack,      // a pack (set) cannot be loaded, validated, installed or tested
-  internal,  // a defect in perfsage
+  usage,          // the request itself is wrong: bad selection, config, option values
+  input,          // an input cannot be read, or nothing in it was recognised
+  store,          // the fact store cannot be opened, written or read
+  store_damaged,  // the store's file is damaged (quick_check fails): lasts until it is replaced
+  pack,           // a pack (set) cannot be loaded, validated, installed or tested
+  internal,       // a defect in perfsage
 };
 const char* to_string(ErrorKind kind);
 

@@ -11,6 +11,7 @@ int exit_code(app::ErrorKind kind) {
     case app::ErrorKind::input:
       return kExitInput;
     case app::ErrorKind::store:
+    case app::ErrorKind::store_damaged:
       return kExitStore;
     case app::ErrorKind::pack:
       return kExitPack;

@@ -12,9 +12,10 @@ double seconds_between(SteadyTime a, SteadyTime b) {
   return std::chrono::duration<double>(b - a).count();
 }
 
-// Errors of the request or its input are final: running it again gives the same answer.
+// Errors of the request or its input are final: running it again gives the same answer. So is
+// a damaged store, until someone replaces it.
 bool final_error(const std::string& kind) {
-  return kind == "usage" || kind == "input" || kind == "pack";
+  return kind == "usage" || kind == "input" || kind == "pack" || kind == "store_damaged";
 }
 
 }  // namespace

@@ -67,8 +67,9 @@ class DaemonProcess {
   }
   ~DaemonProcess() { kill(SIGKILL); }
 
-  // Starts it; false when it exits before listening (its log says why).
-  bool start() {
+  // Starts it; false when it exits before listening (its log says why). With `ready` it also
+  // waits for /readyz to answer 200 (a daemon on a damaged store listens but is never ready).
+  bool start(bool ready = true) {
     std::filesystem::remove(dir_ / "port");
     std::vector<std::string> argv = {perfsaged_binary().string(), "--config",
                                      (dir_ / "perfsaged.yaml").string(), "--port-file",
@@ -78,6 +79,7 @@ class DaemonProcess {
     bool up = eventually(30, [&] { return std::filesystem::exists(dir_ / "port") || !alive(); });
     if (!up || !alive()) return false;
     std::ifstream(dir_ / "port") >> port_;
+    if (!ready) return true;
     return eventually(30, [&] { return get("/readyz").status == 200 || !alive(); }) && alive();
   }
 

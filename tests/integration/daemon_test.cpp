@@ -5,6 +5,7 @@
 #include <map>
 
 #include "daemon_support.h"
+#include "damaged_store.h"
 
 using namespace perfsage::test;
 namespace fs = std::filesystem;
@@ -588,5 +589,34 @@ TEST_CASE("submit reads only under the configured folders: others are 403 with t
   CHECK(ok.state() == "done");
   CHECK(d.get_json<v1::QueueState>("/api/v1/queue").jobs_size() == 1);  // nothing else queued
   CHECK_THAT(d.log(), Catch::Contains("submit refused: /etc is outside"));
+  CHECK(d.kill(SIGTERM) == 0);
+}
+
+TEST_CASE("a job on a damaged store fails once, naming the store and quick_check's problem") {
+  TempDir dir;
+  fs::create_directories(dir.path() / "runs");
+  const auto fixture = source_dir() / "tests/fixtures/daemon/ascend_run";
+  const auto store = (dir.path() / "perf.db").string();
+  auto cli = perfsage_binary().string() + " ingest --store " + store + " " + fixture.string() +
+             " > /dev/null";
+  REQUIRE(std::system(cli.c_str()) == 0);
+  damage_unused_index(store);
+  DaemonProcess d(dir.path(), base_config(dir.path() / "runs"));
+  REQUIRE(d.start(/*ready=*/false));
+  CHECK(d.get("/readyz").status == 503);
+  CHECK_THAT(d.log(), Catch::Contains("store " + store + " is damaged"));
+  auto other = write_big_run(dir.path() / "inputs" / "other", 2);  // inputs not stored yet
+  auto j = d.wait_job(d.submit(other).id());
+  INFO(j.DebugString());
+  // Failed at the first attempt, not retried as a crash and then quarantined.
+  CHECK(j.state() == "failed");
+  CHECK(j.attempts() == 1);
+  CHECK(j.crashes() == 0);
+  CHECK_THAT(j.reason(), Catch::Contains("store " + store + " is damaged (SQLite's quick_check: ") &&
+                             Catch::Contains("no new run is written into it"));
+  auto metrics = d.get("/metrics").body;
+  CHECK_THAT(metrics, Catch::Contains("perfsage_jobs_finished_total{outcome=\"failed\"} 1"));
+  CHECK_THAT(metrics, !Catch::Contains("outcome=\"retried\""));
+  CHECK(count_rows(store, "SELECT count(*) FROM runs") == 1);
   CHECK(d.kill(SIGTERM) == 0);
 }

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "cli_support.h"
+#include "damaged_store.h"
 #include "full_disk_vfs.h"
 #include "process_support.h"
 #include "store/database.h"
@@ -263,26 +264,7 @@ TEST_CASE("a damaged store takes no new run, says why, and its stored runs are s
   auto example = (source_dir() / "examples/resnet50_rank0_ascend_pt").string();
   REQUIRE(run_command("analyze", {example, "--store", store}).code == 0);
   // Damage an index nothing of perfsage reads: quick_check fails, the runs stay readable.
-  int64_t page = 0, root = 0;
-  {
-    perfsage::store::Database db(store);
-    db.exec(
-        "CREATE TABLE scratch(x); CREATE INDEX scratch_x ON scratch(x);"
-        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 5000) "
-        "INSERT INTO scratch SELECT printf('%040d', i) FROM n");
-    auto p = db.prepare("PRAGMA page_size");
-    REQUIRE(p.step());
-    page = p.int64(0);
-    auto r = db.prepare("SELECT rootpage FROM sqlite_schema WHERE name = 'scratch_x'");
-    REQUIRE(r.step());
-    root = r.int64(0);
-  }  // the last connection copies the log into the file
-  REQUIRE_FALSE(std::filesystem::exists(store + "-wal"));
-  {
-    std::fstream f(store, std::ios::in | std::ios::out | std::ios::binary);
-    f.seekp((root - 1) * page);
-    f.put('\x77');  // no b-tree page type
-  }
+  damage_unused_index(store);
   auto other = dir.write("other/kernel_details.csv",
                          "Name,Type,Accelerator Core,Start Time(us),Duration(us)\n"
                          "MatMul_1,MatMul,AI_CORE,1000,50\n");
