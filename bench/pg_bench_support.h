@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -18,6 +19,7 @@
 #include <latch>
 #include <memory>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -124,6 +126,7 @@ struct BenchArgs {
   std::vector<std::string> positional;
 
   BenchArgs(int argc, char** argv) {
+    std::setvbuf(stdout, nullptr, _IOLBF, 0);  // a long run's lines appear as they come
     for (int i = 1; i < argc; ++i) {
       if (std::string(argv[i]) == "--commit" && i + 1 < argc) {
         commit = argv[++i];
@@ -145,18 +148,17 @@ struct BenchArgs {
   }
 };
 
-// A new folder under /tmp, removed with this object.
+// A new folder under /tmp, removed with this object unless an exception is on its way out
+// (what the daemons left there tells why).
 class ScratchFolder {
  public:
   explicit ScratchFolder(const std::string& prefix) {
     std::string tmpl = "/tmp/" + prefix + "-XXXXXX";
-    if (!::mkdtemp(tmpl.data())) {
-      std::cerr << "cannot make a folder in /tmp\n";
-      std::exit(1);
-    }
+    if (!::mkdtemp(tmpl.data())) throw std::runtime_error("cannot make a folder in /tmp");
     path_ = tmpl;
   }
   ~ScratchFolder() {
+    if (std::uncaught_exceptions() > 0) return;
     std::error_code ec;
     std::filesystem::remove_all(path_, ec);
   }
@@ -173,15 +175,21 @@ struct ConcurrentCost {
 };
 
 // Runs work(k) on threads k = 0..threads-1, started together. Each thread's connections must be
-// open before (made by the caller): they stay open until the server's CPU has been read.
+// open before (made by the caller): they stay open until the server's CPU has been read. The
+// first exception a thread threw is thrown again here.
 inline ConcurrentCost run_concurrently(const test::PgServer& server, const std::string& uri,
                                        int threads, const std::function<void(int)>& work) {
   std::latch start(threads + 1), finished(threads), release(1);
   std::vector<std::thread> pool;
+  std::vector<std::exception_ptr> errors(static_cast<size_t>(threads));
   for (int k = 0; k < threads; ++k) {
     pool.emplace_back([&, k] {
       start.arrive_and_wait();
-      work(k);
+      try {
+        work(k);
+      } catch (...) {
+        errors[static_cast<size_t>(k)] = std::current_exception();
+      }
       finished.count_down();
       release.wait();
     });
@@ -198,6 +206,8 @@ inline ConcurrentCost run_concurrently(const test::PgServer& server, const std::
   cost.wal = wal_bytes(uri) - wal0;
   release.count_down();
   for (auto& t : pool) t.join();
+  for (auto& e : errors)
+    if (e) std::rethrow_exception(e);
   return cost;
 }
 

@@ -64,10 +64,7 @@ std::shared_ptr<const app::Knowledge> knowledge() {
   app::ResourceHints hints = app::ResourceHints::from_environment();
   hints.compiled_kb_dir = fs::path(PERFSAGE_SOURCE_DIR) / "knowledge_bases";
   auto k = app::load_knowledge({}, app::locate_resources(hints));
-  if (!k) {
-    std::cerr << "cannot load the knowledge: " << k.error().message << "\n";
-    std::exit(1);
-  }
+  if (!k) throw std::runtime_error("cannot load the knowledge: " + k.error().message);
   return *k;
 }
 
@@ -94,10 +91,7 @@ std::vector<Analysed> analyse_copies(const fs::path& dir, const fs::path& store,
     auto t0 = Clock::now();
     auto res = app::analyze(db, req, *kn, {});
     analysis.add(t0);
-    if (!res) {
-      std::cerr << "analysis failed: " << res.error().message << "\n";
-      std::exit(1);
-    }
+    if (!res) throw std::runtime_error("analysis failed: " + res.error().message);
     out.push_back({copy, res->run_id});
   }
   std::printf(
@@ -265,9 +259,8 @@ void publication_ceiling(test::PgServer& server, const store::pg::CatalogRun& ru
       cost.server_cpu_s * 1e3 / total, static_cast<double>(cost.wal) / total / 1024.0);
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+// Everything, so that the server is stopped however it ends.
+int run(int argc, char** argv) {
   const BenchArgs args(argc, argv);
   const int runs = args.number(0, 20);
   const int publications = args.number(1, 400);
@@ -289,4 +282,15 @@ int main(int argc, char** argv) {
   for (int p : publishers) publication_ceiling(*server, run, p, publications);
   std::printf("peak RSS %.1f MiB\n", peak_rss_mib());
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const std::exception& e) {
+    std::cerr << "shared_job_bench: " << e.what() << "\n";
+    return 1;
+  }
 }

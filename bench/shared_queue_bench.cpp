@@ -51,10 +51,8 @@ struct Measure {
 long drain(store::JobQueue& q, const std::string& owner) {
   long n = 0;
   while (auto job = q.claim(owner, kNow, lease_until())) {
-    if (!q.complete(job->id, owner, job->id, kNow)) {
-      std::cerr << owner << " lost job " << job->id << "\n";
-      std::exit(1);
-    }
+    if (!q.complete(job->id, owner, job->id, kNow))
+      throw std::runtime_error(owner + " lost job " + std::to_string(job->id));
     ++n;
   }
   return n;
@@ -98,11 +96,10 @@ Measure postgres_claims(test::PgServer& server, int claimers, int jobs) {
   m.wal = cost.wal;
   m.jobs = claimed;
   auto counts = queues[0]->counts();
-  if (m.jobs != jobs || counts[store::JobState::done] != jobs) {
-    std::cerr << "claimed " << m.jobs << " of " << jobs << " jobs, "
-              << counts[store::JobState::done] << " done\n";
-    std::exit(1);
-  }
+  if (m.jobs != jobs || counts[store::JobState::done] != jobs)
+    throw std::runtime_error(std::string("claimed ") + std::to_string(m.jobs) + " of " +
+                             std::to_string(jobs) + " jobs, " +
+                             std::to_string(counts[store::JobState::done]) + " done");
   return m;
 }
 
@@ -118,9 +115,8 @@ void print(const Measure& m, double baseline_rate) {
   std::printf("\n");
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+// Everything, so that the server is stopped however it ends.
+int run(int argc, char** argv) {
   const BenchArgs args(argc, argv);
   const int jobs = args.number(0, 4000);
   const std::vector<int> claimers = args.numbers(1, "1,4,16");
@@ -135,4 +131,15 @@ int main(int argc, char** argv) {
   for (int k : claimers) print(postgres_claims(*server, k, jobs), base_rate);
   std::printf("peak RSS %.1f MiB\n", peak_rss_mib());
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const std::exception& e) {
+    std::cerr << "shared_queue_bench: " << e.what() << "\n";
+    return 1;
+  }
 }
