@@ -211,4 +211,15 @@ inline ConcurrentCost run_concurrently(const test::PgServer& server, const std::
   return cost;
 }
 
+// A benchmark's main: `body` with the parsed command line; an exception it lets through is
+// reported and exits 1, after the destructors (the server, the daemons) have run.
+inline int bench_main(int argc, char** argv, int (*body)(const BenchArgs&)) {
+  try {
+    return body(BenchArgs(argc, argv));
+  } catch (const std::exception& e) {
+    std::cerr << argv[0] << ": " << e.what() << "\n";
+    return 1;
+  }
+}
+
 }  // namespace perfsage::bench

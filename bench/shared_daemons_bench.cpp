@@ -117,8 +117,7 @@ void print(const std::string& what, const Outcome& o, size_t runs, double baseli
 }
 
 // Everything, so that the server and the daemons are stopped however it ends.
-int run(int argc, char** argv) {
-  const BenchArgs args(argc, argv);
+int run(const BenchArgs& args) {
   const int runs = args.number(0, 30);
   const std::vector<int> daemons = args.numbers(1, "1,2,3");
   const int workers = args.number(2, 1);
@@ -149,10 +148,5 @@ int run(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  try {
-    return run(argc, argv);
-  } catch (const std::exception& e) {
-    std::cerr << "shared_daemons_bench: " << e.what() << "\n";
-    return 1;
-  }
+  return bench_main(argc, argv, run);
 }

@@ -260,8 +260,7 @@ void publication_ceiling(test::PgServer& server, const store::pg::CatalogRun& ru
 }
 
 // Everything, so that the server is stopped however it ends.
-int run(int argc, char** argv) {
-  const BenchArgs args(argc, argv);
+int run(const BenchArgs& args) {
   const int runs = args.number(0, 20);
   const int publications = args.number(1, 400);
   const std::vector<int> publishers = args.numbers(2, "1,4");
@@ -287,10 +286,5 @@ int run(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  try {
-    return run(argc, argv);
-  } catch (const std::exception& e) {
-    std::cerr << "shared_job_bench: " << e.what() << "\n";
-    return 1;
-  }
+  return bench_main(argc, argv, run);
 }

@@ -116,8 +116,7 @@ void print(const Measure& m, double baseline_rate) {
 }
 
 // Everything, so that the server is stopped however it ends.
-int run(int argc, char** argv) {
-  const BenchArgs args(argc, argv);
+int run(const BenchArgs& args) {
   const int jobs = args.number(0, 4000);
   const std::vector<int> claimers = args.numbers(1, "1,4,16");
   auto server = start_postgres(args.commit);
@@ -136,10 +135,5 @@ int run(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  try {
-    return run(argc, argv);
-  } catch (const std::exception& e) {
-    std::cerr << "shared_queue_bench: " << e.what() << "\n";
-    return 1;
-  }
+  return bench_main(argc, argv, run);
 }
