@@ -104,11 +104,17 @@ struct Ingested {
   std::vector<std::string> notices;
 };
 
-// Runs the analyzers on a committed run; only then is the run complete.
+// Runs the analyzers on a committed run, saying how many have ended; only then is the run
+// complete.
 void analyze_stored(store::Database& db, int64_t run_id, const analyzers::RunIdentity& identity,
-                    const Knowledge& kn) {
+                    const Knowledge& kn, const AnalysisRequest& req) {
   store::BackgroundCheckpoint checkpoint(db.path());  // while the analyzers run
-  analyzers::analyze_run(db, run_id, identity, {kn.hardware, kn.patterns});
+  progress(req, "analyzers", 0);
+  analyzers::analyze_run(db, run_id, identity, {kn.hardware, kn.patterns}, 0,
+                         [&](size_t done, size_t total) {
+                           progress(req, "analyzers",
+                                    static_cast<double>(done) / static_cast<double>(total));
+                         });
   test_pause_at("analysis");
   store::set_run_status(db, run_id, store::kRunAnalyzed);
 }
@@ -158,8 +164,7 @@ Result<Ingested> ingest(store::Database& db, const AnalysisRequest& req, const K
                          " was not completely analysed; open the store with write access"};
       out.notices.push_back("run " + std::to_string(*existing) +
                             " was stored but its analysis did not finish; analysing it again");
-      progress(req, "analyzers", -1);
-      analyze_stored(db, *existing, {run->framework, run->device, run->chip}, kn);
+      analyze_stored(db, *existing, {run->framework, run->device, run->chip}, kn, req);
       out.run_id = *existing;
       out.reused = true;
       return out;
@@ -196,8 +201,7 @@ Result<Ingested> ingest(store::Database& db, const AnalysisRequest& req, const K
     if (req.run_known) req.run_known(out.run_id);
     spdlog::debug("ingest: {} file(s) in {:.1f} ms", files.size(), ms_since(start));
   }
-  progress(req, "analyzers", -1);
-  analyze_stored(db, out.run_id, {hints.framework, hints.device, hints.chip}, kn);
+  analyze_stored(db, out.run_id, {hints.framework, hints.device, hints.chip}, kn, req);
   return out;
 }
 

@@ -22,14 +22,15 @@ namespace {
 class Schedule {
  public:
   Schedule(store::Database& db, int64_t run_id, const AnalyzerResources& resources,
-           unsigned threads)
+           unsigned threads, const AnalyzerProgress& progress)
       : db_(db),
         run_id_(run_id),
         resources_(resources),
         all_(analyzers()),
         inputs_(analyzer_inputs(all_)),
         state_(all_.size(), kWaiting),
-        threads_(threads) {}
+        threads_(threads),
+        progress_(progress) {}
 
   void run() {
     std::vector<std::thread> workers;
@@ -91,6 +92,8 @@ class Schedule {
     std::lock_guard lock(mutex_);
     state_[i] = kDone;
     --running_;
+    // Under the lock: the callback is not called from two threads at once.
+    if (progress_ && !error_) progress_(++done_, all_.size());
     changed_.notify_all();
   }
 
@@ -104,6 +107,8 @@ class Schedule {
   std::vector<State> state_;
   unsigned running_ = 0;
   const unsigned threads_;
+  const AnalyzerProgress& progress_;
+  size_t done_ = 0;
   std::exception_ptr error_;
   std::mutex store_mutex_;  // one thread at a time on db_
 };
@@ -119,16 +124,20 @@ unsigned analyzer_threads() {
 }
 
 store::RunRecord analyze_run(store::Database& db, int64_t run_id, const RunIdentity& identity,
-                              const AnalyzerResources& resources, unsigned threads) {
+                             const AnalyzerResources& resources, unsigned threads,
+                             const AnalyzerProgress& progress) {
   store::ensure_derived_tables(db, derived_tables());
   // A store in memory has no file a second connection could read; a write-protected one
   // cannot take the copied rows.
   if (threads == 0) threads = analyzer_threads();
   if (threads > 1 && db.path() != ":memory:" && !db.read_only()) {
-    Schedule(db, run_id, resources, threads).run();
+    Schedule(db, run_id, resources, threads, progress).run();
   } else {
-    for (const Analyzer& a : analyzers())
-      timed_part("analyzer", a.name, [&] { a.run(db, run_id, resources); });
+    const auto& all = analyzers();
+    for (size_t i = 0; i < all.size(); ++i) {
+      timed_part("analyzer", all[i].name, [&] { all[i].run(db, run_id, resources); });
+      if (progress) progress(i + 1, all.size());
+    }
   }
   store::RunRecord summary;
   timed_part("analyzer", "summary", [&] { summary = compute_run_totals(db, run_id, identity); });

@@ -546,6 +546,28 @@ TEST_CASE("while a job runs, its run shows as running with the job's stage and p
   d.kill(SIGKILL);
 }
 
+TEST_CASE("while the analyzers run, the job's progress is how many of them have ended") {
+  TempDir dir;
+  fs::create_directories(dir.path() / "runs");
+  // The worker stops once every analyzer has ended, before the run is marked analysed.
+  ::setenv("PERFSAGE_TEST_PAUSE_AT", "analysis", 1);
+  DaemonProcess d(dir.path(), base_config(dir.path() / "runs"));
+  bool started = d.start();
+  ::unsetenv("PERFSAGE_TEST_PAUSE_AT");
+  REQUIRE(started);
+  auto id = d.submit(source_dir() / "tests/fixtures/daemon/ascend_run").id();
+  REQUIRE(eventually(60, [&] { return count_in(d.log(), "perfsage: paused at analysis") > 0; }));
+  v1::QueueJob job;
+  // All of them ended: 1, where it said -1 (unknown) for the whole stage.
+  CHECK(eventually(30, [&] {
+    job = d.job(id);
+    return job.stage() == "analyzers" && job.progress() == 1;
+  }));
+  INFO(job.DebugString());
+  CHECK(job.state() == "running");
+  d.kill(SIGKILL);
+}
+
 TEST_CASE("submit reads only under the configured folders: others are 403 with the reason") {
   TempDir dir;
   fs::create_directories(dir.path() / "runs");

@@ -129,6 +129,31 @@ TEST_CASE("device time counts a rank's tasks once when both op tables and a time
   CHECK(s.device_time_us == Approx(800));
 }
 
+TEST_CASE("analyze_run says how many analyzers have ended, one after another and concurrently") {
+  test::TempDir dir;
+  for (unsigned threads : {1u, 3u}) {
+    // A store in a file: with more than one thread the analyzers run concurrently.
+    test::AnalysisStore db(
+        (dir.path() / (std::string("s") + std::to_string(threads) + ".db")).string());
+    store::RunWriter w(db, {"j", {}, "fp", "now"});
+    int64_t run = w.run_id();
+    w.add(task("Conv2D1", "Conv2D", "AI_CORE", 400'000));
+    w.commit();
+    std::vector<size_t> done;
+    size_t total = 0;
+    analyzers::analyze_run(db, run, {"pytorch-npu", "ascend", ""},
+                           {test::shipped_hardware(), test::shipped_patterns()}, threads,
+                           [&](size_t n, size_t of) {
+                             done.push_back(n);
+                             total = of;
+                           });
+    INFO(threads << " thread(s)");
+    CHECK(total == analyzers::analyzers().size());
+    REQUIRE(done.size() == total);
+    for (size_t i = 0; i < done.size(); ++i) CHECK(done[i] == i + 1);
+  }
+}
+
 TEST_CASE("op_stats and op_block_dims from the C++ grouping equal SQL's GROUP BY, across blocks") {
   test::AnalysisStore db;
   int64_t run;
