@@ -54,8 +54,8 @@ int run_checks(const char* command, bool lint, const Args& args, std::ostream& o
                std::ostream& err) {
   po::options_description opts(
       std::string("perfsage kb ") + command + " [DIR...] [options]\n\n" +
-      (lint ? "Checks packs against the authoring rules: tests, evidence, a fix, a gain,\n"
-              "references, documented params, plus everything validate checks.\n"
+      (lint ? "Checks packs against the authoring rules: tests, evidence, a fix (or no_action),\n"
+              "a gain, references, documented params, plus everything validate checks.\n"
             : "Reads and compiles packs as loading would and reports every problem with its\n"
               "code and position (errors make a pack unusable; warnings do not).\n") +
       "With no DIR, every pack in the search paths.\n\nExit codes: 0 clean, 6 errors"
