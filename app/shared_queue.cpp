@@ -1,5 +1,7 @@
 #include "app/shared_queue.h"
 
+#include <thread>
+
 #include "store/pg/pg_job_queue.h"
 #include "store/pg/pg_schema.h"
 
@@ -33,7 +35,10 @@ bool SharedQueueNotifications::wait(std::chrono::milliseconds timeout) {
       impl_->listener = std::make_unique<store::pg::JobNotifications>(impl_->uri);
     return impl_->listener->wait(timeout);
   } catch (const store::StoreError&) {
-    impl_->listener.reset();  // the server is away: try again on the next call
+    // The server is away: connect again on the next call, not before the timeout has passed
+    // (a refused connection fails at once, and the caller waits in a loop).
+    impl_->listener.reset();
+    std::this_thread::sleep_for(timeout);
     return false;
   }
 }

@@ -1,6 +1,7 @@
 // Shared mode end to end (docs/scale-out.md): three perfsaged, each with its own store and
-// port, share one job queue in a real PostgreSQL (tests/pg_server.h) and watch one folder.
-// Every run dropped in is analysed exactly once, by whichever daemon claims it, and every
+// port, share one job queue and catalog in a real PostgreSQL (tests/pg_server.h) and watch one
+// folder where 20 runs are dropped: real samples, a 16-rank cluster run and generated copies.
+// Every run is analysed exactly once, with the findings and gains of a one-machine analysis, by whichever daemon claims it, and every
 // daemon serves every run (the catalog); a daemon killed while it holds a job gets it back when
 // it starts again (as the same owner), so nothing is lost; one stopped (SIGSTOP) past its
 // lease loses its job to another and drops its late result; a restart of PostgreSQL does not
@@ -10,6 +11,7 @@
 #include "daemon_support.h"
 #include "pg_server.h"
 #include "store/database.h"
+#include "store/file_bytes.h"
 
 using namespace perfsage::test;
 namespace fs = std::filesystem;
@@ -45,9 +47,71 @@ std::vector<std::string> analysed_runs(const DaemonProcess& d) {
   return out;
 }
 
+// `perfsage analyze PATH --format json` in a store of its own: the one-machine analysis.
+v1::AnalysisReport analyse_alone(const fs::path& input, const fs::path& dir) {
+  static int n = 0;
+  const fs::path out = dir / ("alone-" + std::to_string(++n) + ".json");
+  const std::string cmd = perfsage_binary().string() + " analyze '" + input.string() +
+                          "' --format json --store '" + (dir / ("alone-" + std::to_string(n) + ".db")).string() +
+                          "' > '" + out.string() + "' 2>/dev/null";
+  int rc = std::system(cmd.c_str());
+  INFO(cmd << " -> " << rc);
+  v1::AnalysisReport report;
+  REQUIRE(google::protobuf::util::JsonStringToMessage(perfsage::store::read_file(out), &report).ok());
+  return report;
+}
+
+// finding id -> estimated gain, as a report states them.
+std::map<std::string, double> gains_of(const v1::AnalysisReport& report) {
+  std::map<std::string, double> out;
+  for (const auto& f : report.recommendations()) out[f.id()] = f.estimated_gain_us();
+  return out;
+}
+
+// Twenty runs under `staging`: every Kineto sample, the 8-rank msprof cluster folder, a
+// graph-only Ascend folder, a 16-rank run made of one trace with its rank rewritten, and copies
+// of the daemon fixture (which plans actions).
+std::vector<fs::path> twenty_runs(const fs::path& staging) {
+  fs::create_directories(staging);
+  std::vector<fs::path> made;
+  int k = 0;
+  for (const auto& e : fs::directory_iterator(samples_dir() / "kineto")) {
+    fs::path run = staging / ("kineto" + std::to_string(k++));
+    fs::create_directories(run);
+    fs::copy(e.path(), run / e.path().filename());
+    made.push_back(run);
+  }
+  fs::copy(samples_dir() / "ascend" / "mstt", staging / "mstt", fs::copy_options::recursive);
+  made.push_back(staging / "mstt");
+  fs::copy(samples_dir() / "ascend" / "oam-tools", staging / "oam", fs::copy_options::recursive);
+  made.push_back(staging / "oam");
+  {
+    const std::string trace = perfsage::store::read_file(
+        samples_dir() / "kineto" / "hta__critical_path__alexnet__benchmark_result_2869224_1695835535_trace.json.gz");
+    for (int r = 0; r < 16; ++r) {
+      std::string own = trace;
+      auto at = own.find("\"rank\": 0");
+      REQUIRE(at != std::string::npos);
+      own.replace(at, 9, "\"rank\": " + std::to_string(r));
+      fs::path rank_dir = staging / "cluster16" / ("rank_" + std::to_string(r));
+      fs::create_directories(rank_dir);
+      std::ofstream(rank_dir / "trace.json") << own;
+    }
+    made.push_back(staging / "cluster16");
+  }
+  for (int i = 0; made.size() < 20; ++i) {
+    fs::path run = staging / ("fixture" + std::to_string(i));
+    copy_run(run);
+    made.push_back(run);
+  }
+  REQUIRE(made.size() == 20);
+  return made;
+}
+
 }  // namespace
 
-TEST_CASE("shared mode: three daemons on one queue analyse every run exactly once") {
+TEST_CASE("shared mode: three daemons on one queue analyse 20 runs exactly once, each as alone") {
+  PERFSAGE_REQUIRE_SAMPLES();
   PERFSAGE_REQUIRE_POSTGRES(server);
   const std::string uri = server->fresh_database();
   TempDir dir;
@@ -76,8 +140,9 @@ TEST_CASE("shared mode: three daemons on one queue analyse every run exactly onc
   INFO(daemons[0]->log());
   INFO(daemons[1]->log());
 
-  const int kRuns = 8;
-  for (int i = 0; i < kRuns; ++i) copy_run(runs / ("run" + std::to_string(i)));
+  const int kRuns = 20;
+  // Dropped in whole (a rename), so that no run is seen half copied.
+  for (const auto& m : twenty_runs(dir.path() / "staging")) fs::rename(m, runs / m.filename());
   // Every daemon sees every run; the queue makes them one job each.
   REQUIRE(eventually(120, [&] {
     auto c = counts(*daemons[2]);
@@ -125,8 +190,7 @@ TEST_CASE("shared mode: three daemons on one queue analyse every run exactly onc
     REQUIRE(eventually(60, [&] { return analysed_runs(*d).size() == static_cast<size_t>(kRuns); }));
     std::multiset<std::string> analysed;
     for (const auto& p : analysed_runs(*d)) analysed.insert(p);
-    for (int i = 0; i < kRuns; ++i)
-      CHECK(analysed.count((runs / ("run" + std::to_string(i))).string()) == 1);
+    for (const auto& e : fs::directory_iterator(runs)) CHECK(analysed.count(e.path().string()) == 1);
     auto list = d->get_json<v1::RunList>("/api/v1/runs?limit=500");
     for (const auto& r : list.runs()) {
       // The queue job of each run is the job that made it (the catalog's run ids).
@@ -154,7 +218,11 @@ TEST_CASE("shared mode: three daemons on one queue analyse every run exactly onc
 
   // Actions: planned on the daemon that analysed the run (its facts are there); another daemon
   // says which one to ask; every daemon then lists the plan under the API's ids.
-  const int64_t run = findings_of.begin()->first;
+  int64_t run = 0;
+  const auto all_runs = daemons[0]->get_json<v1::RunList>("/api/v1/runs?limit=500");
+  for (const auto& r : all_runs.runs())
+    if (r.inputs(0).find("fixture") != std::string::npos) run = r.id();
+  REQUIRE(run != 0);
   const std::string actions = "/api/v1/runs/" + std::to_string(run) + "/actions";
   int owner = -1;
   for (int i = 0; i < 3; ++i) {
@@ -175,6 +243,29 @@ TEST_CASE("shared mode: three daemons on one queue analyse every run exactly onc
   for (auto& d : daemons) {
     REQUIRE(eventually(30, [&] { return d->get_json<v1::ActionList>(actions).plans_size() > 0; }));
   }
+  // Each run, from every daemon, has the findings and gains of a one-machine analysis; the
+  // 16-rank cluster run among them.
+  bool cluster_seen = false;
+  for (const auto& r : all_runs.runs()) {
+    INFO(r.inputs(0));
+    auto alone = gains_of(analyse_alone(r.inputs(0), dir.path()));
+    CHECK_FALSE(alone.empty());
+    for (auto& d : daemons) {
+      auto detail = d->get_json<v1::RunDetail>("/api/v1/runs/" + std::to_string(r.id()));
+      auto served = gains_of(detail.report());
+      CHECK(served.size() == alone.size());
+      for (const auto& [id, gain] : alone) {
+        INFO(id);
+        REQUIRE(served.count(id));
+        CHECK(served[id] == Approx(gain).epsilon(1e-9));
+      }
+      if (r.inputs(0).find("cluster16") != std::string::npos) {
+        cluster_seen = true;
+        CHECK(detail.report().run().ranks() == 16);
+      }
+    }
+  }
+  CHECK(cluster_seen);
   for (auto& d : daemons) CHECK(d->kill(SIGTERM) == 0);
   // Every daemon's own store is sound, and so is its replica of the catalog.
   for (int i = 0; i < 3; ++i) {
@@ -186,3 +277,4 @@ TEST_CASE("shared mode: three daemons on one queue analyse every run exactly onc
     }
   }
 }
+
