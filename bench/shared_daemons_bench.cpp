@@ -4,7 +4,7 @@
 // perfsaged in shared mode on one PostgreSQL (a fresh database each time), each with its own
 // store, port and WORKERS workers, the submissions spread over them in turn; also the time
 // until every daemon's API lists every run (its replica caught up), how many jobs each daemon
-// did, and the server's CPU.
+// did, the server's CPU, and the CPU daemons and server use idle afterwards.
 //
 //   shared_daemons_bench [--commit durable|async|fast] [RUNS=30] [DAEMONS=1,2,3] [WORKERS=1]
 #include <map>
@@ -19,6 +19,7 @@ using Clock = std::chrono::steady_clock;
 namespace {
 
 const fs::path kBin = fs::path(PERFSAGE_BINARY_DIR) / "bin";
+constexpr int kIdleSeconds = 5;
 
 // A counter of a daemon's /metrics, 0 when absent.
 double metric(httplib::Client& c, const std::string& series) {
@@ -42,6 +43,7 @@ struct Outcome {
   double done_s = 0, listed_s = 0, server_cpu_s = 0;
   std::vector<long> per_daemon;
   long failed = 0, peak_daemon_kb = 0, peak_forkserver_kb = 0;
+  double idle_cpu_share = 0, idle_server_share = 0;  // of one core, per daemon / the server
 };
 
 // Runs the inputs on `daemons` perfsaged (shared mode when `uri` is not empty).
@@ -95,6 +97,14 @@ Outcome run_fleet(const fs::path& dir, const std::vector<fs::path>& inputs, int 
     wait_for("the runs lists", [&] { return runs_listed(*c) >= n - out.failed; });
   out.listed_s = seconds_since(t0);
   out.server_cpu_s = server ? server_cpu_seconds(*server) - server0 : 0;
+  // Idle: what a daemon costs with nothing to do (its loop, its replica's polling).
+  double idle0 = 0, idle1 = 0;
+  for (auto& d : fleet) idle0 += process_cpu_seconds(d->pid());
+  const double idle_server0 = server ? server_cpu_seconds(*server) : 0;
+  std::this_thread::sleep_for(std::chrono::seconds(kIdleSeconds));
+  for (auto& d : fleet) idle1 += process_cpu_seconds(d->pid());
+  out.idle_cpu_share = (idle1 - idle0) / kIdleSeconds / static_cast<double>(daemons);
+  out.idle_server_share = server ? (server_cpu_seconds(*server) - idle_server0) / kIdleSeconds : 0;
   for (size_t i = 0; i < fleet.size(); ++i) {
     out.per_daemon.push_back(
         static_cast<long>(metric(*clients[i], "perfsage_jobs_finished_total{outcome=\"done\"}")));
@@ -114,6 +124,8 @@ void print(const std::string& what, const Outcome& o, size_t runs, double baseli
   std::printf(" | server CPU %.1f s | peak RSS daemon %.1f MiB, forkserver %.1f MiB | failed %ld\n",
               o.server_cpu_s, static_cast<double>(o.peak_daemon_kb) / 1024.0,
               static_cast<double>(o.peak_forkserver_kb) / 1024.0, o.failed);
+  std::printf("%-22s | idle afterwards: %.1f %% of a core per daemon, server %.1f %%\n", "",
+              o.idle_cpu_share * 100, o.idle_server_share * 100);
 }
 
 // Everything, so that the server and the daemons are stopped however it ends.
