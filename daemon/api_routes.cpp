@@ -101,7 +101,7 @@ void register_api_routes(httplib::Server& svr, ApiContext& ctx) {
     for (const auto& w : c->config->watch) out.add_watching(w.path.string());
     out.set_workers(c->config->workers);
     out.set_busy(static_cast<int32_t>(s.running.size()));
-    c->read_queue([&](app::JobQueue& q) {
+    c->try_read_queue([&](app::JobQueue& q) {
       for (const auto& [state, n] : app::queue_counts(q)) (*out.mutable_jobs())[state] = n;
     });
     out.set_pending_runs(static_cast<int64_t>(s.pending.size()));
@@ -132,7 +132,7 @@ void register_api_routes(httplib::Server& svr, ApiContext& ctx) {
     auto running = progress_of(c->state->get());
     auto out = app::list_runs(lease.db(), q, running);
     if (!out) return send_error(res, 400, "bad_request", out.error().message);
-    c->read_queue([&](app::JobQueue& q) { app::add_queue_jobs(q, *out->mutable_runs()); });
+    c->try_read_queue([&](app::JobQueue& q) { app::add_queue_jobs(q, *out->mutable_runs()); });
     app::mark_running(*out->mutable_runs(), running);  // their queue job, not the stored one
     send_json(res, *out);
   });
@@ -144,7 +144,7 @@ void register_api_routes(httplib::Server& svr, ApiContext& ctx) {
     if (!run_found(lease.db(), *id, res)) return;
     auto detail = app::load_run_detail(lease.db(), *id);
     if (!detail) return send_error(res, 500, "internal", detail.error().message);
-    c->read_queue([&](app::JobQueue& q) { app::add_queue_job(q, *detail->mutable_summary()); });
+    c->try_read_queue([&](app::JobQueue& q) { app::add_queue_job(q, *detail->mutable_summary()); });
     app::mark_running(*detail->mutable_summary(), progress_of(c->state->get()));
     send_json(res, *detail);
   });
@@ -176,7 +176,7 @@ void register_api_routes(httplib::Server& svr, ApiContext& ctx) {
     auto lease = c->readers->acquire();
     auto history = app::job_history(lease.db(), job, static_cast<int>(*limit), in_progress);
     if (!history) return send_error(res, 404, "not_found", "no runs of job '" + job + "'");
-    c->read_queue([&](app::JobQueue& q) { app::add_queue_jobs(q, *history->mutable_runs()); });
+    c->try_read_queue([&](app::JobQueue& q) { app::add_queue_jobs(q, *history->mutable_runs()); });
     send_json(res, *history);
   });
 

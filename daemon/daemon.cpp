@@ -203,7 +203,9 @@ void Daemon::sync_catalog(SteadyTime now) {
   std::string error;
   try {
     std::vector<std::string> problems;
-    catalog_->sync(&problems);
+    if (int n = catalog_->sync(&problems)) metrics_.add("perfsage_catalog_imported_total", n);
+    if (!problems.empty())
+      metrics_.add("perfsage_catalog_import_failures_total", static_cast<double>(problems.size()));
     for (const auto& p : problems) spdlog::warn("catalog: {}", p);
   } catch (const app::StoreError& e) {
     error = e.what();
@@ -457,6 +459,7 @@ bool Daemon::start_up() {
     runner_->set_completion([this](const app::QueuedJob& job, int64_t run_id) {
       auto id = catalog_->publish_job_run(job.id, owner_, config_.store, run_id, iso_now());
       if (id) {
+        metrics_.add("perfsage_catalog_published_total", 1);
         spdlog::info("job {} ({}): run {} published to the catalog as run {}", job.id,
                      job.spec.job, run_id, *id);
         next_sync_ = {};  // the replica shows it at once
@@ -585,6 +588,8 @@ int Daemon::run() {
         }
       }
       store_ok_ = true;
+      if (failures_ > 0) spdlog::info("store reachable again after {} retries", failures_);
+      failures_ = 0;
       if (stopping_) {
         if (runner_->running() == 0) {
           done = true;
@@ -603,9 +608,16 @@ int Daemon::run() {
         }
       }
     } catch (const app::StoreError& e) {
+      // The store or (shared mode) the database: try again after a pause that doubles while
+      // it fails (0.5 s to 8 s), saying so once per outage, not on every try.
       store_ok_ = false;
-      spdlog::error("store: {}; retrying in 1 s", e.what());
-      std::this_thread::sleep_for(std::chrono::seconds(1));
+      // Shared mode: say whether it is the database (a sync asks it; /readyz shows the answer).
+      if (catalog_) sync_catalog(steady_clock::now());
+      if (failures_++ == 0) spdlog::error("store: {}; retrying with backoff", e.what());
+      else spdlog::debug("store: {}; retry {}", e.what(), failures_);
+      std::this_thread::sleep_for(
+          std::chrono::milliseconds(500) * (1 << std::min(failures_ - 1, 4)));
+      continue;
     } catch (const std::exception& e) {
       spdlog::error("main loop: {}; continuing", e.what());
       std::this_thread::sleep_for(std::chrono::milliseconds(200));

@@ -96,6 +96,7 @@ class Daemon {
   std::atomic<bool> reload_requested_{false}, store_ok_{true}, stopping_{false};
   bool store_damaged_ = false;  // quick_check failed at start: no new run goes into it
   bool knowledge_loaded_ = false;
+  int failures_ = 0;  // main-loop iterations in a row that the store (or database) failed
   uint64_t generation_ = 0;
   size_t watch_roots_ = 0;  // configured watch folders that could be watched (scan_roots)
   std::optional<SteadyTime> pack_reload_at_, forkserver_restart_at_, grace_end_;

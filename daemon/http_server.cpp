@@ -19,6 +19,15 @@ void ApiContext::read_queue(const std::function<void(app::JobQueue&)>& fn) const
   fn(queue);
 }
 
+bool ApiContext::try_read_queue(const std::function<void(app::JobQueue&)>& fn) const {
+  try {
+    read_queue(fn);
+    return true;
+  } catch (const app::StoreError&) {
+    return false;
+  }
+}
+
 namespace {
 
 // Compares without an early exit, so the time taken says nothing about the token.
@@ -78,13 +87,18 @@ void HttpServer::routes() {
   svr.set_exception_handler(
       [](const httplib::Request& req, httplib::Response& res, std::exception_ptr ep) {
         std::string what = "unknown error";
+        bool store = false;  // the store or the shared database could not answer: try later
         try {
           std::rethrow_exception(ep);
+        } catch (const app::StoreError& e) {
+          what = e.what();
+          store = true;
         } catch (const std::exception& e) {
           what = e.what();
         } catch (...) {
         }
         spdlog::error("HTTP {} {}: {}", req.method, req.path, what);
+        if (store) return send_error(res, 503, "unavailable", what);
         send_error(res, 500, "internal", what);
       });
   svr.set_error_handler([](const httplib::Request& req, httplib::Response& res) {
@@ -150,7 +164,8 @@ void HttpServer::routes() {
   svr.Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
     std::map<std::string, std::map<Labels, double>> extra;
     std::map<app::JobState, int64_t> counts;
-    ctx_.read_queue([&](app::JobQueue& queue) { counts = queue.counts(); });
+    // The shared database away: the queue gauges are left out, the rest still answers.
+    ctx_.try_read_queue([&](app::JobQueue& queue) { counts = queue.counts(); });
     for (const auto& [state, n] : counts) {
       extra["perfsage_jobs"][{{"state", app::to_string(state)}}] = static_cast<double>(n);
       if (state == app::JobState::queued) {
@@ -167,6 +182,7 @@ void HttpServer::routes() {
     extra["perfsage_knowledge_generation"][{}] = static_cast<double>(s.generation);
     extra["perfsage_last_reload_success"][{}] = s.last_reload.ok ? 1 : 0;
     extra["perfsage_http_connections"][{}] = static_cast<double>(svr_->open_connections());
+    if (s.shared) extra["perfsage_database_up"][{}] = s.database_error.empty() ? 1 : 0;
     res.set_content(ctx_.metrics->render(extra), "text/plain; version=0.0.4; charset=utf-8");
   });
 

@@ -53,6 +53,9 @@ struct ApiContext {
 
   // Runs `fn` with the job queue for reading: the shared one, or a pooled reader of the file.
   void read_queue(const std::function<void(app::JobQueue&)>& fn) const;
+  // The same where the queue only adds to an answer (a run's job, the job counts): false, and
+  // the answer goes without it, when the shared database is away.
+  bool try_read_queue(const std::function<void(app::JobQueue&)>& fn) const;
 };
 
 class HttpServer {

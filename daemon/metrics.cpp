@@ -68,6 +68,17 @@ const std::map<std::string, Metrics::Family>& Metrics::families() {
         "reason (request_timeout, payload_too_large, headers_too_large, bad_request, "
         "unavailable, evicted).",
         "counter"}},
+      {"perfsage_database_up",
+       {"Shared mode: 1 when the shared PostgreSQL answered this daemon's last sync.", "gauge"}},
+      {"perfsage_catalog_published_total",
+       {"Shared mode: runs this daemon published to the catalog (a run published again after "
+        "an action counts again).",
+        "counter"}},
+      {"perfsage_catalog_imported_total",
+       {"Shared mode: publications (of any daemon) imported into this daemon's replica.",
+        "counter"}},
+      {"perfsage_catalog_import_failures_total",
+       {"Shared mode: publications skipped because their extract was damaged.", "counter"}},
       {kHistogram, {"Wall time of finished analyses (worker start to result).", "histogram"}},
   };
   return f;

@@ -4,8 +4,8 @@
 // Every run is analysed exactly once, with the findings and gains of a one-machine analysis, by whichever daemon claims it, and every
 // daemon serves every run (the catalog); a daemon killed while it holds a job gets it back when
 // it starts again (as the same owner), so nothing is lost; one stopped (SIGSTOP) past its
-// lease loses its job to another and drops its late result; a restart of PostgreSQL does not
-// stop the fleet; every local store and replica passes integrity_check.
+// lease loses its job to another and drops its late result; PostgreSQL stopped and started
+// again makes daemons not ready meanwhile, not stop; every local store and replica passes integrity_check.
 #include <set>
 
 #include "daemon_support.h"
@@ -156,7 +156,16 @@ TEST_CASE("shared mode: three daemons on one queue analyse 20 runs exactly once,
   daemons[1]->kill(SIGSTOP);
 
   // PostgreSQL restarts under the two survivors.
-  REQUIRE(server->restart());
+  // PostgreSQL goes away under the two survivors: they say so (not ready, the gauge at 0) and
+  // keep serving what their replicas hold; it comes back and they go on.
+  REQUIRE(server->stop());
+  REQUIRE(eventually(60, [&] {
+    auto r = daemons[2]->get("/readyz");
+    return r.status == 503 && r.body.find("\"database\":\"unreachable\"") != std::string::npos;
+  }));
+  CHECK(daemons[2]->get("/metrics").body.find("perfsage_database_up 0") != std::string::npos);
+  CHECK(daemons[2]->get("/api/v1/runs").status == 200);
+  REQUIRE(server->start_again());
 
   // The others finish what is left; the killed daemon, started again as the same owner, puts
   // the job it held back in the queue, and someone analyses it.
@@ -213,6 +222,9 @@ TEST_CASE("shared mode: three daemons on one queue analyse 20 runs exactly once,
     CHECK(fleet.shared());
     CHECK(fleet.daemons_size() == 3);
     CHECK(d->get("/readyz").body.find("\"database\":\"ok\"") != std::string::npos);
+    auto metrics = d->get("/metrics").body;
+    CHECK(metrics.find("perfsage_database_up 1") != std::string::npos);
+    CHECK(metrics.find("perfsage_catalog_imported_total") != std::string::npos);
   }
   CHECK(findings_of.size() == static_cast<size_t>(kRuns));
 
