@@ -1,6 +1,7 @@
 #include "app/fleet_catalog.h"
 
 #include <map>
+#include <mutex>
 
 #include "analyzers/core/analyzer.h"
 #include "app/front_end_names.h"
@@ -62,11 +63,15 @@ pg::CatalogRun catalog_run(store::Database& db, const std::string& instance, int
 
 struct FleetCatalog::Impl {
   Impl(const std::string& uri, std::string inst, fs::path path)
-      : catalog(uri), instance(std::move(inst)), replica_path(std::move(path)) {}
+      : catalog(uri),
+        instance(std::move(inst)),
+        replica_path(std::move(path)),
+        replica(open_catalog_replica(replica_path)) {}
   pg::PgCatalog catalog;
   std::string instance;
   fs::path replica_path;
-  std::mutex sync_mu;  // one import at a time (the main loop and an API request may both ask)
+  std::mutex replica_mu;  // the replica's writer connection: one import or lookup at a time
+  std::unique_ptr<store::Database> replica;
 };
 
 std::unique_ptr<store::Database> open_catalog_replica(const fs::path& path) {
@@ -81,9 +86,7 @@ fs::path catalog_replica_path(const fs::path& store) {
 }
 
 FleetCatalog::FleetCatalog(const std::string& uri, std::string instance, fs::path replica)
-    : impl_(std::make_unique<Impl>(uri, std::move(instance), std::move(replica))) {
-  open_catalog_replica(impl_->replica_path);  // created and migrated here
-}
+    : impl_(std::make_unique<Impl>(uri, std::move(instance), std::move(replica))) {}
 
 FleetCatalog::~FleetCatalog() = default;
 
@@ -109,9 +112,8 @@ std::optional<int64_t> FleetCatalog::republish(const fs::path& store, int64_t lo
 }
 
 int FleetCatalog::sync(std::vector<std::string>* problems) {
-  std::lock_guard lock(impl_->sync_mu);
-  auto opened = open_catalog_replica(impl_->replica_path);
-  store::Database& replica = *opened;
+  std::lock_guard lock(impl_->replica_mu);
+  store::Database& replica = *impl_->replica;
   int64_t mark = replica_mark(replica);
   int imported = 0;
   for (;;) {
@@ -145,15 +147,15 @@ std::optional<int64_t> FleetCatalog::published(int64_t local_run_id) {
 
 std::optional<CatalogOrigin> FleetCatalog::local_origin(const std::string& kind,
                                                         int64_t replica_id) {
-  auto replica = open_catalog_replica(impl_->replica_path);
-  auto o = store::origin_of_imported(*replica, kind, replica_id);
+  std::lock_guard lock(impl_->replica_mu);
+  auto o = store::origin_of_imported(*impl_->replica, kind, replica_id);
   if (!o) return std::nullopt;
   return CatalogOrigin{o->instance, o->local_run_id};
 }
 
 std::optional<int64_t> FleetCatalog::replica_id(const std::string& kind, int64_t local_id) {
-  auto replica = open_catalog_replica(impl_->replica_path);
-  return store::imported_id(*replica, kind, impl_->instance, local_id);
+  std::lock_guard lock(impl_->replica_mu);
+  return store::imported_id(*impl_->replica, kind, impl_->instance, local_id);
 }
 
 void FleetCatalog::republish_run_of(const fs::path& store, const std::string& kind,

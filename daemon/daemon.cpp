@@ -196,10 +196,10 @@ void Daemon::publish_packs() {
   }
 }
 
-void Daemon::sync_catalog(SteadyTime now) {
-  // Often enough that a run shows on every daemon within a moment of its job's end; every
-  // publication also wakes the main loop (NOTIFY).
-  next_sync_ = now + std::chrono::milliseconds(250);
+void Daemon::sync_catalog() {
+  // On the notification thread, after each publication (NOTIFY) and every half second: the
+  // imports (tens of ms a run) never hold up the main loop's jobs. Thread-safe: one import at a
+  // time (FleetCatalog), the state and metrics behind their mutexes.
   std::string error;
   try {
     std::vector<std::string> problems;
@@ -209,7 +209,6 @@ void Daemon::sync_catalog(SteadyTime now) {
     for (const auto& p : problems) spdlog::warn("catalog: {}", p);
   } catch (const app::StoreError& e) {
     error = e.what();
-    next_sync_ = now + std::chrono::seconds(2);
   }
   auto before = state_.get().database_error;
   if (error != before) {
@@ -425,6 +424,7 @@ bool Daemon::start_up() {
     notification_waiter_ = std::thread([this] {
       while (!stop_waiting_) {
         if (notifications_->wait(std::chrono::milliseconds(500))) wake();
+        sync_catalog();
       }
     });
   } else {
@@ -449,7 +449,7 @@ bool Daemon::start_up() {
   }
   // The API reads the runs of this store, or in shared mode those of the whole fleet.
   state_.update([&](StateSnapshot& s) { s.shared = shared_; });
-  if (catalog_) sync_catalog(steady_clock::now());
+  if (catalog_) sync_catalog();
   readers_ = std::make_unique<ReaderPool>(catalog_ ? catalog_->replica_path().string()
                                                    : config_.store.string());
   if (!shared_) queue_readers_ = std::make_unique<ReaderPool>(config_.queue_store.string());
@@ -462,7 +462,6 @@ bool Daemon::start_up() {
         metrics_.add("perfsage_catalog_published_total", 1);
         spdlog::info("job {} ({}): run {} published to the catalog as run {}", job.id,
                      job.spec.job, run_id, *id);
-        next_sync_ = {};  // the replica shows it at once
       }
       return id.has_value();
     });
@@ -578,7 +577,6 @@ int Daemon::run() {
         if (reload_requested_.exchange(false) && pool_.alive()) reload("SIGHUP");
       }
       runner_->tick(now);
-      if (catalog_ && now >= next_sync_) sync_catalog(now);
       if (now >= next_reclaim_) {
         // Jobs whose end could not be written (and any other daemon's expired leases).
         next_reclaim_ =
@@ -612,7 +610,7 @@ int Daemon::run() {
       // it fails (0.5 s to 8 s), saying so once per outage, not on every try.
       store_ok_ = false;
       // Shared mode: say whether it is the database (a sync asks it; /readyz shows the answer).
-      if (catalog_) sync_catalog(steady_clock::now());
+      if (catalog_) sync_catalog();
       if (failures_++ == 0) spdlog::error("store: {}; retrying with backoff", e.what());
       else spdlog::debug("store: {}; retry {}", e.what(), failures_);
       std::this_thread::sleep_for(

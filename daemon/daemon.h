@@ -76,7 +76,7 @@ class Daemon {
   // local replica that the API reads) and the packs of every daemon.
   std::unique_ptr<app::FleetCatalog> catalog_;
   // Imports what other daemons published; notes whether the database answered.
-  void sync_catalog(SteadyTime now);
+  void sync_catalog();
   void publish_packs();
   std::thread notification_waiter_;
   std::atomic<bool> stop_waiting_{false};
@@ -100,7 +100,7 @@ class Daemon {
   uint64_t generation_ = 0;
   size_t watch_roots_ = 0;  // configured watch folders that could be watched (scan_roots)
   std::optional<SteadyTime> pack_reload_at_, forkserver_restart_at_, grace_end_;
-  SteadyTime started_, next_reclaim_{}, next_sync_{};
+  SteadyTime started_, next_reclaim_{};
   bool shared_ = false;  // the queue is shared in PostgreSQL (config_.postgres)
 };
 
