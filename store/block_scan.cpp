@@ -9,7 +9,7 @@ BlockScan::BlockScan(Database& db, const EventSchema& schema, int64_t run_id,
     : db_(db),
       schema_(schema),
       blocks_(db.prepare(std::string("SELECT rowid, ") + (columns.empty() ? "data" : "NULL") +
-                         " FROM event_blocks WHERE side = ?1 AND run_id = ?2" +
+                         ", kind FROM event_blocks WHERE side = ?1 AND run_id = ?2" +
                          (kind ? " AND kind = ?3" : "") + " ORDER BY run_id, kind, seq")) {
   blocks_.bind(1, std::string_view(schema.table)).bind(2, run_id);
   if (kind) blocks_.bind(3, *kind);
@@ -27,6 +27,7 @@ bool BlockScan::next() {
   reader_.reset();
   while (blocks_.step()) {
     block_rowid_ = blocks_.int64(0);
+    kind_ = blocks_.text_view(2);
     if (wanted_.empty()) {
       std::string_view data = blocks_.blob_view(1);
       reader_ = std::make_unique<EventBlockReader>(
@@ -56,6 +57,17 @@ bool BlockScan::next() {
 
 int64_t BlockScan::rowid(size_t row) const {
   return (block_rowid_ << kRowBits) | static_cast<int64_t>(row);
+}
+
+size_t block_rows(Database& db, const EventSchema& schema, int64_t run_id,
+                  std::optional<std::string> kind) {
+  auto st = db.prepare(std::string("SELECT total(rows) FROM event_blocks WHERE side = ?1 AND "
+                                   "run_id = ?2") +
+                       (kind ? " AND kind = ?3" : ""));
+  st.bind(1, std::string_view(schema.table)).bind(2, run_id);
+  if (kind) st.bind(3, *kind);
+  st.step();
+  return static_cast<size_t>(st.real(0));
 }
 
 int column_index(const EventSchema& schema, std::string_view name) {

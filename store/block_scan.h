@@ -32,6 +32,8 @@ class BlockScan {
   // Moves to the next block; false after the last. Throws StoreError on a damaged block.
   bool next();
   EventBlockReader& block() { return *reader_; }
+  // The current block's kind ('' in a table without kinds).
+  const std::string& kind() const { return kind_; }
   // The rowid the virtual table gives row `row` of the current block.
   int64_t rowid(size_t row) const;
 
@@ -44,7 +46,13 @@ class BlockScan {
   std::string sparse_;  // the selected columns of the current block
   std::unique_ptr<EventBlockReader> reader_;
   int64_t block_rowid_ = 0;
+  std::string kind_;
 };
+
+// How many rows the blocks of `run_id` in `schema`'s table hold (of one kind only when given),
+// from event_blocks alone: for reserving what a scan collects.
+size_t block_rows(Database& db, const EventSchema& schema, int64_t run_id,
+                  std::optional<std::string> kind = std::nullopt);
 
 // The index of column `name` in `schema`; throws StoreError when there is none.
 int column_index(const EventSchema& schema, std::string_view name);

@@ -146,6 +146,11 @@ class EventBlockReader {
     auto& c = decoded(col);
     return c.dict[c.ids[row]];
   }
+  // A text column as its block dictionary: the index of a row's value (0 for a null row) and
+  // the distinct values, so that a scan interning names looks each one up once per block.
+  uint32_t text_index_at(int col, size_t row) { return decoded(col).ids[row]; }
+  size_t dictionary_size(int col) { return decoded(col).dict.size(); }
+  std::string_view dictionary_text(int col, uint32_t index) { return decoded(col).dict[index]; }
 
  private:
   struct Column {

@@ -7,6 +7,7 @@
 #include <mutex>
 #include <thread>
 
+#include "analyzers/core/shared_passes.h"
 #include "analyzers/core/timed_part.h"
 #include "store/temp_derived_tables.h"
 
@@ -127,15 +128,19 @@ store::RunRecord analyze_run(store::Database& db, int64_t run_id, const RunIdent
                              const AnalyzerResources& resources, unsigned threads,
                              const AnalyzerProgress& progress) {
   store::ensure_derived_tables(db, derived_tables());
+  const auto& all = analyzers();
+  SharedPasses passes(static_cast<int>(
+      std::count_if(all.begin(), all.end(), [](const Analyzer& a) { return a.uses_launch_pass; })));
+  AnalyzerResources shared = resources;
+  shared.passes = &passes;
   // A store in memory has no file a second connection could read; a write-protected one
   // cannot take the copied rows.
   if (threads == 0) threads = analyzer_threads();
   if (threads > 1 && db.path() != ":memory:" && !db.read_only()) {
-    Schedule(db, run_id, resources, threads, progress).run();
+    Schedule(db, run_id, shared, threads, progress).run();
   } else {
-    const auto& all = analyzers();
     for (size_t i = 0; i < all.size(); ++i) {
-      timed_part("analyzer", all[i].name, [&] { all[i].run(db, run_id, resources); });
+      timed_part("analyzer", all[i].name, [&] { all[i].run(db, run_id, shared); });
       if (progress) progress(i + 1, all.size());
     }
   }

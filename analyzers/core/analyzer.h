@@ -19,10 +19,15 @@
 
 namespace perfsage::analyzers {
 
+class SharedPasses;
+
 // The data analyzers read besides the run: loaded by the application, never found by them.
 struct AnalyzerResources {
   const roofline::HardwareDb& hardware;
   const std::vector<patterns::Pattern>& patterns;
+  // Passes over the run's events that several analyzers read, set by analyze_run; an analyzer
+  // run on its own (null) makes its own (shared_passes.h).
+  SharedPasses* passes = nullptr;
 };
 
 struct Analyzer {
@@ -34,6 +39,8 @@ struct Analyzer {
   // Raw record tables it adds derived rows to (the GPU analyzer's step windows): readers of
   // those tables run after it.
   std::vector<std::string> adds_to;
+  // Whether it reads the launch pass (launch_pass.h), which analyze_run makes once for all.
+  bool uses_launch_pass = false;
   std::function<void(store::Database&, int64_t run_id, const AnalyzerResources&)> run;
 };
 
@@ -56,6 +63,8 @@ Analyzer op_stats_analyzer();
 Analyzer cpu_self_time_analyzer();
 Analyzer graph_match_analyzer();
 Analyzer gpu_analyzer();
+Analyzer gpu_launches_analyzer();
+Analyzer gpu_timeline_analyzer();
 Analyzer iteration_analyzer();
 Analyzer patterns_analyzer();
 Analyzer roofline_analyzer();

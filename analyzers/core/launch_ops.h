@@ -2,15 +2,13 @@
 // correlation id as their "External id" instead of the op's (PyTorch up to about 2.1; HTA's
 // AlexNet sample: all 79 kernels). There the op is found as the kernel's runtime call
 // (same correlation) and the innermost cpu_op on the same thread whose span contains that
-// call, the way HTA's call stacks link them. Computed once per run into kernel_launch_ops by
-// the GPU analyzer; the analyzers that group kernels by op read it through LaunchOps.
+// call, the way HTA's call stacks link them. Computed once per run by the launch pass
+// (launch_pass.h); the GPU analyzer stores the links in kernel_launch_ops.
 #pragma once
 
 #include <cstdint>
-#include <optional>
-#include <string>
-#include <unordered_map>
-#include <unordered_set>
+#include <functional>
+#include <vector>
 
 #include "store/database.h"
 #include "store/derived_tables.h"
@@ -19,9 +17,6 @@ namespace perfsage::analyzers {
 
 // The kernel_launch_ops table (written by the GPU analyzer).
 const store::DerivedTable& kernel_launch_ops_table();
-
-// Rebuilds kernel_launch_ops for the run; returns the kernels' launches it resolved.
-int64_t compute_launch_ops(store::Database& db, int64_t run_id);
 
 // A launching CPU op instance: (rank, External id).
 struct OpKey {
@@ -37,31 +32,23 @@ inline size_t mix_ids(int64_t a, int64_t b) {
 struct OpKeyHash {
   size_t operator()(const OpKey& k) const { return mix_ids(k.id, k.rank); }
 };
-struct LaunchingOp {
-  std::string name;
-  std::optional<std::string> dims, types;
+
+// A host span the nesting reads: a cpu_op (id: its External id) or a launch call (id: its
+// correlation); pid and tid -1 where the trace has none.
+struct HostSpan {
+  int64_t rank, pid, tid, start, end, id;
+  bool call;
 };
-using LaunchingOps = std::unordered_map<OpKey, LaunchingOp, OpKeyHash>;
-
-// The cpu_ops with these keys, read from the blocks (a SQL `IN` over every CPU op of a big
-// trace cost seconds); ops sharing a key keep the least of each field, as SQL's min() did.
-LaunchingOps load_launching_ops(store::Database& db, int64_t run_id,
-                                const std::unordered_set<OpKey, OpKeyHash>& keys);
-
-class LaunchOps {
- public:
-  LaunchOps(store::Database& db, int64_t run_id);
-  // The External id that identifies a kernel's CPU op: its own, unless it is the correlation
-  // id and the launch resolved to an op.
-  int64_t op_id(int64_t rank, int64_t external_id, std::optional<int64_t> correlation) const;
-
- private:
-  struct KeyHash {
-    size_t operator()(const std::pair<int64_t, int64_t>& k) const {
-      return mix_ids(k.first, k.second);
-    }
-  };
-  std::unordered_map<std::pair<int64_t, int64_t>, int64_t, KeyHash> by_correlation_;
+// A launch call's correlation and the External id of the op it nests in.
+struct LaunchLink {
+  int64_t rank, correlation, op_external_id;
 };
+
+// Each call nested in the innermost op of its thread that contains it, per thread by start;
+// sorts `spans`.
+std::vector<LaunchLink> nest_launch_calls(std::vector<HostSpan>& spans);
+
+// Rebuilds kernel_launch_ops for the run from the launch pass's links.
+void write_launch_ops(store::Database& db, int64_t run_id, const std::vector<LaunchLink>& links);
 
 }  // namespace perfsage::analyzers

@@ -1,7 +1,11 @@
-// The gpu analyzer: GPU time of Kineto traces: step windows (steps rows with source gpu_breakdown),
-// per-stream busy time, launch and synchronisation statistics, per-name API totals, kernels grouped
-// by launching op, the launching op of older traces' kernels (computed by core/launch_ops.cpp for
-// this analyzer) and HTA's time breakdown per rank.
+// The GPU analyzers of Kineto traces, three so that they run beside each other (and beside the
+// other analyzers) on the machine's cores:
+//  * gpu: step windows (steps rows with source gpu_breakdown) and per-stream busy time;
+//  * gpu_launches: launch and synchronisation statistics, per-name API totals and copies, the
+//    launching op of older traces' kernels (core/launch_ops.h), kernels grouped by launching
+//    op and per name, the launch profile;
+//  * gpu_timeline: HTA's time breakdown and queue depth per rank, calls blocking the host,
+//    collectives and their alignment across ranks, range counters.
 #include "analyzers/core/analyzer.h"
 
 #include "analyzers/core/launch_ops.h"
@@ -11,18 +15,42 @@
 namespace perfsage::analyzers {
 
 Analyzer gpu_analyzer() {
-  namespace tables = gpu::tables;
   Analyzer a;
   a.name = "gpu";
   a.reads = {"host_events", "device_events", "steps"};
-  a.writes = {tables::streams(),         tables::launch_stats(),     tables::api_totals(),
-              kernel_launch_ops_table(), tables::kernel_groups(),    tables::time_breakdown(),
-              tables::host_blocking(),   tables::queues(),           tables::collectives(),
-              tables::range_counters(),  tables::collective_ranks(), tables::kernel_totals(),
-              tables::copy_groups(),     tables::launch_profile()};
+  a.writes = {gpu::tables::streams()};
   a.adds_to = {"steps"};
   a.run = [](store::Database& db, int64_t run_id, const AnalyzerResources& /*resources*/) {
-    gpu::analyze_gpu_run(db, run_id);
+    gpu::analyze_gpu_steps(db, run_id);
+  };
+  return a;
+}
+
+Analyzer gpu_launches_analyzer() {
+  namespace tables = gpu::tables;
+  Analyzer a;
+  a.name = "gpu_launches";
+  a.reads = {"host_events", "device_events"};
+  a.writes = {tables::launch_stats(),  tables::api_totals(),    kernel_launch_ops_table(),
+              tables::kernel_groups(), tables::kernel_totals(), tables::copy_groups(),
+              tables::launch_profile()};
+  a.uses_launch_pass = true;
+  a.run = [](store::Database& db, int64_t run_id, const AnalyzerResources& resources) {
+    gpu::analyze_gpu_launches(db, run_id, {}, resources.passes);
+  };
+  return a;
+}
+
+Analyzer gpu_timeline_analyzer() {
+  namespace tables = gpu::tables;
+  Analyzer a;
+  a.name = "gpu_timeline";
+  // steps: the ProfilerStep windows host blocking is counted in or out of.
+  a.reads = {"host_events", "device_events", "steps"};
+  a.writes = {tables::time_breakdown(), tables::queues(),           tables::host_blocking(),
+              tables::collectives(),    tables::collective_ranks(), tables::range_counters()};
+  a.run = [](store::Database& db, int64_t run_id, const AnalyzerResources& /*resources*/) {
+    gpu::analyze_gpu_timeline(db, run_id);
   };
   return a;
 }

@@ -10,6 +10,8 @@
 #include <string>
 #include <string_view>
 
+#include "analyzers/core/launch_pass.h"
+#include "analyzers/core/shared_passes.h"
 #include "store/database.h"
 
 namespace perfsage::analyzers::gpu {
@@ -21,8 +23,18 @@ struct GpuAnalysisOptions {
   int64_t kernel_wait_ns = 30'000;    // shorter gaps between activities are launch overhead (HTA)
 };
 
-// Runs every GPU analyzer over `run_id` in its own transaction, replacing earlier results.
-// Ranks without GPU activity get no GPU numbers (NULL), never zeros.
+// The three GPU analyzers (analyzer.cpp), each over `run_id` in its own transaction, replacing
+// earlier results. Ranks without GPU activity get no GPU numbers (NULL), never zeros.
+// Step windows and per-stream busy time (it adds rows to steps, so it runs on the store's
+// connection, before the analyzers that read steps).
+void analyze_gpu_steps(store::Database& db, int64_t run_id);
+// Launch statistics, API totals and copies, launch links, kernel groups and totals and the
+// launch profile. The launch pass comes from `passes` (analyze_run's), or is made here without.
+void analyze_gpu_launches(store::Database& db, int64_t run_id, const GpuAnalysisOptions& opt = {},
+                          SharedPasses* passes = nullptr);
+// HTA's time breakdown and queue depth, host blocking, collectives and range counters.
+void analyze_gpu_timeline(store::Database& db, int64_t run_id, const GpuAnalysisOptions& opt = {});
+// All three, one after another (for tests of the GPU tables).
 void analyze_gpu_run(store::Database& db, int64_t run_id, const GpuAnalysisOptions& opt = {});
 
 // The parts, each run inside the caller's transaction.
@@ -39,8 +51,9 @@ struct LaunchTotals {
   std::optional<int64_t> launch_api_ns;  // summed runtime/driver kernel-launch calls
 };
 // Kernels per (name, launching CPU op, op input types): kernel_groups; per name: kernel_totals;
-// and the run's launch profile: gpu_launch_profile.
-void compute_kernel_groups(store::Database& db, int64_t run_id, const LaunchTotals& launches);
+// and the run's launch profile: gpu_launch_profile; from the launch pass.
+void compute_kernel_groups(store::Database& db, int64_t run_id, const LaunchTotals& launches,
+                           const LaunchPass& pass);
 // Rebuilds api_totals (host API calls per rank and name) for the api fact and, from the same
 // pass over the calls, copy_groups (copies and sets by issuing call) for the memcpy fact.
 LaunchTotals compute_api_totals(store::Database& db, int64_t run_id);

@@ -1,28 +1,23 @@
 // Kernels grouped by (kernel name, launching CPU op, the op's input types): the table the
-// gpu_kernel and tensor_core facts read. Kernels are linked to their op by (rank, External id)
-// or through their launch call (launch_ops.h) and summed in hash maps: one pass over the
-// kernels, one over the CPU ops that launched any, instead of the join and long-name sort each
-// fact query did on its own.
+// gpu_kernel and tensor_core facts read; per kernel name: kernel_totals; the launch profile.
+// Read from the launch pass (core/launch_pass.h: kernels linked to their op by (rank, External
+// id) or through their launch call) and summed in hash maps, instead of the join and long-name
+// sort each fact query did on its own.
 #include <algorithm>
 #include <cstddef>
-#include <functional>
 #include <map>
 #include <optional>
 #include <string>
-#include <string_view>
 #include <tuple>
 #include <unordered_map>
-#include <unordered_set>
 #include <utility>
 #include <vector>
 
-#include "analyzers/core/launch_ops.h"
+#include "analyzers/core/launch_pass.h"
 #include "analyzers/gpu/gpu_analysis.h"
 #include "analyzers/gpu/tables.h"
 #include "store/bind.h"
-#include "store/block_scan.h"
 #include "store/records.h"
-#include "store/text_hash.h"
 
 namespace perfsage::analyzers::gpu {
 namespace {
@@ -43,13 +38,6 @@ struct NameTotal {
   std::optional<int64_t> registers;
 };
 
-struct Kernel {
-  int name;
-  std::optional<OpKey> op;
-  int64_t dur_ns;
-  std::optional<double> occupancy, blocks_per_sm;
-};
-
 // kernel_totals in name order: the order SQL's GROUP BY name gave the kernel fact when it
 // grouped the launches itself (ties of its ORDER BY keep it).
 void write_kernel_totals(store::Database& db, int64_t run,
@@ -68,118 +56,76 @@ void write_kernel_totals(store::Database& db, int64_t run,
 
 }  // namespace
 
-void compute_kernel_groups(store::Database& db, int64_t run, const LaunchTotals& launches) {
+void compute_kernel_groups(store::Database& db, int64_t run, const LaunchTotals& launches,
+                           const LaunchPass& pass) {
   db.prepare("DELETE FROM kernel_groups WHERE run_id=?1").bind(1, run).run();
   db.prepare("DELETE FROM kernel_totals WHERE run_id=?1").bind(1, run).run();
   db.prepare("DELETE FROM gpu_launch_profile WHERE run_id=?1").bind(1, run).run();
-  // The kernels first, each with the key of its launching op (its External id, or the op its
-  // launch call nests in: launch_ops.h); kernel names repeat and are interned once.
-  std::unordered_map<std::string, int, store::TextHash, std::equal_to<>> kernel_names;
-  std::vector<const std::string*> kernel_name_of;
-  std::vector<Kernel> kernels;
-  std::vector<NameTotal> totals;  // per interned kernel name, for kernel_totals
-  std::unordered_set<OpKey, OpKeyHash> keys;
-  {
-    const auto& schema = store::device_event_schema();
-    auto col = [&](const char* name) { return store::column_index(schema, name); };
-    const int c_rank = col("rank"), c_ext = col("external_id"), c_name = col("name"),
-              c_dur = col("dur_ns"), c_occ = col("occupancy"), c_bps = col("blocks_per_sm"),
-              c_corr = col("correlation"), c_regs = col("registers");
-    store::BlockScan scan(db, schema, run, std::string("kernel"),
-                          {"rank", "external_id", "name", "dur_ns", "occupancy", "blocks_per_sm",
-                           "correlation", "registers"});
-    LaunchOps launches(db, run);
-    while (scan.next()) {
-      auto& b = scan.block();
-      for (size_t r = 0; r < b.rows(); ++r) {
-        std::string_view kname = b.text_at(c_name, r);
-        auto kn = kernel_names.find(kname);
-        if (kn == kernel_names.end()) {
-          kn =
-              kernel_names.emplace(std::string(kname), static_cast<int>(kernel_names.size())).first;
-          kernel_name_of.push_back(&kn->first);
-          totals.emplace_back();
-        }
-        Kernel k{kn->second, std::nullopt, b.int_at(c_dur, r), std::nullopt, std::nullopt};
-        NameTotal& t = totals[static_cast<size_t>(kn->second)];
-        t.max_ns = t.kernels == 0 ? k.dur_ns : std::max(t.max_ns, k.dur_ns);
-        ++t.kernels;
-        t.dur_ns += k.dur_ns;
-        if (k.dur_ns < kTinyNs) ++t.tiny;
-        if (!b.is_null(c_occ, r)) {
-          t.occ_sum += b.real_at(c_occ, r);
-          ++t.occ_n;
-        }
-        if (!b.is_null(c_regs, r))
-          t.registers = std::max(t.registers.value_or(b.int_at(c_regs, r)), b.int_at(c_regs, r));
-        if (!b.is_null(c_ext, r)) {
-          int64_t rank = b.int_at(c_rank, r);
-          std::optional<int64_t> corr;
-          if (!b.is_null(c_corr, r)) corr = b.int_at(c_corr, r);
-          k.op = OpKey{rank, launches.op_id(rank, b.int_at(c_ext, r), corr)};
-          keys.insert(*k.op);
-        }
-        if (!b.is_null(c_occ, r)) k.occupancy = b.real_at(c_occ, r);
-        if (!b.is_null(c_bps, r)) k.blocks_per_sm = b.real_at(c_bps, r);
-        kernels.push_back(k);
-      }
+  std::vector<const std::string*> kernel_name_of(pass.kernel_names.size());
+  for (size_t i = 0; i < kernel_name_of.size(); ++i)
+    kernel_name_of[i] = &pass.kernel_names.text(static_cast<uint32_t>(i));
+  std::vector<NameTotal> totals(kernel_name_of.size());  // per kernel name, for kernel_totals
+  for (const LaunchPass::Kernel& k : pass.kernels) {
+    NameTotal& t = totals[k.name];
+    t.max_ns = t.kernels == 0 ? k.dur_ns : std::max(t.max_ns, k.dur_ns);
+    ++t.kernels;
+    t.dur_ns += k.dur_ns;
+    if (k.dur_ns < kTinyNs) ++t.tiny;
+    if (k.has_occupancy) {
+      t.occ_sum += k.occupancy;
+      ++t.occ_n;
     }
+    if (k.has_registers) t.registers = std::max(t.registers.value_or(k.registers), k.registers);
   }
   write_kernel_totals(db, run, kernel_name_of, totals);
-  if (!kernels.empty()) {
+  if (!pass.kernels.empty()) {
     // The launch profile: counts, the median launch (SQL's ORDER BY dur_ns OFFSET n / 2) and
     // the busy time with the copies.
     std::vector<int64_t> durs;
-    durs.reserve(kernels.size());
-    int64_t tiny = 0, kernel_ns = 0;
-    for (const Kernel& k : kernels) {
+    durs.reserve(pass.kernels.size());
+    int64_t tiny = 0;
+    for (const LaunchPass::Kernel& k : pass.kernels) {
       durs.push_back(k.dur_ns);
       tiny += k.dur_ns < kTinyNs ? 1 : 0;
-      kernel_ns += k.dur_ns;
     }
     auto mid = durs.begin() + static_cast<std::ptrdiff_t>(durs.size() / 2);
     std::nth_element(durs.begin(), mid, durs.end());
     store::RowInserter(db, tables::launch_profile())
-        .insert(run, static_cast<int64_t>(kernels.size()), tiny, *mid, kernel_ns + launches.copy_ns,
-                launches.launch_api_ns);
+        .insert(run, static_cast<int64_t>(pass.kernels.size()), tiny, *mid,
+                pass.kernel_ns + launches.copy_ns, launches.launch_api_ns);
   }
-  // The CPU ops of those keys; several ops sharing one keep min() of name and types.
-  LaunchingOps ops = load_launching_ops(db, run, keys);
   // Ops with the same name and types are one group, whatever their External ids. Each op is
   // given its group's id first, so that every group sums its kernels in scan order: summed
   // per op and then merged in the order of the ops' addresses, the occupancy's last bits
   // changed from one run to the next.
   using OpGroupKey = std::tuple<std::string, std::string, bool, bool>;  // name, types, has_*
   std::map<OpGroupKey, int> op_group_ids;
-  std::unordered_map<const LaunchingOp*, int> op_group_of;
-  auto op_group = [&](const LaunchingOp* op) {
+  std::unordered_map<const LaunchPass::Instance*, int> op_group_of;
+  auto op_group = [&](const LaunchPass::Instance* op) {
     auto [at, fresh] = op_group_of.try_emplace(op, 0);
     if (fresh) {
-      OpGroupKey key{op ? op->name : "", op ? op->types.value_or("") : "", op != nullptr,
-                     op && op->types.has_value()};
-      at->second = op_group_ids.try_emplace(key, static_cast<int>(op_group_ids.size()))
-                       .first->second;
+      bool has_types = op && op->types != LaunchPass::kNone;
+      OpGroupKey key{op ? pass.op_texts.text(op->name) : "",
+                     has_types ? pass.op_texts.text(op->types) : "", op != nullptr, has_types};
+      at->second =
+          op_group_ids.try_emplace(key, static_cast<int>(op_group_ids.size())).first->second;
     }
     return at->second;
   };
   // (kernel name, op group) -> sums.
   std::map<std::pair<int, int>, Group> groups;
-  for (const Kernel& k : kernels) {
-    const LaunchingOp* op = nullptr;
-    if (k.op) {
-      auto it = ops.find(*k.op);
-      if (it != ops.end()) op = &it->second;
-    }
-    Group& g = groups[{k.name, op_group(op)}];
+  for (const LaunchPass::Kernel& k : pass.kernels) {
+    const LaunchPass::Instance* op = k.instance && k.instance->has_op ? k.instance : nullptr;
+    Group& g = groups[{static_cast<int>(k.name), op_group(op)}];
     ++g.kernels;
     g.dur_ns += k.dur_ns;
-    if (k.occupancy) {
-      g.occ_ns += *k.occupancy * static_cast<double>(k.dur_ns);
+    if (k.has_occupancy) {
+      g.occ_ns += k.occupancy * static_cast<double>(k.dur_ns);
       g.occ_weight += k.dur_ns;
       g.has_occ = true;
     }
-    if (k.blocks_per_sm) {
-      g.bps_sum += *k.blocks_per_sm;
+    if (k.has_blocks_per_sm) {
+      g.bps_sum += k.blocks_per_sm;
       ++g.bps_n;
       g.has_bps = true;
     }

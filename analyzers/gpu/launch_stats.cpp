@@ -14,9 +14,7 @@
 #include <utility>
 #include <vector>
 
-#include "analyzers/core/launch_ops.h"
 #include "analyzers/core/name_totals.h"
-#include "analyzers/core/timed_part.h"
 #include "analyzers/gpu/gpu_analysis.h"
 #include "analyzers/gpu/tables.h"
 #include "store/bind.h"
@@ -174,73 +172,117 @@ LaunchTotals compute_api_totals(store::Database& db, int64_t run) {
   return out;
 }
 
+namespace {
+
+// One rank's launch calls and GPU activities, gathered in one pass over each.
+struct RankLaunches {
+  // Launch call end -> GPU start, for every activity linked to its API call by correlation
+  // (the latest-ending call when several share one).
+  std::vector<std::pair<int64_t, int64_t>> activities;  // (correlation, start)
+  std::unordered_map<int64_t, int64_t> call_end;        // correlation -> end of its call
+  std::unordered_set<int64_t> graph_launched;           // correlations of graph launches
+  // API calls per name (classified per name: a few dozen names instead of millions of calls).
+  std::unordered_map<std::string, NameTotal, store::TextHash, std::equal_to<>> by_name;
+  int64_t kernels = 0, short_kernels = 0, short_ns = 0, syncs = 0, sync_ns = 0;
+};
+
+// Every device event, by rank: the activities' correlations and starts, kernel and GPU-sync
+// counts and times.
+void read_activities(store::Database& db, int64_t run, const GpuAnalysisOptions& opt,
+                     std::map<int64_t, RankLaunches>& ranks) {
+  const auto& schema = store::device_event_schema();
+  auto col = [&](const char* name) { return store::column_index(schema, name); };
+  const int c_rank = col("rank"), c_start = col("start_ns"), c_dur = col("dur_ns"),
+            c_corr = col("correlation");
+  store::BlockScan scan(db, schema, run, std::nullopt,
+                        {"rank", "start_ns", "dur_ns", "correlation"});
+  while (scan.next()) {
+    auto& b = scan.block();
+    const std::string& kind = scan.kind();
+    const bool kernel = kind == "kernel", sync = kind == "sync";
+    const bool activity = kernel || kind == "memcpy" || kind == "memset";
+    RankLaunches* at = nullptr;
+    int64_t at_rank = 0;
+    for (size_t r = 0; r < b.rows(); ++r) {
+      int64_t rank = b.int_at(c_rank, r);
+      if (at == nullptr || rank != at_rank) {
+        at = &ranks[rank];
+        at_rank = rank;
+      }
+      if (activity && !b.is_null(c_corr, r)) {
+        int64_t corr = b.int_at(c_corr, r);
+        at->activities.emplace_back(corr, b.int_at(c_start, r));
+        at->call_end.try_emplace(corr, std::numeric_limits<int64_t>::min());
+      }
+      if (b.is_null(c_dur, r)) {
+        at->kernels += kernel ? 1 : 0;
+        at->syncs += sync ? 1 : 0;
+        continue;
+      }
+      int64_t dur = b.int_at(c_dur, r);
+      if (kernel) {
+        ++at->kernels;
+        if (dur < opt.short_kernel_ns) {
+          ++at->short_kernels;
+          at->short_ns += dur;
+        }
+      } else if (sync) {
+        ++at->syncs;
+        at->sync_ns += dur;
+      }
+    }
+  }
+}
+
+// The runtime and driver calls, by rank: totals per name and each linked call's end.
+void read_calls(store::Database& db, int64_t run, const GpuAnalysisOptions& opt,
+                std::map<int64_t, RankLaunches>& ranks) {
+  const auto& schema = store::host_event_schema();
+  auto col = [&](const char* name) { return store::column_index(schema, name); };
+  const int c_rank = col("rank"), c_name = col("name"), c_start = col("start_ns"),
+            c_dur = col("dur_ns"), c_corr = col("correlation");
+  for (const char* kind : {"runtime", "driver"}) {
+    store::BlockScan scan(db, schema, run, std::string(kind),
+                          {"rank", "name", "start_ns", "dur_ns", "correlation"});
+    while (scan.next()) {
+      auto& b = scan.block();
+      for (size_t r = 0; r < b.rows(); ++r) {
+        RankLaunches& at = ranks[b.int_at(c_rank, r)];
+        std::string_view name = b.text_at(c_name, r);
+        auto it = at.by_name.find(name);
+        if (it == at.by_name.end())
+          it = at.by_name.emplace(std::string(name), NameTotal{std::string(name)}).first;
+        int64_t dur = b.int_at(c_dur, r);
+        ++it->second.count;
+        it->second.dur_ns += dur;
+        if (dur > opt.slow_launch_ns) ++it->second.over;
+        if (b.is_null(c_corr, r)) continue;
+        auto call = at.call_end.find(b.int_at(c_corr, r));
+        if (call == at.call_end.end()) continue;
+        // A graph launch enqueues every activity of the graph at once: when its later
+        // kernels start is the graph's order, not a launch delay (they count as linked).
+        if (name.find("GraphLaunch") != std::string_view::npos)
+          at.graph_launched.insert(call->first);
+        call->second = std::max(call->second, b.int_at(c_start, r) + dur);
+      }
+    }
+  }
+}
+
+}  // namespace
+
 void compute_launch_stats(store::Database& db, int64_t run, const GpuAnalysisOptions& opt) {
   db.prepare("DELETE FROM gpu_launch_stats WHERE run_id=?1").bind(1, run).run();
-  std::vector<int64_t> ranks;
-  {
-    // Only ranks with GPU activity or GPU API calls: CPU-only ranks get no row at all.
-    auto st = db.prepare(
-        "SELECT rank FROM device_events WHERE run_id=?1 UNION SELECT rank FROM host_events "
-        "WHERE run_id=?1 AND kind IN ('runtime','driver')");
-    st.bind(1, run);
-    while (st.step()) ranks.push_back(st.int64(0));
-  }
+  // Only ranks with GPU activity or GPU API calls: CPU-only ranks get no row at all. The
+  // activities first: the calls' pass keeps the ends of the calls they wait for.
+  std::map<int64_t, RankLaunches> ranks;
+  read_activities(db, run, opt, ranks);
+  read_calls(db, run, opt, ranks);
   store::RowInserter insert(db, tables::launch_stats());
-  for (int64_t rank : ranks) {
+  for (auto& [rank, at] : ranks) {
     int64_t launches = 0, launch_ns = 0, slow = 0, sync_calls = 0, sync_ns = 0;
     int64_t device_sync = 0, stream_sync = 0, event_sync = 0, wait_event = 0;
-    // Launch call end -> GPU start, for every activity linked to its API call by correlation
-    // (the latest-ending call when several share one). Hash maps here: the SQL version grouped
-    // and sorted the calls and was the GPU analyzer's slowest statement.
-    std::vector<std::pair<int64_t, int64_t>> activities;  // (correlation, start)
-    std::unordered_map<int64_t, int64_t> call_end;        // correlation -> end of its call
-    {
-      auto st = db.prepare(
-          "SELECT correlation, start_ns FROM device_events WHERE run_id=?1 AND rank=?2 "
-          "AND kind IN ('kernel','memcpy','memset') AND correlation IS NOT NULL");
-      st.bind(1, run).bind(2, rank);
-      while (st.step()) {
-        activities.emplace_back(st.int64(0), st.int64(1));
-        call_end.try_emplace(st.int64(0), std::numeric_limits<int64_t>::min());
-      }
-    }
-    // One pass over the API calls, from the blocks: totals per name (classified per name
-    // below: a few dozen names instead of millions of calls) and each linked call's end.
-    std::unordered_map<std::string, NameTotal, store::TextHash, std::equal_to<>> by_name;
-    std::unordered_set<int64_t> graph_launched;  // correlations of graph launches
-    {
-      const auto& schema = store::host_event_schema();
-      auto col = [&](const char* name) { return store::column_index(schema, name); };
-      const int c_rank = col("rank"), c_name = col("name"), c_start = col("start_ns"),
-                c_dur = col("dur_ns"), c_corr = col("correlation");
-      for (const char* kind : {"runtime", "driver"}) {
-        store::BlockScan scan(db, schema, run, std::string(kind),
-                              {"rank", "name", "start_ns", "dur_ns", "correlation"});
-        while (scan.next()) {
-          auto& b = scan.block();
-          for (size_t r = 0; r < b.rows(); ++r) {
-            if (b.int_at(c_rank, r) != rank) continue;
-            std::string_view name = b.text_at(c_name, r);
-            auto it = by_name.find(name);
-            if (it == by_name.end())
-              it = by_name.emplace(std::string(name), NameTotal{std::string(name)}).first;
-            int64_t dur = b.int_at(c_dur, r);
-            ++it->second.count;
-            it->second.dur_ns += dur;
-            if (dur > opt.slow_launch_ns) ++it->second.over;
-            if (b.is_null(c_corr, r)) continue;
-            auto call = call_end.find(b.int_at(c_corr, r));
-            if (call == call_end.end()) continue;
-            // A graph launch enqueues every activity of the graph at once: when its later
-            // kernels start is the graph's order, not a launch delay (they count as linked).
-            if (name.find("GraphLaunch") != std::string_view::npos)
-              graph_launched.insert(call->first);
-            call->second = std::max(call->second, b.int_at(c_start, r) + dur);
-          }
-        }
-      }
-    }
-    for (const auto& [name, api] : by_name) {
+    for (const auto& [name, api] : at.by_name) {
       int64_t calls = api.count, dur = api.dur_ns, slow_calls = api.over;
       if (is_launch(name)) {
         launches += calls;
@@ -261,24 +303,16 @@ void compute_launch_stats(store::Database& db, int64_t run, const GpuAnalysisOpt
       if (name.find("StreamWaitEvent") != std::string::npos) wait_event += calls;
     }
     int64_t linked = 0, timed = 0, delayed = 0, delay_sum = 0, delay_max = 0;
-    for (const auto& [correlation, start] : activities) {
-      int64_t end = call_end[correlation];
+    for (const auto& [correlation, start] : at.activities) {
+      int64_t end = at.call_end[correlation];
       if (end == std::numeric_limits<int64_t>::min()) continue;  // no launch call recorded
       ++linked;
-      if (graph_launched.count(correlation)) continue;
+      if (at.graph_launched.count(correlation)) continue;
       int64_t delay = start - end;
       delay_sum += delay;
       delay_max = timed++ == 0 ? delay : std::max(delay_max, delay);
       if (delay > opt.launch_delay_ns) ++delayed;
     }
-
-    auto dev = db.prepare(
-        "SELECT sum(kind='kernel'), sum(kind='kernel' AND dur_ns < ?3), "
-        "total(CASE WHEN kind='kernel' AND dur_ns < ?3 THEN dur_ns END), sum(kind='sync'), "
-        "total(CASE WHEN kind='sync' THEN dur_ns END) FROM device_events WHERE run_id=?1 AND "
-        "rank=?2");
-    dev.bind(1, run).bind(2, rank).bind(3, opt.short_kernel_ns);
-    dev.step();
     auto us = [](double ns) { return ns / 1e3; };
     std::optional<double> launch_avg, delay_avg, delay_max_us;
     if (launches > 0) launch_avg = us(static_cast<double>(launch_ns) / launches);
@@ -287,27 +321,11 @@ void compute_launch_stats(store::Database& db, int64_t run, const GpuAnalysisOpt
       delay_max_us = us(static_cast<double>(delay_max));
     }
     insert.insert(run, rank, launches, us(static_cast<double>(launch_ns)), launch_avg, slow, linked,
-                  delay_avg, delay_max_us, delayed, dev.int64(0), dev.int64(1), us(dev.real(2)),
-                  sync_calls, us(static_cast<double>(sync_ns)), device_sync, stream_sync,
-                  event_sync, wait_event, dev.int64(3), us(dev.real(4)));
+                  delay_avg, delay_max_us, delayed, at.kernels, at.short_kernels,
+                  us(static_cast<double>(at.short_ns)), sync_calls,
+                  us(static_cast<double>(sync_ns)), device_sync, stream_sync, event_sync,
+                  wait_event, at.syncs, us(static_cast<double>(at.sync_ns)));
   }
-}
-
-void analyze_gpu_run(store::Database& db, int64_t run_id, const GpuAnalysisOptions& opt) {
-  store::Transaction txn(db);
-  auto timed = [](const char* part, auto&& f) { timed_part("gpu", part, f); };
-  timed("breakdown", [&] { compute_gpu_breakdown(db, run_id); });
-  timed("launch_stats", [&] { compute_launch_stats(db, run_id, opt); });
-  timed("time_breakdown and queue_depth", [&] { compute_time_breakdown(db, run_id, opt); });
-  LaunchTotals launches;
-  timed("api_totals and copy_groups", [&] { launches = compute_api_totals(db, run_id); });
-  timed("host_blocking", [&] { compute_host_blocking(db, run_id); });
-  timed("collectives and their alignment", [&] { compute_collectives(db, run_id); });
-  timed("range_counters", [&] { compute_range_counters(db, run_id); });
-  timed("launch_ops", [&] { compute_launch_ops(db, run_id); });
-  timed("kernel_groups, kernel_totals and launch_profile",
-        [&] { compute_kernel_groups(db, run_id, launches); });
-  txn.commit();
 }
 
 }  // namespace perfsage::analyzers::gpu

@@ -157,13 +157,8 @@ std::vector<size_t> find_chains(const std::vector<std::string>& types, const Act
   return out;
 }
 
-bool activation_reads_dims(const std::string& op_name) {
-  std::string type = normalize_op_type(op_name);
-  return type == "softplus" || type == "sigmoid" || type == "mul";
-}
-
 void compute_activation_patterns(store::Database& db, int64_t run_id) {
-  compute_activation_patterns(db, run_id, read_launches(db, run_id, activation_reads_dims));
+  compute_activation_patterns(db, run_id, read_launch_pass(db, run_id));
 }
 
 void compute_activation_patterns(store::Database& db, int64_t run_id, const LaunchPass& pass) {
@@ -205,12 +200,12 @@ void compute_activation_patterns(store::Database& db, int64_t run_id, const Laun
         // The type column is normalized; the name (unique per op) only feeds examples.
         const auto& type = names.get(b.text_at(c_type, r));
         const auto& name = names.get(b.text_at(c_name, r));
-        tasks.push_back(
-            {b.is_null(c_rank, r) ? kNullFirst : b.int_at(c_rank, r),
-             b.is_null(c_stream, r) ? -1 : b.int_at(c_stream, r),
-             b.is_null(c_start, r) ? kNullFirst : b.int_at(c_start, r), &type, &name, dur,
-             shapes.get(type.type, b.is_null(c_shapes, r) ? std::string_view()
-                                                          : b.text_at(c_shapes, r))});
+        tasks.push_back({b.is_null(c_rank, r) ? kNullFirst : b.int_at(c_rank, r),
+                         b.is_null(c_stream, r) ? -1 : b.int_at(c_stream, r),
+                         b.is_null(c_start, r) ? kNullFirst : b.int_at(c_start, r), &type, &name,
+                         dur,
+                         shapes.get(type.type, b.is_null(c_shapes, r) ? std::string_view()
+                                                                      : b.text_at(c_shapes, r))});
       }
     }
     std::stable_sort(tasks.begin(), tasks.end(), [](const Task& a, const Task& b) {
@@ -229,12 +224,12 @@ void compute_activation_patterns(store::Database& db, int64_t run_id, const Laun
     }
     scan(seq, found, "ops");
   }
-  // Kineto CPU ops per thread, with the GPU time of their kernels when linked (launch_pass.h).
+  // Kineto CPU ops per thread, with the GPU time of their kernels when linked
+  // (core/launch_pass.h). Every op's input dims are there; ShapeTexts keeps those of the ops
+  // whose shapes the chain check reads.
   {
-    std::vector<const Names::Entry*> op_names(pass.op_names.size());
-    for (size_t i = 0; i < op_names.size(); ++i)
-      op_names[i] = &names.get(pass.op_names.text(static_cast<uint32_t>(i)));
-    const std::vector<LaunchPass::CpuOp>& ops = pass.cpu_ops;  // per thread by start
+    std::vector<const Names::Entry*> op_names(pass.op_texts.size());  // by text id, as met
+    const std::vector<LaunchPass::CpuOp>& ops = pass.cpu_ops;         // per thread by start
     std::vector<Op> seq;
     std::pair<int64_t, int64_t> key{-2, -2};
     int64_t helper_end = 0;  // ops nested in a helper (aten::to -> _to_copy -> copy_) are its own
@@ -246,7 +241,9 @@ void compute_activation_patterns(store::Database& db, int64_t run_id, const Laun
         key = k;
         helper_end = 0;
       }
-      const auto& op = *op_names[c.name];
+      const Names::Entry*& entry = op_names[c.name];
+      if (entry == nullptr) entry = &names.get(pass.op_texts.text(c.name));
+      const auto& op = *entry;
       if (c.start < helper_end) continue;
       if (op.helper) {
         helper_end = c.end;
@@ -256,8 +253,9 @@ void compute_activation_patterns(store::Database& db, int64_t run_id, const Laun
       // Nested calls (aten::mul inside aten::mul_) repeat the type; keep the outer one.
       if (!seq.empty() && *seq.back().type == op.type && us <= seq.back().us) continue;
       seq.push_back({&op.type, &op.name, us,
-                     c.dims == TextIds::kNone ? nullptr
-                                              : shapes.get(op.type, pass.op_dims.text(c.dims))});
+                     c.dims == LaunchPass::kNone
+                         ? nullptr
+                         : shapes.get(op.type, pass.op_texts.text(c.dims))});
     }
     scan(seq, found, "cpu_ops");
   }

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "analyzers/roofline/launch_pass.h"
+#include "analyzers/core/launch_pass.h"
 #include "store/database.h"
 
 namespace perfsage::analyzers::roofline {
@@ -27,9 +27,7 @@ std::string normalize_op_type(const std::string& type);
 std::vector<size_t> find_chains(const std::vector<std::string>& types, const ActivationPattern& p);
 
 void compute_activation_patterns(store::Database& db, int64_t run_id);
-// The same over a launch pass shared with the GPU roofline, read with activation_reads_dims.
+// The same over a launch pass shared with the GPU roofline.
 void compute_activation_patterns(store::Database& db, int64_t run_id, const LaunchPass& pass);
-// Whether the chain check needs this CPU op's input dims (x * f(x) against a gate).
-bool activation_reads_dims(const std::string& op_name);
 
 }  // namespace perfsage::analyzers::roofline

@@ -11,12 +11,15 @@ Analyzer roofline_analyzer() {
   namespace tables = roofline::tables;
   Analyzer a;
   a.name = "roofline";
-  a.reads = {"runs",        "hardware",    "op_tasks",    "device_events",
-             "host_events", "graph_nodes", "graph_edges", "kernel_launch_ops"};
+  // The launch links come from the launch pass (core/launch_pass.h), not kernel_launch_ops:
+  // the roofline runs beside the GPU analyzer, and whichever asks first makes the pass.
+  a.reads = {"runs",        "hardware",    "op_tasks",   "device_events",
+             "host_events", "graph_nodes", "graph_edges"};
   a.writes = {tables::hardware_specs(), tables::roofline_ops(), tables::activation_patterns(),
               tables::shape_alignment()};
+  a.uses_launch_pass = true;
   a.run = [](store::Database& db, int64_t run_id, const AnalyzerResources& resources) {
-    roofline::analyze_roofline(db, run_id, resources.hardware);
+    roofline::analyze_roofline(db, run_id, resources.hardware, resources.passes);
   };
   return a;
 }

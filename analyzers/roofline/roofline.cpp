@@ -3,16 +3,16 @@
 #include <algorithm>
 #include <cstdio>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <tuple>
 
-#include "analyzers/core/timed_part.h"
 #include "analyzers/core/name_totals.h"
 #include "analyzers/core/op_groups.h"
+#include "analyzers/core/timed_part.h"
 #include "analyzers/roofline/activation.h"
 #include "analyzers/roofline/flop_model.h"
-#include "analyzers/roofline/launch_pass.h"
 #include "analyzers/roofline/shape_alignment.h"
 #include "analyzers/roofline/tables.h"
 
@@ -219,8 +219,10 @@ GpuKernels gpu_kernels(const LaunchPass& pass) {
   std::map<std::tuple<std::string, std::string, std::string>, GpuOpGroup> groups;
   for (const auto& [key, in] : pass.instances) {
     if (!in.has_op) continue;
-    const LaunchingOp& op = in.op;
-    GpuOpGroup& g = groups[{op.name, op.dims.value_or(""), op.types.value_or("")}];
+    auto text = [&](uint32_t id) {
+      return id == LaunchPass::kNone ? std::string() : pass.op_texts.text(id);
+    };
+    GpuOpGroup& g = groups[{text(in.name), text(in.dims), text(in.types)}];
     ++g.instances;
     g.dur_ns += in.dur_ns;
     const std::string& kernel = pass.kernel_names.text(in.kernel);
@@ -330,8 +332,7 @@ Verdict classify(const Point& p) {
 }
 
 int compute_roofline(store::Database& db, int64_t run_id, const HardwareSpec& hw) {
-  return compute_roofline(db, run_id, hw,
-                          read_launches(db, run_id, [](const std::string&) { return false; }));
+  return compute_roofline(db, run_id, hw, read_launch_pass(db, run_id));
 }
 
 int compute_roofline(store::Database& db, int64_t run_id, const HardwareSpec& hw,
@@ -347,14 +348,15 @@ int compute_roofline(store::Database& db, int64_t run_id, const HardwareSpec& hw
   return static_cast<int>(rows.size());
 }
 
-void analyze_roofline(store::Database& db, int64_t run_id, const HardwareDb& hardware) {
+void analyze_roofline(store::Database& db, int64_t run_id, const HardwareDb& hardware,
+                      SharedPasses* passes) {
   auto timed = [](const char* part, auto&& f) { timed_part("roofline", part, f); };
   HardwareSpec hw;
   timed("hardware_spec", [&] { hw = compute_hardware_spec(db, run_id, hardware); });
-  LaunchPass pass;
-  timed("launch pass", [&] { pass = read_launches(db, run_id, activation_reads_dims); });
-  timed("roofline_ops", [&] { compute_roofline(db, run_id, hw, pass); });
-  timed("activation_patterns", [&] { compute_activation_patterns(db, run_id, pass); });
+  std::shared_ptr<const LaunchPass> pass;
+  timed("launch pass", [&] { pass = launch_pass(passes, db, run_id); });
+  timed("roofline_ops", [&] { compute_roofline(db, run_id, hw, *pass); });
+  timed("activation_patterns", [&] { compute_activation_patterns(db, run_id, *pass); });
 }
 
 }  // namespace perfsage::analyzers::roofline

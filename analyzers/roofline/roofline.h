@@ -5,8 +5,9 @@
 #include <cstdint>
 #include <string>
 
+#include "analyzers/core/launch_pass.h"
+#include "analyzers/core/shared_passes.h"
 #include "analyzers/roofline/hardware_spec.h"
-#include "analyzers/roofline/launch_pass.h"
 #include "store/database.h"
 
 namespace perfsage::analyzers::roofline {
@@ -37,7 +38,9 @@ int compute_roofline(store::Database& db, int64_t run_id, const HardwareSpec& hw
 int compute_roofline(store::Database& db, int64_t run_id, const HardwareSpec& hw,
                      const LaunchPass& pass);
 
-// Hardware spec, then roofline: the analyzer family's entry point for analyze_run.
-void analyze_roofline(store::Database& db, int64_t run_id, const HardwareDb& hardware);
+// Hardware spec, then roofline: the analyzer family's entry point for analyze_run. The launch
+// pass comes from `passes` (analyze_run's), or is made here without.
+void analyze_roofline(store::Database& db, int64_t run_id, const HardwareDb& hardware,
+                      SharedPasses* passes = nullptr);
 
 }  // namespace perfsage::analyzers::roofline

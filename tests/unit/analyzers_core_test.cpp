@@ -1,7 +1,10 @@
+#include <unordered_set>
+
 #include "analyzer_resources.h"
 #include "analyzers/core/analyze_run.h"
 #include "analyzers/core/launch_ops.h"
 #include "analyzers/core/op_stats.h"
+#include "analyzers/core/shared_passes.h"
 #include "store/run_writer.h"
 #include "test_support.h"
 
@@ -211,4 +214,38 @@ TEST_CASE("launch-op keys hash ids of any size (the Ascend sample's overflowed a
   (void)hash(negative);
   std::unordered_set<analyzers::OpKey, analyzers::OpKeyHash> keys{big, small, negative};
   CHECK(keys.size() == 3);
+}
+
+TEST_CASE("the launch pass is made once for the analyzers that declared it, then let go") {
+  test::TempDir dir;
+  test::AnalysisStore db((dir.path() / "s.db").string());
+  int64_t run;
+  {
+    // One op launching one kernel through its External id.
+    store::RunWriter w(db, {"j", {}, "fp", "now"});
+    run = w.run_id();
+    auto event = [](auto e, const char* kind, const char* name, int64_t dur_ns) {
+      e.kind = kind;
+      e.name = name;
+      e.dur_ns = dur_ns;
+      e.external_id = 7;
+      return e;
+    };
+    w.add(event(store::HostEvent{}, "cpu_op", "aten::mm", 50));
+    w.add(event(store::DeviceEvent{}, "kernel", "gemm", 20));
+    w.commit();
+  }
+  analyzers::SharedPasses passes(2);
+  auto first = passes.launch_pass(db, run);
+  // Another connection, as a concurrent analyzer has: it gets the pass the first one made.
+  auto reader = store::Database::open_reader(db.path());
+  auto second = passes.launch_pass(*reader, run);
+  CHECK(first == second);
+  REQUIRE(first->cpu_ops.size() == 1);
+  CHECK(first->cpu_ops[0].ns == 20);  // the op's time in its sequence is its kernel's
+  // The last declared user took it: the holders' references are the only ones left.
+  CHECK(first.use_count() == 2);
+  CHECK(passes.launch_pass(db, run) != first);
+  // Without shared passes (an analyzer run on its own) each caller makes its own.
+  CHECK(analyzers::launch_pass(nullptr, db, run) != analyzers::launch_pass(nullptr, db, run));
 }

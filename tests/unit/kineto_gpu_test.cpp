@@ -8,10 +8,12 @@ using namespace perfsage;
 using namespace perfsage::test;
 using namespace perfsage::analyzers::gpu;
 
-// The GPU analyzer alone, on a store brought to its declared tables as the
+// The GPU analyzers alone, on a store brought to the declared tables as the
 // application opens one (the migrations make only the older ones).
 inline void analyze_gpu(Ingested& r) {
-  store::ensure_derived_tables(*r.db, analyzers::gpu_analyzer().writes);
+  for (const auto& a : {analyzers::gpu_analyzer(), analyzers::gpu_launches_analyzer(),
+                        analyzers::gpu_timeline_analyzer()})
+    store::ensure_derived_tables(*r.db, a.writes);
   analyzers::gpu::analyze_gpu_run(*r.db, r.run);
 }
 

@@ -12,6 +12,7 @@
 #include "store/run_registry.h"
 #include "store/run_writer.h"
 #include "store/schema.h"
+#include "store/text_ids.h"
 #include "test_support.h"
 
 using namespace perfsage::store;
@@ -190,6 +191,40 @@ TEST_CASE("the block reader rejects every truncation of a valid block") {
     INFO("truncated to " << len << " of " << block.size() << " bytes");
     CHECK_THROWS_AS(read_all(block.substr(0, len)), StoreError);
   }
+}
+
+TEST_CASE("texts interned per block dictionary get one id per text across blocks") {
+  // Two blocks whose dictionaries hold the same names in different orders, with nulls.
+  auto block = [](std::vector<const char*> names) {
+    EventBlockBuilder b(host_event_schema());
+    for (const char* n : names) {
+      b.set_int(1, 0);  // rank
+      n ? b.set_text(3, n) : b.set_null(3);
+      for (int c : {4, 5, 6, 7, 8, 9, 10, 11, 12}) b.set_null(c);
+      b.end_row();
+    }
+    return b.finish();
+  };
+  std::string first = block({"aten::mm", "aten::add", "aten::mm", nullptr, "aten::relu"}),
+              second = block({nullptr, "aten::relu", "aten::add", "aten::add", "aten::mm"});
+  TextIds ids;
+  BlockTextIds column(ids, 3);
+  std::vector<std::string> seen;
+  for (const std::string* bytes : {&first, &second}) {
+    EventBlockReader r(host_event_schema(), reinterpret_cast<const uint8_t*>(bytes->data()),
+                       bytes->size());
+    column.start_block(r);
+    for (size_t row = 0; row < r.rows(); ++row) {
+      if (r.is_null(3, row)) continue;
+      uint32_t id = column.at(r, row);
+      CHECK(ids.text(id) == r.text_at(3, row));
+      CHECK(id == ids.id(r.text_at(3, row)));
+      seen.push_back(ids.text(id));
+    }
+  }
+  CHECK(ids.size() == 3);
+  CHECK(seen == std::vector<std::string>{"aten::mm", "aten::add", "aten::mm", "aten::relu",
+                                         "aten::relu", "aten::add", "aten::add", "aten::mm"});
 }
 
 TEST_CASE("a store written before event blocks existed is converted on open") {

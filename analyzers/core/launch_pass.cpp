@@ -1,0 +1,249 @@
+#include "analyzers/core/launch_pass.h"
+
+#include <algorithm>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <unordered_set>
+
+#include "analyzers/core/timed_part.h"
+#include "store/block_scan.h"
+
+namespace perfsage::analyzers {
+namespace {
+
+// A kernel as read, before its launching op is known.
+struct ReadKernel {
+  int64_t rank, external_id, correlation;
+  bool has_external_id, has_correlation;
+};
+
+// Every kernel, in scan order; `wanted`: the correlations of kernels whose External id is their
+// correlation id (their op is found through the launch call).
+void read_kernels(store::Database& db, int64_t run_id, LaunchPass& out,
+                  std::vector<ReadKernel>& read, std::unordered_set<int64_t>& wanted) {
+  const auto& schema = store::device_event_schema();
+  auto col = [&](const char* name) { return store::column_index(schema, name); };
+  const int c_rank = col("rank"), c_ext = col("external_id"), c_name = col("name"),
+            c_dur = col("dur_ns"), c_occ = col("occupancy"), c_bps = col("blocks_per_sm"),
+            c_corr = col("correlation"), c_regs = col("registers");
+  store::BlockScan scan(db, schema, run_id, std::string("kernel"),
+                        {"rank", "external_id", "name", "dur_ns", "occupancy", "blocks_per_sm",
+                         "correlation", "registers"});
+  store::BlockTextIds names(out.kernel_names, c_name);
+  const size_t rows = store::block_rows(db, schema, run_id, std::string("kernel"));
+  out.kernels.reserve(rows);
+  read.reserve(rows);
+  while (scan.next()) {
+    auto& b = scan.block();
+    names.start_block(b);
+    for (size_t r = 0; r < b.rows(); ++r) {
+      LaunchPass::Kernel k{nullptr, b.int_at(c_dur, r), 0, 0, 0, names.at(b, r), false, false,
+                           false};
+      if ((k.has_occupancy = !b.is_null(c_occ, r))) k.occupancy = b.real_at(c_occ, r);
+      if ((k.has_blocks_per_sm = !b.is_null(c_bps, r))) k.blocks_per_sm = b.real_at(c_bps, r);
+      if ((k.has_registers = !b.is_null(c_regs, r))) k.registers = b.int_at(c_regs, r);
+      out.kernel_ns += k.dur_ns;
+      out.kernels.push_back(k);
+      ReadKernel rk{b.int_at(c_rank, r), 0, 0, !b.is_null(c_ext, r), !b.is_null(c_corr, r)};
+      if (rk.has_external_id) rk.external_id = b.int_at(c_ext, r);
+      if (rk.has_correlation) rk.correlation = b.int_at(c_corr, r);
+      if (rk.has_external_id && rk.has_correlation && rk.external_id == rk.correlation)
+        wanted.insert(rk.correlation);
+      read.push_back(rk);
+    }
+  }
+}
+
+// A CPU op as read, in scan order.
+struct ReadOp {
+  int64_t rank, pid, tid, start, end, external_id;
+  uint32_t name, dims, types;
+  bool has_pid, has_tid, has_external_id;
+};
+
+void read_cpu_ops(store::Database& db, int64_t run_id, LaunchPass& out, std::vector<ReadOp>& read) {
+  const auto& schema = store::host_event_schema();
+  auto col = [&](const char* name) { return store::column_index(schema, name); };
+  const int c_rank = col("rank"), c_pid = col("pid"), c_tid = col("tid"), c_start = col("start_ns"),
+            c_dur = col("dur_ns"), c_ext = col("external_id"), c_name = col("name"),
+            c_dims = col("input_dims"), c_types = col("input_types");
+  store::BlockScan scan(db, schema, run_id, std::string("cpu_op"),
+                        {"rank", "pid", "tid", "start_ns", "dur_ns", "external_id", "name",
+                         "input_dims", "input_types"});
+  store::BlockTextIds names(out.op_texts, c_name), dims(out.op_texts, c_dims),
+      types(out.op_texts, c_types);
+  read.reserve(store::block_rows(db, schema, run_id, std::string("cpu_op")));
+  while (scan.next()) {
+    auto& b = scan.block();
+    names.start_block(b);
+    dims.start_block(b);
+    types.start_block(b);
+    for (size_t r = 0; r < b.rows(); ++r) {
+      int64_t start = b.int_at(c_start, r);
+      ReadOp op{b.int_at(c_rank, r),
+                0,
+                0,
+                start,
+                start + b.int_at(c_dur, r),
+                0,
+                names.at(b, r),
+                b.is_null(c_dims, r) ? LaunchPass::kNone : dims.at(b, r),
+                b.is_null(c_types, r) ? LaunchPass::kNone : types.at(b, r),
+                !b.is_null(c_pid, r),
+                !b.is_null(c_tid, r),
+                !b.is_null(c_ext, r)};
+      if (op.has_pid) op.pid = b.int_at(c_pid, r);
+      if (op.has_tid) op.tid = b.int_at(c_tid, r);
+      if (op.has_external_id) op.external_id = b.int_at(c_ext, r);
+      read.push_back(op);
+    }
+  }
+}
+
+// The launch calls of `wanted` correlations nested in the ops with an External id.
+std::vector<LaunchLink> link_launches(store::Database& db, int64_t run_id,
+                                      const std::vector<ReadOp>& ops,
+                                      const std::unordered_set<int64_t>& wanted) {
+  std::vector<HostSpan> spans;
+  spans.reserve(ops.size() + wanted.size());
+  for (const ReadOp& op : ops)
+    if (op.has_external_id)
+      spans.push_back({op.rank, op.has_pid ? op.pid : -1, op.has_tid ? op.tid : -1, op.start,
+                       op.end, op.external_id, false});
+  const auto& schema = store::host_event_schema();
+  auto col = [&](const char* name) { return store::column_index(schema, name); };
+  const int c_rank = col("rank"), c_pid = col("pid"), c_tid = col("tid"), c_start = col("start_ns"),
+            c_dur = col("dur_ns"), c_corr = col("correlation");
+  store::BlockScan scan(db, schema, run_id, std::string("runtime"),
+                        {"rank", "pid", "tid", "start_ns", "dur_ns", "correlation"});
+  while (scan.next()) {
+    auto& b = scan.block();
+    for (size_t r = 0; r < b.rows(); ++r) {
+      if (b.is_null(c_corr, r) || !wanted.count(b.int_at(c_corr, r))) continue;
+      int64_t start = b.int_at(c_start, r);
+      spans.push_back({b.int_at(c_rank, r), b.is_null(c_pid, r) ? -1 : b.int_at(c_pid, r),
+                       b.is_null(c_tid, r) ? -1 : b.int_at(c_tid, r), start,
+                       start + b.int_at(c_dur, r), b.int_at(c_corr, r), true});
+    }
+  }
+  return nest_launch_calls(spans);
+}
+
+// The least text of two ids (kNone: none), as SQL's min() over the texts.
+uint32_t least(const store::TextIds& texts, uint32_t have, uint32_t id) {
+  if (id == LaunchPass::kNone) return have;
+  if (have == LaunchPass::kNone || texts.text(id) < texts.text(have)) return id;
+  return have;
+}
+
+// `ops` stably sorted by (rank, tid, start), as SQL's ORDER BY would give them but without
+// copying every row with its name into SQLite's sorter: dealt into their threads in row order
+// (a few threads), each sorted by start only where the trace did not already write it so.
+std::vector<LaunchPass::CpuOp> by_thread_and_start(const std::vector<LaunchPass::CpuOp>& ops) {
+  struct ThreadHash {
+    size_t operator()(const std::pair<int64_t, int64_t>& k) const {
+      return mix_ids(k.first, k.second);
+    }
+  };
+  std::unordered_map<std::pair<int64_t, int64_t>, size_t, ThreadHash> thread_of;
+  std::vector<std::pair<int64_t, int64_t>> threads;
+  std::vector<uint32_t> thread(ops.size());
+  for (size_t i = 0; i < ops.size(); ++i) {
+    auto [at, fresh] = thread_of.try_emplace({ops[i].rank, ops[i].tid}, threads.size());
+    if (fresh) threads.push_back(at->first);
+    thread[i] = static_cast<uint32_t>(at->second);
+  }
+  // Threads in (rank, tid) order, each given its range of the output.
+  std::vector<size_t> order(threads.size()), offset(threads.size() + 1, 0);
+  for (size_t t = 0; t < order.size(); ++t) order[t] = t;
+  std::sort(order.begin(), order.end(),
+            [&](size_t a, size_t b) { return threads[a] < threads[b]; });
+  std::vector<size_t> rank_of(threads.size());
+  for (size_t r = 0; r < order.size(); ++r) rank_of[order[r]] = r;
+  for (uint32_t t : thread) ++offset[rank_of[t] + 1];
+  for (size_t r = 0; r < threads.size(); ++r) offset[r + 1] += offset[r];
+  std::vector<LaunchPass::CpuOp> out(ops.size());
+  std::vector<size_t> next(offset.begin(), offset.end() - 1);
+  for (size_t i = 0; i < ops.size(); ++i) out[next[rank_of[thread[i]]]++] = ops[i];
+  auto by_start = [](const LaunchPass::CpuOp& a, const LaunchPass::CpuOp& b) {
+    return a.start < b.start;
+  };
+  for (size_t r = 0; r < threads.size(); ++r) {
+    auto begin = out.begin() + static_cast<std::ptrdiff_t>(offset[r]),
+         end = out.begin() + static_cast<std::ptrdiff_t>(offset[r + 1]);
+    if (!std::is_sorted(begin, end, by_start)) std::stable_sort(begin, end, by_start);
+  }
+  return out;
+}
+
+// Each kernel's op instance; the launching ops' texts; every op's time in its sequence, sorted.
+void join_and_sort(LaunchPass& out, std::vector<ReadKernel>& kernels, std::vector<ReadOp>& ops) {
+  // Each kernel's op instance: its External id, or the op its launch call nests in (a later
+  // link of the same call wins, as the table's rows read in order did).
+  struct CallHash {
+    size_t operator()(const std::pair<int64_t, int64_t>& k) const {
+      return mix_ids(k.first, k.second);
+    }
+  };
+  std::unordered_map<std::pair<int64_t, int64_t>, int64_t, CallHash> by_correlation;
+  for (const LaunchLink& l : out.links) by_correlation[{l.rank, l.correlation}] = l.op_external_id;
+  for (size_t i = 0; i < kernels.size(); ++i) {
+    const ReadKernel& rk = kernels[i];
+    if (!rk.has_external_id) continue;
+    int64_t op = rk.external_id;
+    if (!by_correlation.empty() && rk.has_correlation && rk.correlation == rk.external_id) {
+      auto it = by_correlation.find({rk.rank, rk.external_id});
+      if (it != by_correlation.end()) op = it->second;
+    }
+    LaunchPass::Kernel& k = out.kernels[i];
+    LaunchPass::Instance& in = out.instances[{rk.rank, op}];
+    k.instance = &in;
+    in.dur_ns += k.dur_ns;
+    if (k.dur_ns > in.longest) {
+      in.longest = k.dur_ns;
+      in.kernel = k.name;
+    }
+  }
+  kernels = {};
+
+  // The launching ops' texts; every op's time in its sequence.
+  std::vector<LaunchPass::CpuOp> read_order;
+  read_order.reserve(ops.size());
+  for (const ReadOp& op : ops) {
+    int64_t ns = op.end - op.start;
+    if (op.has_external_id) {
+      auto it = out.instances.find({op.rank, op.external_id});
+      if (it != out.instances.end()) {
+        LaunchPass::Instance& in = it->second;
+        ns = in.dur_ns;
+        in.name = in.has_op ? least(out.op_texts, in.name, op.name) : op.name;
+        in.has_op = true;
+        in.dims = least(out.op_texts, in.dims, op.dims);
+        in.types = least(out.op_texts, in.types, op.types);
+      }
+    }
+    read_order.push_back(
+        {op.rank, op.has_tid ? op.tid : 0, op.start, op.end, op.name, op.dims, ns});
+  }
+  ops = {};
+  out.cpu_ops = by_thread_and_start(read_order);
+}
+
+}  // namespace
+
+LaunchPass read_launch_pass(store::Database& db, int64_t run_id) {
+  auto timed = [](const char* part, auto&& f) { timed_part("launch pass", part, f); };
+  LaunchPass out;
+  std::vector<ReadKernel> kernels;
+  std::unordered_set<int64_t> wanted;
+  timed("kernels", [&] { read_kernels(db, run_id, out, kernels, wanted); });
+  std::vector<ReadOp> ops;
+  timed("cpu ops", [&] { read_cpu_ops(db, run_id, out, ops); });
+  if (!wanted.empty())
+    timed("launch links", [&] { out.links = link_launches(db, run_id, ops, wanted); });
+  timed("instances and sequences", [&] { join_and_sort(out, kernels, ops); });
+  return out;
+}
+
+}  // namespace perfsage::analyzers

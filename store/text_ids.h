@@ -1,0 +1,45 @@
+// Texts interned once per scan of a run's events: names, shapes and types repeat as often as
+// the events, so scans that group or sort by them keep 32-bit ids instead of strings.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "store/event_block.h"
+#include "store/text_hash.h"
+
+namespace perfsage::store {
+
+class TextIds {
+ public:
+  static constexpr uint32_t kNone = UINT32_MAX;
+  uint32_t id(std::string_view text);
+  const std::string& text(uint32_t id) const { return *texts_[id]; }
+  size_t size() const { return texts_.size(); }
+
+ private:
+  std::unordered_map<std::string, uint32_t, TextHash, std::equal_to<>> ids_;
+  std::vector<const std::string*> texts_;
+};
+
+// The ids of one text column's values during a block scan: each distinct value of a block (its
+// dictionary entry) is looked up once, instead of hashing the text on every row.
+class BlockTextIds {
+ public:
+  BlockTextIds(TextIds& ids, int column) : ids_(ids), column_(column) {}
+  // Call on every new block before at().
+  void start_block(EventBlockReader& block);
+  // The id of row `row`'s value; the caller checks is_null first.
+  uint32_t at(EventBlockReader& block, size_t row);
+
+ private:
+  TextIds& ids_;
+  const int column_;
+  std::vector<uint32_t> by_index_;  // block dictionary index -> id, kNone until looked up
+};
+
+}  // namespace perfsage::store
