@@ -249,3 +249,35 @@ TEST_CASE("the launch pass is made once for the analyzers that declared it, then
   // Without shared passes (an analyzer run on its own) each caller makes its own.
   CHECK(analyzers::launch_pass(nullptr, db, run) != analyzers::launch_pass(nullptr, db, run));
 }
+
+TEST_CASE("run totals: ranks of every record, device time from op tables before activities") {
+  test::AnalysisStore db;
+  int64_t run;
+  {
+    store::RunWriter w(db, {"j", {}, "fp", "now"});
+    run = w.run_id();
+    auto on_rank = [](auto e, int64_t rank, const char* kind, int64_t dur_ns) {
+      e.rank = rank;
+      e.kind = kind;
+      e.dur_ns = dur_ns;
+      return e;
+    };
+    auto op = task("MatMul1", "MatMul", "AI_CORE", 100, 1);
+    w.add(op);
+    op.rank = 1;
+    op.dur_ns = 200;
+    op.step = 2;
+    w.add(op);
+    // Rank 1's activities are the same tasks as its op table's: counted once, from the table.
+    w.add(on_rank(store::DeviceEvent{}, 1, "kernel", 50));
+    w.add(on_rank(store::DeviceEvent{}, 2, "kernel", 70));
+    w.add(on_rank(store::DeviceEvent{}, 2, "memcpy", 30));
+    w.add(on_rank(store::DeviceEvent{}, 2, "sync", 1000));  // not device work
+    w.add(on_rank(store::HostEvent{}, 3, "cpu_op", 5000));
+    w.commit();
+  }
+  auto totals = analyzers::compute_run_totals(db, run, {});
+  CHECK(totals.ranks == 4);
+  CHECK(totals.device_time_us == Approx(0.4));
+  CHECK(totals.steps == 2);  // the op tables' step ids, without a step source
+}
