@@ -36,7 +36,8 @@ FactType block_dim_type() {
           {"top_ops", T::String, "", "up to 5 misaligned op names, longest first, ';'-separated",
            ""},
       },
-      // Tasks per (core type, name, block dim) from the op_stats analyzer's op_block_dims.
+      // Tasks per (core type, name, block dim) from the op_stats analyzer's op_block_dims; a
+      // dynamic op from its op_name_totals.
       R"sql(WITH hw AS (SELECT max(ai_core_num) AS aic, max(aiv_num) AS aiv FROM hardware WHERE run_id = ?1),
 bd AS (SELECT core_type, name, block_dim, tasks, dur_ns FROM op_block_dims WHERE run_id = ?1),
 inf AS (SELECT max(block_dim) AS aic FROM bd WHERE core_type = 'AI_CORE'),
@@ -64,7 +65,7 @@ SELECT t.core_type, max(t.cores) AS cores, max(t.src) AS cores_source, sum(t.tas
         (((t.block_dim + t.cores - 1) / t.cores) * t.cores)) ELSE 0 END) / 1000.0 AS idle_core_us,
   (SELECT group_concat(name, ';') FROM (SELECT name FROM top WHERE top.core_type = t.core_type LIMIT 5)) AS top_ops
 FROM t
-WHERE NOT EXISTS (SELECT 1 FROM op_tasks WHERE run_id = ?1 AND lower(op_state) = 'dynamic')
+WHERE NOT EXISTS (SELECT 1 FROM op_name_totals WHERE run_id = ?1 AND dynamic = 1)
 GROUP BY t.core_type ORDER BY t.core_type)sql"};
 }
 

@@ -10,12 +10,27 @@
 #include "store/text_hash.h"
 
 namespace perfsage::analyzers {
+namespace {
+
+// `s` equals `lower` (lower case) with ASCII letters folded, as SQL's lower(s) = 'lower'.
+bool equals_folded(std::string_view s, std::string_view lower) {
+  if (s.size() != lower.size()) return false;
+  for (size_t i = 0; i < s.size(); ++i) {
+    char c = s[i];
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+    if (c != lower[i]) return false;
+  }
+  return true;
+}
+
+}  // namespace
 
 std::vector<OpGroup> group_op_tasks(store::Database& db, int64_t run_id) {
   const store::EventSchema& schema = store::op_task_schema();
   auto col = [&](std::string_view name) { return store::column_index(schema, name); };
   const int c_rank = col("rank"), c_name = col("name"), c_type = col("type"),
-            c_core = col("core_type"), c_dur = col("dur_ns"), c_block = col("block_dim");
+            c_core = col("core_type"), c_dur = col("dur_ns"), c_block = col("block_dim"),
+            c_state = col("op_state");
   const int c_sums[4] = {col("cube_fops"), col("vector_fops"), col("read_bytes"),
                          col("write_bytes")};
   const int c_ratio[kPipes] = {col("mac_ratio"),    col("vec_ratio"),  col("scalar_ratio"),
@@ -30,7 +45,7 @@ std::vector<OpGroup> group_op_tasks(store::Database& db, int64_t run_id) {
       db, schema, run_id, std::nullopt,
       {"rank", "name", "type", "core_type", "dur_ns", "block_dim", "cube_fops", "vector_fops",
        "read_bytes", "write_bytes", "mac_ratio", "vec_ratio", "scalar_ratio", "mte1_ratio",
-       "mte2_ratio", "mte3_ratio", "fixpipe_ratio"});
+       "mte2_ratio", "mte3_ratio", "fixpipe_ratio", "op_state"});
   std::vector<size_t> group_of;
   while (scan.next()) {
     store::EventBlockReader& b = scan.block();
@@ -77,6 +92,14 @@ std::vector<OpGroup> group_op_tasks(store::Database& db, int64_t run_id) {
     for (int p = 0; p < kPipes; ++p)
       each_value(c_ratio[p],
                  [&](OpGroup& g, size_t r) { g.ratio[p].add(b.real_at(c_ratio[p], r)); });
+    each_value(c_state, [&](OpGroup& g, size_t r) {
+      std::string_view state = b.text_at(c_state, r);
+      if (state.empty()) return;
+      ++g.state_tasks;
+      g.state_ns += b.int_at(c_dur, r);
+      g.dynamic = g.dynamic || equals_folded(state, "dynamic");
+      g.is_static = g.is_static || equals_folded(state, "static");
+    });
   }
   std::sort(groups.begin(), groups.end(), [](const OpGroup& a, const OpGroup& b) {
     if (a.sum_ns != b.sum_ns) return a.sum_ns > b.sum_ns;

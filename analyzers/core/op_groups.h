@@ -39,6 +39,10 @@ struct OpGroup {
   NullableSum cube_fops, vector_fops, read_bytes, write_bytes;
   NullableSum ratio[kPipes];  // pipeline ratios, averaged over the tasks that have one
   int64_t latest_rowid = 0;   // the group's last task in the run
+  // Tasks with an OP State (not empty), their summed time, and whether one was dynamic or
+  // static (ASCII case folded, as SQL's lower()).
+  int64_t state_tasks = 0, state_ns = 0;
+  bool dynamic = false, is_static = false;
   // The last task's shapes, data types, formats and state (fill_latest_texts).
   std::optional<std::string> input_shapes, input_dtypes, input_formats, output_shapes,
       output_dtypes, output_formats, op_state;

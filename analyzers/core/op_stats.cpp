@@ -1,5 +1,8 @@
 #include "analyzers/core/op_stats.h"
 
+#include <map>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "analyzers/core/op_groups.h"
@@ -7,12 +10,38 @@
 #include "store/bind.h"
 
 namespace perfsage::analyzers {
+namespace {
+
+// op_name_totals: the groups merged per name (integer sums, exact in any order), in name order.
+void write_name_totals(store::Database& db, int64_t run_id, const std::vector<OpGroup>& groups) {
+  struct Total {
+    int64_t tasks = 0, dur_ns = 0, state_tasks = 0, state_ns = 0;
+    bool dynamic = false, is_static = false;
+  };
+  std::map<std::string_view, Total> by_name;
+  for (const auto& g : groups) {
+    Total& t = by_name[g.name];
+    t.tasks += g.count;
+    t.dur_ns += g.sum_ns;
+    t.state_tasks += g.state_tasks;
+    t.state_ns += g.state_ns;
+    t.dynamic = t.dynamic || g.dynamic;
+    t.is_static = t.is_static || g.is_static;
+  }
+  store::RowInserter insert(db, tables::op_name_totals());
+  for (const auto& [name, t] : by_name)
+    insert.insert(run_id, name, t.tasks, t.dur_ns, t.state_tasks, t.state_ns,
+                  int64_t{t.dynamic ? 1 : 0}, int64_t{t.is_static ? 1 : 0});
+}
+
+}  // namespace
 
 void compute_op_stats(store::Database& db, int64_t run_id) {
   store::Transaction txn(db);
   db.prepare("DELETE FROM op_stats WHERE run_id=?1").bind(1, run_id).run();
   db.prepare("DELETE FROM op_type_stats WHERE run_id=?1").bind(1, run_id).run();
   db.prepare("DELETE FROM op_block_dims WHERE run_id=?1").bind(1, run_id).run();
+  db.prepare("DELETE FROM op_name_totals WHERE run_id=?1").bind(1, run_id).run();
   {
     store::RowInserter insert(db, tables::op_block_dims());
     for (const auto& g : group_block_dims(db, run_id))
@@ -22,6 +51,7 @@ void compute_op_stats(store::Database& db, int64_t run_id) {
   // execution's values stand for the op. Grouped in C++ (op_groups.h), not by SQL's sort.
   std::vector<OpGroup> groups = group_op_tasks(db, run_id);
   fill_latest_texts(db, groups);
+  write_name_totals(db, run_id, groups);
   int64_t total_ns = 0;
   for (const auto& g : groups) total_ns += g.sum_ns;
   store::RowInserter insert(db, tables::op_stats());

@@ -69,6 +69,22 @@ const store::DerivedTable& op_block_dims() {
   return t;
 }
 
+const store::DerivedTable& op_name_totals() {
+  static const store::DerivedTable t{
+      "op_name_totals",
+      "Device tasks per op name over all ranks, types and core types, with their OP State "
+      "(analyzers/core/op_stats.cpp), for the fusion_candidate, dynamic_shape and block_dim "
+      "facts. Rows in name order.",
+      {text("name", "op name"), integer("tasks", "count", "tasks"),
+       integer("dur_ns", "ns", "their summed duration"),
+       integer("state_tasks", "count", "tasks with an OP State"),
+       integer("state_dur_ns", "ns", "their summed duration"),
+       integer("dynamic", "", "1 when a task's OP State is dynamic (any case), else 0"),
+       integer("static", "", "1 when a task's OP State is static (any case), else 0")},
+      {"run_id"}};
+  return t;
+}
+
 const store::DerivedTable& host_op_totals() {
   static const store::DerivedTable t{
       "host_op_totals",

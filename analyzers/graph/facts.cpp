@@ -90,11 +90,12 @@ ORDER BY coalesce(m.total_us, 0) DESC LIMIT 20000)sql"});
           {"unknown_shape_nodes", T::Integer, "count", "graph nodes marked unknown-shape", ""},
           {"unknown_shape_graphs", T::Integer, "count", "graphs holding such nodes", ""},
       },
+      // Op names with an OP State from the op_stats analyzer's per-name totals (grouped again:
+      // one row per name, so ties order as when the tasks themselves were grouped).
       R"sql(WITH st AS (
-  SELECT name, max(lower(op_state) = 'dynamic') AS dyn, max(lower(op_state) = 'static') AS sta,
-         sum(dur_ns) AS ns
-  FROM op_tasks WHERE run_id = ?1 AND op_state IS NOT NULL AND op_state != '' GROUP BY name),
-total AS (SELECT sum(dur_ns) AS ns FROM op_tasks WHERE run_id = ?1),
+  SELECT name, max(dynamic) AS dyn, max(static) AS sta, sum(state_dur_ns) AS ns
+  FROM op_name_totals WHERE run_id = ?1 AND state_tasks > 0 GROUP BY name),
+total AS (SELECT sum(dur_ns) AS ns FROM op_name_totals WHERE run_id = ?1),
 g AS (SELECT count(*) AS nodes, sum(unknown_shape = 1) AS unknown,
              count(DISTINCT CASE WHEN unknown_shape = 1 THEN graph END) AS graphs
       FROM graph_nodes WHERE run_id = ?1)

@@ -56,7 +56,9 @@ void declare_patterns_facts(std::vector<FactType>& out) {
            "the onnx_rewrite pass that performs it on the ONNX model (fuse_matmul_add), or empty",
            ""},
       },
-      // first_us / last_us: time of the end nodes' ops (graph_op_matches, else same name).
+      // first_us / last_us: time of the end nodes' ops (graph_op_matches, else same name), from
+      // the op_stats analyzer's per-name totals (grouped again: one row per name, so SQLite
+      // orders t as it did when it grouped the tasks themselves).
       R"sql(WITH c AS MATERIALIZED (
   SELECT pattern, kind, pass, fix, source, graph, nodes,
     CASE WHEN instr(nodes, ';') > 0 THEN substr(nodes, 1, instr(nodes, ';') - 1) ELSE nodes END AS first,
@@ -69,7 +71,7 @@ void declare_patterns_facts(std::vector<FactType>& out) {
   FROM fusion_candidates WHERE run_id = ?1 ORDER BY total_us DESC, structural_share DESC
   LIMIT 5000),
 t AS MATERIALIZED (
-  SELECT name, sum(dur_ns) / 1000.0 AS us FROM op_tasks
+  SELECT name, sum(dur_ns) / 1000.0 AS us FROM op_name_totals
   WHERE run_id = ?1 AND name IN (SELECT first FROM c UNION SELECT last FROM c UNION
     SELECT op_name FROM graph_op_matches WHERE run_id = ?1)
   GROUP BY name)

@@ -157,7 +157,9 @@ TEST_CASE("analyze_run says how many analyzers have ended, one after another and
   }
 }
 
-TEST_CASE("op_stats and op_block_dims from the C++ grouping equal SQL's GROUP BY, across blocks") {
+TEST_CASE(
+    "op_stats, op_block_dims and op_name_totals from the C++ grouping equal SQL's GROUP BY, "
+    "across blocks") {
   test::AnalysisStore db;
   int64_t run;
   {
@@ -172,6 +174,9 @@ TEST_CASE("op_stats and op_block_dims from the C++ grouping equal SQL's GROUP BY
       if (i % 7 == 0) t.cube_fops = i * 0.5;
       if (i % 11 == 0) t.mac_ratio = (i % 100) / 100.0;
       t.input_shapes = "shape" + std::to_string(i);
+      // OP State on some names only, in any case, empty on some tasks (no state).
+      if (i % 37 < 5) t.op_state = i % 37 == 0 ? "" : i % 37 < 3 ? "Dynamic" : "static";
+      if (i % 37 == 3 && i % 2) t.op_state = "DYNAMIC";
       w.add(t);
     }
     w.commit();
@@ -202,6 +207,16 @@ TEST_CASE("op_stats and op_block_dims from the C++ grouping equal SQL's GROUP BY
         rows("SELECT core_type, name, block_dim, count(*), sum(dur_ns) FROM op_tasks "
              "WHERE run_id = ?1 AND block_dim > 0 GROUP BY 1, 2, 3 ORDER BY 1, 2, 3"));
   CHECK(rows("SELECT count(*) FROM op_block_dims WHERE run_id = ?1") != "0|\n");
+  // What the fusion_candidate, dynamic_shape and block_dim facts grouped the tasks for.
+  CHECK(rows("SELECT name, tasks, dur_ns, state_tasks, state_dur_ns, dynamic, static "
+             "FROM op_name_totals WHERE run_id = ?1") ==
+        rows("SELECT name, count(*), sum(dur_ns), "
+             "sum(op_state IS NOT NULL AND op_state != ''), "
+             "sum(CASE WHEN op_state IS NOT NULL AND op_state != '' THEN dur_ns ELSE 0 END), "
+             "coalesce(max(lower(op_state) = 'dynamic'), 0), "
+             "coalesce(max(lower(op_state) = 'static'), 0) "
+             "FROM op_tasks WHERE run_id = ?1 GROUP BY name"));
+  CHECK(rows("SELECT sum(dynamic), sum(static) FROM op_name_totals WHERE run_id = ?1") == "3|2|\n");
 }
 
 TEST_CASE("launch-op keys hash ids of any size (the Ascend sample's overflowed a signed product)") {
