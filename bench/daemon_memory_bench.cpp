@@ -3,9 +3,11 @@
 // store's size after every hundred finished jobs. The daemon must stay flat: jobs run in forked
 // workers, results go to the store. The baseline, measured first in the same run: the same
 // input analysed by `perfsage analyze --store` one process after another (wall time per run,
-// peak RSS), i.e. what a cron job calling the CLI would cost.
+// peak RSS), i.e. what a cron job calling the CLI would cost. The jobs' throughput (jobs per
+// minute from the first submission to the last job's end) is the daemon's for small runs;
+// INPUT (a folder) replaces the fixture, e.g. the bundled example.
 //
-//   daemon_memory_bench [JOBS=1000] [WORKERS=2] [CLI_RUNS=20]
+//   daemon_memory_bench [JOBS=1000] [WORKERS=2] [CLI_RUNS=20] [INPUT]
 #include <sys/resource.h>
 
 #include <chrono>
@@ -57,7 +59,8 @@ int main(int argc, char** argv) {
   int workers = argc > 2 ? std::atoi(argv[2]) : 2;
   int cli_runs = argc > 3 ? std::atoi(argv[3]) : 20;
   fs::path bin = fs::path(PERFSAGE_BINARY_DIR) / "bin";
-  fs::path fixture = fs::path(PERFSAGE_SOURCE_DIR) / "tests/fixtures/daemon/ascend_run";
+  fs::path fixture = argc > 4 ? fs::path(argv[4])
+                              : fs::path(PERFSAGE_SOURCE_DIR) / "tests/fixtures/daemon/ascend_run";
   fs::path dir = fs::temp_directory_path() / ("perfsage-membench-" + std::to_string(::getpid()));
   for (const char* sub : {"inputs", "cli_inputs"}) fs::create_directories(dir / sub);
   for (int i = 0; i < jobs; ++i) {
@@ -122,9 +125,10 @@ int main(int argc, char** argv) {
   }
   double per_job = total_s / jobs;
   std::printf(
-      "perfsaged, %d workers: %d jobs in %.1f s, %.3f s per job = %.2fx the CLI's time "
-      "per run; daemon RSS after the last hundred / after the first: %.3fx; %ld failed\n",
-      workers, jobs, total_s, per_job, per_job / base.seconds_per_run,
+      "perfsaged, %d workers: %d jobs in %.1f s, %.3f s per job (%.0f jobs/min) = %.2fx the "
+      "CLI's time per run; daemon RSS after the last hundred / after the first: %.3fx; %ld "
+      "failed\n",
+      workers, jobs, total_s, per_job, 60.0 / per_job, per_job / base.seconds_per_run,
       first_rss ? static_cast<double>(last_rss) / static_cast<double>(first_rss) : 0.0, failed);
   if (failed) {
     std::printf("failed jobs: see %s\n", dir.c_str());
