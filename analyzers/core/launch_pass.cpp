@@ -4,8 +4,10 @@
 #include <optional>
 #include <string>
 #include <tuple>
+#include <unordered_map>
 #include <unordered_set>
 
+#include "analyzers/core/op_key_table.h"
 #include "analyzers/core/timed_part.h"
 #include "store/block_scan.h"
 
@@ -150,6 +152,11 @@ std::vector<LaunchPass::CpuOp> by_thread_and_start(const std::vector<LaunchPass:
   std::vector<std::pair<int64_t, int64_t>> threads;
   std::vector<uint32_t> thread(ops.size());
   for (size_t i = 0; i < ops.size(); ++i) {
+    // A thread's ops mostly follow each other: look up only where the thread changes.
+    if (i > 0 && ops[i].rank == ops[i - 1].rank && ops[i].tid == ops[i - 1].tid) {
+      thread[i] = thread[i - 1];
+      continue;
+    }
     auto [at, fresh] = thread_of.try_emplace({ops[i].rank, ops[i].tid}, threads.size());
     if (fresh) threads.push_back(at->first);
     thread[i] = static_cast<uint32_t>(at->second);
@@ -181,23 +188,27 @@ std::vector<LaunchPass::CpuOp> by_thread_and_start(const std::vector<LaunchPass:
 void join_and_sort(LaunchPass& out, std::vector<ReadKernel>& kernels, std::vector<ReadOp>& ops) {
   // Each kernel's op instance: its External id, or the op its launch call nests in (a later
   // link of the same call wins, as the table's rows read in order did).
-  struct CallHash {
-    size_t operator()(const std::pair<int64_t, int64_t>& k) const {
-      return mix_ids(k.first, k.second);
-    }
-  };
-  std::unordered_map<std::pair<int64_t, int64_t>, int64_t, CallHash> by_correlation;
+  OpKeyTable<int64_t> by_correlation(out.links.size());  // (rank, correlation) -> op
   for (const LaunchLink& l : out.links) by_correlation[{l.rank, l.correlation}] = l.op_external_id;
+  // The instances never outgrow this, so the kernels' pointers into it stay valid.
+  out.instances.reserve(static_cast<size_t>(std::count_if(
+      kernels.begin(), kernels.end(), [](const ReadKernel& k) { return k.has_external_id; })));
+  OpKeyTable<uint32_t> instance_of(out.instances.capacity());  // index + 1; 0: none yet
   for (size_t i = 0; i < kernels.size(); ++i) {
     const ReadKernel& rk = kernels[i];
     if (!rk.has_external_id) continue;
     int64_t op = rk.external_id;
     if (!by_correlation.empty() && rk.has_correlation && rk.correlation == rk.external_id) {
-      auto it = by_correlation.find({rk.rank, rk.external_id});
-      if (it != by_correlation.end()) op = it->second;
+      if (const int64_t* linked = by_correlation.find({rk.rank, rk.external_id})) op = *linked;
     }
     LaunchPass::Kernel& k = out.kernels[i];
-    LaunchPass::Instance& in = out.instances[{rk.rank, op}];
+    uint32_t& at = instance_of[{rk.rank, op}];
+    if (at == 0) {
+      out.instances.push_back({});
+      out.instances.back().key = {rk.rank, op};
+      at = static_cast<uint32_t>(out.instances.size());
+    }
+    LaunchPass::Instance& in = out.instances[at - 1];
     k.instance = &in;
     in.dur_ns += k.dur_ns;
     if (k.dur_ns > in.longest) {
@@ -213,9 +224,9 @@ void join_and_sort(LaunchPass& out, std::vector<ReadKernel>& kernels, std::vecto
   for (const ReadOp& op : ops) {
     int64_t ns = op.end - op.start;
     if (op.has_external_id) {
-      auto it = out.instances.find({op.rank, op.external_id});
-      if (it != out.instances.end()) {
-        LaunchPass::Instance& in = it->second;
+      const uint32_t* at = instance_of.find({op.rank, op.external_id});
+      if (at != nullptr) {
+        LaunchPass::Instance& in = out.instances[*at - 1];
         ns = in.dur_ns;
         in.name = in.has_op ? least(out.op_texts, in.name, op.name) : op.name;
         in.has_op = true;

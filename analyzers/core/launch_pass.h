@@ -7,7 +7,6 @@
 #pragma once
 
 #include <cstdint>
-#include <unordered_map>
 #include <vector>
 
 #include "analyzers/core/launch_ops.h"
@@ -21,6 +20,7 @@ struct LaunchPass {
 
   // One op instance (rank, External id) that launched kernels.
   struct Instance {
+    OpKey key;
     int64_t dur_ns = 0, longest = -1;
     uint32_t kernel = 0;  // its longest kernel's name (the first of equally long ones)
     bool has_op = false;  // a cpu_op carries this key
@@ -44,12 +44,12 @@ struct LaunchPass {
   };
 
   store::TextIds kernel_names;
-  store::TextIds op_texts;  // CPU ops' names, input dims and input types
-  std::unordered_map<OpKey, Instance, OpKeyHash> instances;
-  std::vector<Kernel> kernels;    // in scan order
-  int64_t kernel_ns = 0;          // every kernel's time
-  std::vector<CpuOp> cpu_ops;     // per (rank, tid) by start, ties in row order
-  std::vector<LaunchLink> links;  // for kernel_launch_ops, per thread by start
+  store::TextIds op_texts;          // CPU ops' names, input dims and input types
+  std::vector<Instance> instances;  // in the order of their first kernel
+  std::vector<Kernel> kernels;      // in scan order
+  int64_t kernel_ns = 0;            // every kernel's time
+  std::vector<CpuOp> cpu_ops;       // per (rank, tid) by start, ties in row order
+  std::vector<LaunchLink> links;    // for kernel_launch_ops, per thread by start
 };
 
 // Reads the kernels, the CPU ops and, when some kernel names its launch call, the runtime calls.

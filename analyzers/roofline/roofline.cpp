@@ -217,7 +217,7 @@ GpuKernels gpu_kernels(const LaunchPass& pass) {
   GpuKernels out;
   out.kernel_us = static_cast<double>(pass.kernel_ns) / 1e3;
   std::map<std::tuple<std::string, std::string, std::string>, GpuOpGroup> groups;
-  for (const auto& [key, in] : pass.instances) {
+  for (const auto& in : pass.instances) {
     if (!in.has_op) continue;
     auto text = [&](uint32_t id) {
       return id == LaunchPass::kNone ? std::string() : pass.op_texts.text(id);
