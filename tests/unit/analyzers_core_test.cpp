@@ -3,6 +3,7 @@
 #include "analyzer_resources.h"
 #include "analyzers/core/analyze_run.h"
 #include "analyzers/core/launch_ops.h"
+#include "analyzers/core/op_key_table.h"
 #include "analyzers/core/op_stats.h"
 #include "analyzers/core/shared_passes.h"
 #include "store/run_writer.h"
@@ -295,4 +296,23 @@ TEST_CASE("run totals: ranks of every record, device time from op tables before 
   CHECK(totals.ranks == 4);
   CHECK(totals.device_time_us == Approx(0.4));
   CHECK(totals.steps == 2);  // the op tables' step ids, without a step source
+}
+
+TEST_CASE("op-key table: every key keeps its value through growth, ids of any size") {
+  analyzers::OpKeyTable<int64_t> table(2);  // grows many times below
+  std::vector<analyzers::OpKey> keys;
+  for (int64_t i = 0; i < 5000; ++i) keys.push_back({i % 3, i * 7919 - 2500});
+  keys.push_back({0, INT64_MIN});
+  keys.push_back({7, INT64_MAX});
+  for (size_t i = 0; i < keys.size(); ++i) table[keys[i]] = static_cast<int64_t>(i);
+  CHECK(table.size() == keys.size());
+  for (size_t i = 0; i < keys.size(); ++i) {
+    const int64_t* v = table.find(keys[i]);
+    REQUIRE(v != nullptr);
+    CHECK(*v == static_cast<int64_t>(i));
+  }
+  CHECK(table.find({5, 1}) == nullptr);
+  table[keys[3]] += 100;  // an existing key: its value, not a new entry
+  CHECK(*table.find(keys[3]) == 103);
+  CHECK(table.size() == keys.size());
 }
