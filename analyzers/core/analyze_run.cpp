@@ -15,7 +15,9 @@ namespace perfsage::analyzers {
 namespace {
 
 // Runs analyzers concurrently as their inputs become ready, in the serial order where several
-// are. An analyzer that adds rows to raw tables (adds_to) runs on the store's connection; every
+// are. An analyzer that adds rows to raw tables (adds_to) or writes on_store runs on the store's
+// connection (the launch pass it reads made first, on a reader, so the store is not held while
+// the pass is read); every
 // other one on a reader connection of its own, writing its tables as TEMP tables there
 // (store/temp_derived_tables.h), whose rows are copied into the store once it ends. The store's
 // connection is used by one thread at a time. An analyzer starts only once the rows it reads
@@ -74,7 +76,10 @@ class Schedule {
   void run_one(size_t i) {
     const Analyzer& a = all_[i];
     try {
-      if (!a.adds_to.empty()) {
+      if (!a.adds_to.empty() || a.on_store) {
+        if (a.uses_launch_pass && resources_.passes != nullptr)
+          resources_.passes->prepare_launch_pass(*store::Database::open_reader(db_.path()),
+                                                 run_id_);
         std::lock_guard store_lock(store_mutex_);
         timed_part("analyzer", a.name, [&] { a.run(db_, run_id_, resources_); });
       } else {

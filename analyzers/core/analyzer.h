@@ -41,6 +41,10 @@ struct Analyzer {
   std::vector<std::string> adds_to;
   // Whether it reads the launch pass (launch_pass.h), which analyze_run makes once for all.
   bool uses_launch_pass = false;
+  // Whether it writes straight into the store, as those that add to raw tables do: for one
+  // whose rows are so many (one per kernel) that writing them to TEMP tables and copying them
+  // costs more than the store's connection held while it writes.
+  bool on_store = false;
   std::function<void(store::Database&, int64_t run_id, const AnalyzerResources&)> run;
 };
 
@@ -64,6 +68,7 @@ Analyzer cpu_self_time_analyzer();
 Analyzer graph_match_analyzer();
 Analyzer gpu_analyzer();
 Analyzer gpu_launches_analyzer();
+Analyzer gpu_launch_links_analyzer();
 Analyzer gpu_timeline_analyzer();
 Analyzer iteration_analyzer();
 Analyzer patterns_analyzer();

@@ -20,6 +20,8 @@ class SharedPasses {
 
   // The launch pass of `run_id`, made on `db` by the first caller; later callers wait for it.
   std::shared_ptr<const LaunchPass> launch_pass(store::Database& db, int64_t run_id);
+  // Makes the pass on `db` unless it is made, without taking it for a user.
+  void prepare_launch_pass(store::Database& db, int64_t run_id);
 
  private:
   std::mutex mutex_;

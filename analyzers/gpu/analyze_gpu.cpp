@@ -30,9 +30,16 @@ void analyze_gpu_launches(store::Database& db, int64_t run_id, const GpuAnalysis
   // Last: the roofline, running beside this analyzer, may be making the pass meanwhile.
   std::shared_ptr<const LaunchPass> pass;
   timed("launch pass", [&] { pass = launch_pass(passes, db, run_id); });
-  timed("launch_ops", [&] { write_launch_ops(db, run_id, pass->links); });
   timed("kernel_groups, kernel_totals and launch_profile",
         [&] { compute_kernel_groups(db, run_id, launches, *pass); });
+  txn.commit();
+}
+
+void analyze_gpu_launch_links(store::Database& db, int64_t run_id, SharedPasses* passes) {
+  store::Transaction txn(db);
+  std::shared_ptr<const LaunchPass> pass;
+  timed("launch pass", [&] { pass = launch_pass(passes, db, run_id); });
+  timed("launch_ops", [&] { write_launch_ops(db, run_id, pass->links); });
   txn.commit();
 }
 
@@ -48,6 +55,7 @@ void analyze_gpu_timeline(store::Database& db, int64_t run_id, const GpuAnalysis
 void analyze_gpu_run(store::Database& db, int64_t run_id, const GpuAnalysisOptions& opt) {
   analyze_gpu_steps(db, run_id);
   analyze_gpu_launches(db, run_id, opt);
+  analyze_gpu_launch_links(db, run_id);
   analyze_gpu_timeline(db, run_id, opt);
 }
 

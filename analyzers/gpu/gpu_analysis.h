@@ -23,18 +23,21 @@ struct GpuAnalysisOptions {
   int64_t kernel_wait_ns = 30'000;    // shorter gaps between activities are launch overhead (HTA)
 };
 
-// The three GPU analyzers (analyzer.cpp), each over `run_id` in its own transaction, replacing
+// The GPU analyzers (analyzer.cpp), each over `run_id` in its own transaction, replacing
 // earlier results. Ranks without GPU activity get no GPU numbers (NULL), never zeros.
 // Step windows and per-stream busy time (it adds rows to steps, so it runs on the store's
 // connection, before the analyzers that read steps).
 void analyze_gpu_steps(store::Database& db, int64_t run_id);
-// Launch statistics, API totals and copies, launch links, kernel groups and totals and the
-// launch profile. The launch pass comes from `passes` (analyze_run's), or is made here without.
+// Launch statistics, API totals and copies, kernel groups and totals and the launch profile. The
+// launch pass comes from `passes` (analyze_run's), or is made here without.
 void analyze_gpu_launches(store::Database& db, int64_t run_id, const GpuAnalysisOptions& opt = {},
                           SharedPasses* passes = nullptr);
+// The launch links of kernels found through their launch call (kernel_launch_ops), from the
+// launch pass.
+void analyze_gpu_launch_links(store::Database& db, int64_t run_id, SharedPasses* passes = nullptr);
 // HTA's time breakdown and queue depth, host blocking, collectives and range counters.
 void analyze_gpu_timeline(store::Database& db, int64_t run_id, const GpuAnalysisOptions& opt = {});
-// All three, one after another (for tests of the GPU tables).
+// All four, one after another (for tests of the GPU tables).
 void analyze_gpu_run(store::Database& db, int64_t run_id, const GpuAnalysisOptions& opt = {});
 
 // The parts, each run inside the caller's transaction.

@@ -262,6 +262,13 @@ TEST_CASE("the launch pass is made once for the analyzers that declared it, then
   // The last declared user took it: the holders' references are the only ones left.
   CHECK(first.use_count() == 2);
   CHECK(passes.launch_pass(db, run) != first);
+  // Made ahead (as for an analyzer that then writes on the store's connection), it is the one
+  // every user takes.
+  analyzers::SharedPasses ahead(1);
+  ahead.prepare_launch_pass(*reader, run);
+  auto prepared = ahead.launch_pass(db, run);
+  REQUIRE(prepared->cpu_ops.size() == 1);
+  CHECK(prepared.use_count() == 1);  // the only user took it: nothing else holds it
   // Without shared passes (an analyzer run on its own) each caller makes its own.
   CHECK(analyzers::launch_pass(nullptr, db, run) != analyzers::launch_pass(nullptr, db, run));
 }

@@ -26,7 +26,7 @@ using namespace perfsage::test;
 // application opens one (the migrations make only the older ones).
 inline void analyze_gpu(Ingested& r) {
   for (const auto& a : {analyzers::gpu_analyzer(), analyzers::gpu_launches_analyzer(),
-                        analyzers::gpu_timeline_analyzer()})
+                        analyzers::gpu_launch_links_analyzer(), analyzers::gpu_timeline_analyzer()})
     store::ensure_derived_tables(*r.db, a.writes);
   analyzers::gpu::analyze_gpu_run(*r.db, r.run);
 }
