@@ -102,7 +102,7 @@ TEST_CASE("timeline in object form, numeric ts, string pids, metadata last, unkn
   std::string all;
   for (const auto& w : f.warnings) all += w + "\n";
   CHECK_THAT(all, Catch::Contains("1 flow event not stored"));
-  CHECK_THAT(all, Catch::Contains("ph 'C' events not stored"));
+  CHECK_THAT(all, Catch::Contains("1 ph 'C' event not stored"));
 }
 
 TEST_CASE("timeline: empty file, wrong top level and garbage are clear errors") {
