@@ -23,7 +23,7 @@ namespace {
 
 // The number after "key": in a compact args object, or nullopt.
 std::optional<double> metric(std::string_view args, std::string_view key) {
-  std::string quoted = "\"" + std::string(key) + "\":";
+  std::string quoted = std::string("\"").append(key).append("\":");  // GCC 12 -Wrestrict
   auto k = args.find(quoted);
   if (k == std::string_view::npos) return std::nullopt;
   size_t i = k + quoted.size();
