@@ -82,6 +82,23 @@ bool same_view(store::Database& a, int64_t id_a, store::Database& b, int64_t id_
   return false;
 }
 
+// The example analysed into a store at `store_path` (its local run id), and its job enqueued
+// and claimed by `owner` on `queue` (the job's id).
+std::pair<int64_t, int64_t> analysed_and_claimed(app::JobQueue& queue, const fs::path& store_path,
+                                                 const std::string& owner) {
+  int64_t local = 0;
+  {
+    store::Database db(store_path.string());
+    local = analyse(db, example(), "resnet");
+  }
+  auto job = queue.enqueue({"resnet", {example().string()}, "watch", "sig", false},
+                           app::Dedup::pending, "2026-12-04T00:00:00Z");
+  auto claimed = queue.claim(owner, "2026-12-04T00:00:01Z", test_now_ms() + 60000);
+  REQUIRE(claimed);
+  REQUIRE(claimed->id == job.id);
+  return {local, job.id};
+}
+
 }  // namespace
 
 TEST_CASE("run extract: an imported run reads as in the store that analysed it") {
@@ -164,31 +181,21 @@ TEST_CASE("catalog: a job's run is published once, by the daemon holding its lea
   app::FleetCatalog one(uri, "host-1", dir.path() / "one.catalog");
   app::FleetCatalog two(uri, "host-2", dir.path() / "two.catalog");
   const fs::path store_path = dir.path() / "one.db";
-  int64_t local = 0;
-  {
-    store::Database db(store_path.string());
-    local = analyse(db, example(), "resnet");
-  }
-
-  auto job = queue->enqueue({"resnet", {example().string()}, "watch", "sig", false},
-                            app::Dedup::pending, "2026-12-04T00:00:00Z");
-  auto claimed = queue->claim("host-1", "2026-12-04T00:00:01Z", test_now_ms() + 60000);
-  REQUIRE(claimed);
-  REQUIRE(claimed->id == job.id);
+  auto [local, job_id] = analysed_and_claimed(*queue, store_path, "host-1");
 
   // Another daemon, not holding the job, publishes nothing.
-  CHECK_FALSE(two.publish_job_run(job.id, "host-2", store_path, local, "2026-12-04T00:00:02Z"));
+  CHECK_FALSE(two.publish_job_run(job_id, "host-2", store_path, local, "2026-12-04T00:00:02Z"));
   CHECK(two.sync() == 0);
 
-  auto id = one.publish_job_run(job.id, "host-1", store_path, local, "2026-12-04T00:00:03Z");
+  auto id = one.publish_job_run(job_id, "host-1", store_path, local, "2026-12-04T00:00:03Z");
   REQUIRE(id);
-  auto done = queue->get(job.id);
+  auto done = queue->get(job_id);
   REQUIRE(done);
   CHECK(done->state == app::JobState::done);
   CHECK(done->run_id == *id);
-  CHECK(queue->job_of_run(*id) == job.id);
+  CHECK(queue->job_of_run(*id) == job_id);
   // The job is done: publishing it again is refused.
-  CHECK_FALSE(one.publish_job_run(job.id, "host-1", store_path, local, "2026-12-04T00:00:04Z"));
+  CHECK_FALSE(one.publish_job_run(job_id, "host-1", store_path, local, "2026-12-04T00:00:04Z"));
   CHECK(one.published(local) == id);
   CHECK(one.origin_of(*id)->instance == "host-1");
 
@@ -243,15 +250,8 @@ TEST_CASE("catalog: daemons run as a role that only reads and writes rows") {
   auto queue = app::open_shared_queue(rows_uri, {}, "");
   app::FleetCatalog catalog(rows_uri, "host-1", dir.path() / "one.catalog");
   const fs::path store_path = dir.path() / "one.db";
-  int64_t local = 0;
-  {
-    store::Database store(store_path.string());
-    local = analyse(store, example(), "resnet");
-  }
-  auto job = queue->enqueue({"resnet", {example().string()}, "watch", "sig", false},
-                            app::Dedup::pending, "2026-12-04T00:00:00Z");
-  REQUIRE(queue->claim("host-1", "2026-12-04T00:00:01Z", test_now_ms() + 60000));
-  CHECK(catalog.publish_job_run(job.id, "host-1", store_path, local, "2026-12-04T00:00:02Z"));
+  auto [local, job_id] = analysed_and_claimed(*queue, store_path, "host-1");
+  CHECK(catalog.publish_job_run(job_id, "host-1", store_path, local, "2026-12-04T00:00:02Z"));
   CHECK(catalog.sync() == 1);
   catalog.publish_packs(1, {});
 }
