@@ -54,7 +54,10 @@ std::map<std::string, NameTotals> compared_totals(store::Database& db, int64_t r
     out["op"] = std::move(ops);
   } else {
     out["kernel"] = read_totals(
-        db, "SELECT name, kernels, dur_ns / 1000.0 FROM kernel_totals WHERE run_id = ?1", run);
+        db,
+        "SELECT name, sum(kernels), sum(dur_ns) / 1000.0 FROM kernel_totals WHERE run_id = ?1 "
+        "GROUP BY name",
+        run);
   }
   // ProfilerStep#N is the profiler's step annotation, one name per step: not an op.
   out["cpu_op"] = read_totals(db,

@@ -28,18 +28,21 @@ namespace {
 struct KindTotal {
   int64_t count = 0, dur_ns = 0, max_ns = 0;
 };
-using KindTotals = std::map<std::pair<std::string, std::string>, KindTotal>;
+// (rank, name, kind) -> totals. Per rank, so that a cluster run's rows are the union of its
+// ranks' rows, whichever process analysed each rank (docs/scale-out.md).
+using KindTotals = std::map<std::tuple<int64_t, std::string, std::string>, KindTotal>;
 
 // Host annotations, gc and queue events per name (a few thousand rows at most): read plainly.
 void add_kind_totals(store::Database& db, int64_t run_id, const char* kind, KindTotals& out) {
   const auto& schema = store::host_event_schema();
-  const int c_name = store::column_index(schema, "name"),
+  const int c_rank = store::column_index(schema, "rank"),
+            c_name = store::column_index(schema, "name"),
             c_dur = store::column_index(schema, "dur_ns");
-  store::BlockScan scan(db, schema, run_id, std::string(kind), {"name", "dur_ns"});
+  store::BlockScan scan(db, schema, run_id, std::string(kind), {"rank", "name", "dur_ns"});
   while (scan.next()) {
     auto& b = scan.block();
     for (size_t r = 0; r < b.rows(); ++r) {
-      KindTotal& t = out[{std::string(b.text_at(c_name, r)), kind}];
+      KindTotal& t = out[{b.int_at(c_rank, r), std::string(b.text_at(c_name, r)), kind}];
       int64_t dur = b.int_at(c_dur, r);
       t.max_ns = t.count == 0 ? dur : std::max(t.max_ns, dur);
       ++t.count;
@@ -48,14 +51,14 @@ void add_kind_totals(store::Database& db, int64_t run_id, const char* kind, Kind
   }
 }
 
-// host_op_totals in (name, kind) order, the order SQL's GROUP BY name, kind gave the host_op
-// fact when it grouped the events itself (ties of its ORDER BY keep it).
+// host_op_totals in (rank, name, kind) order.
 void write_host_op_totals(store::Database& db, int64_t run_id, KindTotals& totals) {
   for (const char* kind : {"user_annotation", "gc", "queue"})
     add_kind_totals(db, run_id, kind, totals);
   store::RowInserter insert(db, tables::host_op_totals());
   for (const auto& [key, t] : totals)
-    insert.insert(run_id, key.first, key.second, t.count, t.dur_ns, t.max_ns);
+    insert.insert(run_id, std::get<0>(key), std::get<1>(key), std::get<2>(key), t.count, t.dur_ns,
+                  t.max_ns);
 }
 
 }  // namespace
@@ -108,21 +111,42 @@ int64_t compute_cpu_self_time(store::Database& db, int64_t run_id) {
       spans[open.back()].children += s.end - s.start;
     open.push_back(i);
   }
+  // Per rank (the spans are sorted by rank): each rank's names in name order, so that a rank's
+  // rows do not depend on which other ranks the run holds.
   std::vector<int64_t> self(names.size()), total(names.size()), count(names.size()),
       longest(names.size());
-  for (const auto& s : spans) {
+  std::vector<uint32_t> seen;  // the names of the current rank
+  struct SelfRow {
+    int64_t rank;
+    uint32_t name;
+    int64_t count, total, self;
+  };
+  std::vector<SelfRow> self_rows;
+  auto end_rank = [&](int64_t rank) {
+    std::sort(seen.begin(), seen.end(),
+              [&](uint32_t a, uint32_t b) { return names[a] < names[b]; });
+    for (uint32_t n : seen) {
+      kind_totals[{rank, names[n], "cpu_op"}] = {count[n], total[n], longest[n]};
+      self_rows.push_back({rank, n, count[n], total[n], self[n]});
+      self[n] = total[n] = count[n] = longest[n] = 0;
+    }
+    seen.clear();
+  };
+  for (size_t i = 0; i < spans.size(); ++i) {
+    const Span& s = spans[i];
+    if (i > 0 && s.rank != spans[i - 1].rank) end_rank(spans[i - 1].rank);
+    if (count[s.name] == 0) seen.push_back(s.name);
     self[s.name] += std::max<int64_t>(0, s.end - s.start - s.children);
     total[s.name] += s.end - s.start;
     longest[s.name] =
         count[s.name] == 0 ? s.end - s.start : std::max(longest[s.name], s.end - s.start);
     ++count[s.name];
   }
-  for (size_t n = 0; n < names.size(); ++n)
-    kind_totals[{names[n], "cpu_op"}] = {count[n], total[n], longest[n]};
+  end_rank(spans.back().rank);
   write_host_op_totals(db, run_id, kind_totals);
   store::RowInserter insert(db, tables::host_op_self());
-  for (size_t n = 0; n < names.size(); ++n)
-    insert.insert(run_id, names[n], count[n], total[n], self[n]);
+  for (const SelfRow& r : self_rows)
+    insert.insert(run_id, r.rank, names[r.name], r.count, r.total, r.self);
   return static_cast<int64_t>(names.size());
 }
 

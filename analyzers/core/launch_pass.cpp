@@ -40,8 +40,9 @@ void read_kernels(store::Database& db, int64_t run_id, LaunchPass& out,
     auto& b = scan.block();
     names.start_block(b);
     for (size_t r = 0; r < b.rows(); ++r) {
-      LaunchPass::Kernel k{nullptr, b.int_at(c_dur, r), 0, 0, 0, names.at(b, r), false, false,
-                           false};
+      LaunchPass::Kernel k{
+          nullptr, b.int_at(c_rank, r), b.int_at(c_dur, r), 0, 0, 0, names.at(b, r), false, false,
+          false};
       if ((k.has_occupancy = !b.is_null(c_occ, r))) k.occupancy = b.real_at(c_occ, r);
       if ((k.has_blocks_per_sm = !b.is_null(c_bps, r))) k.blocks_per_sm = b.real_at(c_bps, r);
       if ((k.has_registers = !b.is_null(c_regs, r))) k.registers = b.int_at(c_regs, r);

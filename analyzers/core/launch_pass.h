@@ -30,6 +30,7 @@ struct LaunchPass {
   };
   struct Kernel {
     const Instance* instance;  // null when the kernel has no External id
+    int64_t rank;
     int64_t dur_ns;
     double occupancy, blocks_per_sm;
     int64_t registers;

@@ -88,12 +88,12 @@ const store::DerivedTable& op_name_totals() {
 const store::DerivedTable& host_op_totals() {
   static const store::DerivedTable t{
       "host_op_totals",
-      "Host ops and annotations per (name, kind) over all ranks: cpu_op, user_annotation, gc "
-      "and queue events (analyzers/core/cpu_self_time.cpp), for the host_op fact. Rows in "
-      "(name, kind) order.",
-      {text("name", "op or annotation name"), text("kind", "cpu_op, user_annotation, gc or queue"),
-       integer("count", "count", "calls"), integer("dur_ns", "ns", "summed duration"),
-       integer("max_ns", "ns", "longest call")},
+      "Host ops and annotations per (rank, name, kind): cpu_op, user_annotation, gc and queue "
+      "events (analyzers/core/cpu_self_time.cpp), for the host_op fact. Rows in (rank, name, "
+      "kind) order.",
+      {integer("rank", "", "rank (process) of the trace"), text("name", "op or annotation name"),
+       text("kind", "cpu_op, user_annotation, gc or queue"), integer("count", "count", "calls"),
+       integer("dur_ns", "ns", "summed duration"), integer("max_ns", "ns", "longest call")},
       {"run_id"}};
   return t;
 }
@@ -101,10 +101,11 @@ const store::DerivedTable& host_op_totals() {
 const store::DerivedTable& host_op_self() {
   static const store::DerivedTable t{
       "host_op_self",
-      "CPU ops per name with their self time: duration minus the time of the ops nested in "
-      "them on the same thread (analyzers/core/cpu_self_time.cpp).",
-      {text("name", "CPU op name"), integer("count", "count", "calls"),
-       integer("total_ns", "ns", "summed duration"), integer("self_ns", "ns", "summed self time")},
+      "CPU ops per rank and name with their self time: duration minus the time of the ops "
+      "nested in them on the same thread (analyzers/core/cpu_self_time.cpp).",
+      {integer("rank", "", "rank (process) of the trace"), text("name", "CPU op name"),
+       integer("count", "count", "calls"), integer("total_ns", "ns", "summed duration"),
+       integer("self_ns", "ns", "summed self time")},
       {"run_id", "name"}};
   return t;
 }

@@ -183,16 +183,20 @@ FROM m GROUP BY name, direction, pageable, api ORDER BY total_us DESC LIMIT 2000
           {"kernels", T::Integer, "count", "kernel launches", ""},
           {"tiny_kernels", T::Integer, "count", "launches shorter than 10 us", ""},
           {"tiny_share", T::Float, "ratio", "tiny_kernels / kernels", ""},
-          {"median_kernel_us", T::Float, "us", "median kernel duration", ""},
+          {"median_kernel_us", T::Float, "us",
+           "median kernel duration (several ranks: the median of the ranks' medians)", ""},
           {"gpu_busy_us", T::Float, "us", "summed kernel, memcpy and memset time", ""},
           {"launch_api_us", T::Float, "us", "summed host time in kernel-launch API calls", ""},
           {"wall_us", T::Float, "us", "run wall span", ""},
       },
+      // gpu_launch_profile has a row per rank; the ranks' counts and times are summed.
       R"sql(WITH {common},
-p AS (SELECT kernels, tiny, median_ns, busy_ns, launch_api_ns FROM gpu_launch_profile
-      WHERE run_id = ?1)
+p AS (SELECT sum(kernels) AS kernels, sum(tiny) AS tiny, sum(busy_ns) AS busy_ns,
+        sum(launch_api_ns) AS launch_api_ns FROM gpu_launch_profile WHERE run_id = ?1),
+x AS MATERIALIZED (SELECT median_ns FROM gpu_launch_profile WHERE run_id = ?1 AND kernels > 0)
 SELECT kernels, tiny AS tiny_kernels, CAST(tiny AS REAL) / kernels AS tiny_share,
-  median_ns / 1000.0 AS median_kernel_us, busy_ns / 1000.0 AS gpu_busy_us,
+  )sql" + median_of("median_ns") +
+          R"sql( / 1000.0 AS median_kernel_us, busy_ns / 1000.0 AS gpu_busy_us,
   launch_api_ns / 1000.0 AS launch_api_us,
   ((SELECT e FROM span) - (SELECT s FROM span)) / 1000.0 AS wall_us
 FROM p WHERE kernels > 0)sql"});

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -49,9 +50,11 @@ void compute_launch_stats(store::Database& db, int64_t run_id, const GpuAnalysis
 void compute_time_breakdown(store::Database& db, int64_t run_id, const GpuAnalysisOptions& opt);
 // What the launch fact needs beyond the kernels: filled by compute_api_totals from the same
 // passes over the calls and copies, written by compute_kernel_groups (gpu_launch_profile).
+// Per rank: summed memcpy and memset time; summed runtime/driver kernel-launch calls (a rank
+// without any has no entry).
 struct LaunchTotals {
-  int64_t copy_ns = 0;                   // summed memcpy and memset time
-  std::optional<int64_t> launch_api_ns;  // summed runtime/driver kernel-launch calls
+  std::map<int64_t, int64_t> copy_ns;
+  std::map<int64_t, int64_t> launch_api_ns;
 };
 // Kernels per (name, launching CPU op, op input types): kernel_groups; per name: kernel_totals;
 // and the run's launch profile: gpu_launch_profile; from the launch pass.

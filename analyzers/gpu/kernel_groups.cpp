@@ -7,7 +7,9 @@
 #include <cstddef>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <unordered_map>
 #include <utility>
@@ -38,24 +40,34 @@ struct NameTotal {
   std::optional<int64_t> registers;
 };
 
-// kernel_totals in name order: the order SQL's GROUP BY name gave the kernel fact when it
-// grouped the launches itself (ties of its ORDER BY keep it).
-void write_kernel_totals(store::Database& db, int64_t run,
+// kernel_totals of one rank in name order: the order SQL's GROUP BY name gave the kernel fact
+// when it grouped the launches itself (ties of its ORDER BY keep it).
+void write_kernel_totals(store::RowInserter& insert, int64_t run, int64_t rank,
                          const std::vector<const std::string*>& names,
                          const std::vector<NameTotal>& totals) {
-  std::vector<size_t> order(names.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::vector<size_t> order;
+  for (size_t i = 0; i < totals.size(); ++i)
+    if (totals[i].kernels > 0) order.push_back(i);
   std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return *names[a] < *names[b]; });
-  store::RowInserter insert(db, tables::kernel_totals());
   for (size_t i : order) {
     const NameTotal& t = totals[i];
-    insert.insert(run, *names[i], t.kernels, t.dur_ns, t.max_ns, t.tiny, t.occ_sum, t.occ_n,
+    insert.insert(run, rank, *names[i], t.kernels, t.dur_ns, t.max_ns, t.tiny, t.occ_sum, t.occ_n,
                   t.registers);
   }
 }
 
+// One rank's kernels: per-name totals and the durations for its launch profile.
+struct RankKernels {
+  std::vector<NameTotal> totals;  // by kernel name id
+  std::vector<int64_t> durs;
+  int64_t tiny = 0, kernel_ns = 0;
+};
+
 }  // namespace
 
+// Every table here is per rank, and a rank's rows are computed from its own kernels alone and
+// written in an order that does not depend on the other ranks: a cluster run's tables are then
+// the union of its ranks' tables, whichever process analysed each rank (docs/scale-out.md).
 void compute_kernel_groups(store::Database& db, int64_t run, const LaunchTotals& launches,
                            const LaunchPass& pass) {
   db.prepare("DELETE FROM kernel_groups WHERE run_id=?1").bind(1, run).run();
@@ -64,9 +76,16 @@ void compute_kernel_groups(store::Database& db, int64_t run, const LaunchTotals&
   std::vector<const std::string*> kernel_name_of(pass.kernel_names.size());
   for (size_t i = 0; i < kernel_name_of.size(); ++i)
     kernel_name_of[i] = &pass.kernel_names.text(static_cast<uint32_t>(i));
-  std::vector<NameTotal> totals(kernel_name_of.size());  // per kernel name, for kernel_totals
+  std::map<int64_t, RankKernels> ranks;
+  RankKernels* current = nullptr;  // kernels come in long runs of one rank
+  int64_t current_rank = 0;
   for (const LaunchPass::Kernel& k : pass.kernels) {
-    NameTotal& t = totals[k.name];
+    if (!current || k.rank != current_rank) {
+      current = &ranks[k.rank];
+      current_rank = k.rank;
+      if (current->totals.empty()) current->totals.resize(kernel_name_of.size());
+    }
+    NameTotal& t = current->totals[k.name];
     t.max_ns = t.kernels == 0 ? k.dur_ns : std::max(t.max_ns, k.dur_ns);
     ++t.kernels;
     t.dur_ns += k.dur_ns;
@@ -76,23 +95,43 @@ void compute_kernel_groups(store::Database& db, int64_t run, const LaunchTotals&
       ++t.occ_n;
     }
     if (k.has_registers) t.registers = std::max(t.registers.value_or(k.registers), k.registers);
+    current->durs.push_back(k.dur_ns);
+    current->tiny += k.dur_ns < kTinyNs ? 1 : 0;
+    current->kernel_ns += k.dur_ns;
   }
-  write_kernel_totals(db, run, kernel_name_of, totals);
-  if (!pass.kernels.empty()) {
-    // The launch profile: counts, the median launch (SQL's ORDER BY dur_ns OFFSET n / 2) and
-    // the busy time with the copies.
-    std::vector<int64_t> durs;
-    durs.reserve(pass.kernels.size());
-    int64_t tiny = 0;
-    for (const LaunchPass::Kernel& k : pass.kernels) {
-      durs.push_back(k.dur_ns);
-      tiny += k.dur_ns < kTinyNs ? 1 : 0;
+  {
+    store::RowInserter insert(db, tables::kernel_totals());
+    for (const auto& [rank, rk] : ranks)
+      write_kernel_totals(insert, run, rank, kernel_name_of, rk.totals);
+  }
+  // The launch profile of each rank with kernels, copies or launch calls: counts, the median
+  // launch (SQL's ORDER BY dur_ns OFFSET n / 2) and the busy time with the copies.
+  std::set<int64_t> profiled;
+  for (const auto& [rank, _] : ranks) profiled.insert(rank);
+  for (const auto& [rank, _] : launches.copy_ns) profiled.insert(rank);
+  for (const auto& [rank, _] : launches.launch_api_ns) profiled.insert(rank);
+  {
+    store::RowInserter insert(db, tables::launch_profile());
+    for (int64_t rank : profiled) {
+      auto rk = ranks.find(rank);
+      std::optional<int64_t> median;
+      int64_t kernels = 0, tiny = 0, kernel_ns = 0;
+      if (rk != ranks.end()) {
+        std::vector<int64_t>& durs = rk->second.durs;
+        auto mid = durs.begin() + static_cast<std::ptrdiff_t>(durs.size() / 2);
+        std::nth_element(durs.begin(), mid, durs.end());
+        median = *mid;
+        kernels = static_cast<int64_t>(durs.size());
+        tiny = rk->second.tiny;
+        kernel_ns = rk->second.kernel_ns;
+      }
+      auto copies = launches.copy_ns.find(rank);
+      auto api = launches.launch_api_ns.find(rank);
+      insert.insert(
+          run, rank, kernels, tiny, median,
+          kernel_ns + (copies == launches.copy_ns.end() ? 0 : copies->second),
+          api == launches.launch_api_ns.end() ? std::nullopt : store::OptInt(api->second));
     }
-    auto mid = durs.begin() + static_cast<std::ptrdiff_t>(durs.size() / 2);
-    std::nth_element(durs.begin(), mid, durs.end());
-    store::RowInserter(db, tables::launch_profile())
-        .insert(run, static_cast<int64_t>(pass.kernels.size()), tiny, *mid,
-                pass.kernel_ns + launches.copy_ns, launches.launch_api_ns);
   }
   // Ops with the same name and types are one group, whatever their External ids. Each op is
   // given its group's id first, so that every group sums its kernels in scan order: summed
@@ -112,11 +151,11 @@ void compute_kernel_groups(store::Database& db, int64_t run, const LaunchTotals&
     }
     return at->second;
   };
-  // (kernel name, op group) -> sums.
-  std::map<std::pair<int, int>, Group> groups;
+  // (rank, kernel name, op group) -> sums.
+  std::map<std::tuple<int64_t, int, int>, Group> groups;
   for (const LaunchPass::Kernel& k : pass.kernels) {
     const LaunchPass::Instance* op = k.instance && k.instance->has_op ? k.instance : nullptr;
-    Group& g = groups[{static_cast<int>(k.name), op_group(op)}];
+    Group& g = groups[{k.rank, static_cast<int>(k.name), op_group(op)}];
     ++g.kernels;
     g.dur_ns += k.dur_ns;
     if (k.has_occupancy) {
@@ -132,17 +171,20 @@ void compute_kernel_groups(store::Database& db, int64_t run, const LaunchTotals&
   }
   std::vector<const OpGroupKey*> op_group_key(op_group_ids.size());
   for (const auto& [key, id] : op_group_ids) op_group_key[static_cast<size_t>(id)] = &key;
-  // Written by kernel name, then op name and types.
-  std::map<std::tuple<int, std::string, std::string, bool, bool>, Group> merged;
+  // Written by rank, then kernel name, op name and types.
+  std::map<std::tuple<int64_t, std::string_view, std::string, std::string, bool, bool>, Group>
+      merged;
   for (const auto& [key, g] : groups) {
-    const auto& [op, types, has_op, has_types] = *op_group_key[static_cast<size_t>(key.second)];
-    merged.emplace(std::tuple{key.first, op, types, has_op, has_types}, g);
+    const auto& [rank, name_id, op_group_id] = key;
+    const auto& [op, types, has_op, has_types] = *op_group_key[static_cast<size_t>(op_group_id)];
+    merged.emplace(std::tuple{rank, std::string_view(*kernel_name_of[static_cast<size_t>(name_id)]),
+                              op, types, has_op, has_types},
+                   g);
   }
   store::RowInserter ins(db, tables::kernel_groups());
   for (const auto& [key, g] : merged) {
-    const auto& [name_id, op, types, has_op, has_types] = key;
-    ins.insert(run, *kernel_name_of[static_cast<size_t>(name_id)],
-               has_op ? store::OptText(op) : std::nullopt,
+    const auto& [rank, name, op, types, has_op, has_types] = key;
+    ins.insert(run, rank, std::string(name), has_op ? store::OptText(op) : std::nullopt,
                has_types ? store::OptText(types) : std::nullopt, g.kernels, g.dur_ns,
                g.has_occ ? store::OptReal(g.occ_ns) : std::nullopt,
                g.has_occ ? store::OptInt(g.occ_weight) : std::nullopt,

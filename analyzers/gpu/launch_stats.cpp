@@ -87,7 +87,7 @@ LaunchTotals compute_api_totals(store::Database& db, int64_t run) {
             copy_correlations.insert(*c.correlation);
           }
           if (!b.is_null(c_bytes, r)) c.bytes = b.int_at(c_bytes, r);
-          out.copy_ns += c.dur_ns;
+          out.copy_ns[c.rank] += c.dur_ns;
           copies.push_back(std::move(c));
         }
       }
@@ -127,7 +127,7 @@ LaunchTotals compute_api_totals(store::Database& db, int64_t run) {
         // folded), the launch fact's launch API time.
         if (contains_folded(name, "launchkernel") ||
             contains_folded(name, "launchcooperativekernel"))
-          out.launch_api_ns = out.launch_api_ns.value_or(0) + dur;
+          out.launch_api_ns[rank] += dur;
         if (!copy_correlations.empty() && !b.is_null(c_corr, r) &&
             copy_correlations.count(b.int_at(c_corr, r))) {
           auto [api, fresh] = copy_api.try_emplace({rank, b.int_at(c_corr, r)}, name);
@@ -136,17 +136,25 @@ LaunchTotals compute_api_totals(store::Database& db, int64_t run) {
       }
     }
   }
-  store::RowInserter insert(db, tables::api_totals());
+  // Written by rank, then name: a rank's rows do not depend on the other ranks' calls.
+  std::vector<std::tuple<int64_t, const std::string*, const Total*>> rows;
   for (const auto& [name, ranks] : by_name)
-    for (const auto& [rank, t] : ranks) insert.insert(run, rank, name, t.calls, t.dur_ns, t.max_ns);
-  // Copies per (name, kind, copy kind, call), in that order.
+    for (const auto& [rank, t] : ranks) rows.emplace_back(rank, &name, &t);
+  std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) {
+    return std::get<0>(a) != std::get<0>(b) ? std::get<0>(a) < std::get<0>(b)
+                                            : *std::get<1>(a) < *std::get<1>(b);
+  });
+  store::RowInserter insert(db, tables::api_totals());
+  for (const auto& [rank, name, t] : rows)
+    insert.insert(run, rank, *name, t->calls, t->dur_ns, t->max_ns);
+  // Copies per (rank, name, kind, copy kind, call), in that order.
   struct Group {
     int64_t count = 0, dur_ns = 0, bytes = 0;
     bool has_bytes = false;
   };
-  std::map<
-      std::tuple<std::string, std::string, std::optional<std::string>, std::optional<std::string>>,
-      Group>
+  std::map<std::tuple<int64_t, std::string, std::string, std::optional<std::string>,
+                      std::optional<std::string>>,
+           Group>
       groups;
   for (Copy& c : copies) {
     std::optional<std::string> api;
@@ -154,8 +162,8 @@ LaunchTotals compute_api_totals(store::Database& db, int64_t run) {
       auto it = copy_api.find({c.rank, *c.correlation});
       if (it != copy_api.end()) api = it->second;
     }
-    Group& g =
-        groups[{std::move(c.name), std::move(c.kind), std::move(c.memcpy_kind), std::move(api)}];
+    Group& g = groups[{c.rank, std::move(c.name), std::move(c.kind), std::move(c.memcpy_kind),
+                       std::move(api)}];
     ++g.count;
     g.dur_ns += c.dur_ns;
     if (c.bytes) {
@@ -165,8 +173,8 @@ LaunchTotals compute_api_totals(store::Database& db, int64_t run) {
   }
   store::RowInserter insert_copy(db, tables::copy_groups());
   for (const auto& [key, g] : groups) {
-    const auto& [name, kind, memcpy_kind, api] = key;
-    insert_copy.insert(run, name, kind, memcpy_kind, api, g.count, g.dur_ns,
+    const auto& [rank, name, kind, memcpy_kind, api] = key;
+    insert_copy.insert(run, rank, name, kind, memcpy_kind, api, g.count, g.dur_ns,
                        g.has_bytes ? store::OptInt(g.bytes) : std::nullopt);
   }
   return out;

@@ -68,9 +68,10 @@ const store::DerivedTable& api_totals() {
 const store::DerivedTable& kernel_groups() {
   static const store::DerivedTable t{
       "kernel_groups",
-      "Kernels grouped by (name, launching op, input types) over all ranks "
-      "(analyzers/gpu/kernel_groups.cpp).",
-      {text("name", "kernel name"),
+      "Kernels grouped per rank by (name, launching op, input types) "
+      "(analyzers/gpu/kernel_groups.cpp); rows by rank, then name, op and types. Per rank, so "
+      "that a cluster run's table is the union of its ranks' tables (docs/scale-out.md).",
+      {integer("rank", "", "rank (process) of the trace"), text("name", "kernel name"),
        text("op", "launching framework op; NULL when unknown").or_null(),
        text("types", "the op's input dtypes; NULL when unknown").or_null(),
        integer("kernels", "count", "kernels in the group"),
@@ -86,10 +87,11 @@ const store::DerivedTable& kernel_groups() {
 const store::DerivedTable& kernel_totals() {
   static const store::DerivedTable t{
       "kernel_totals",
-      "Kernels per name over all ranks (analyzers/gpu/kernel_groups.cpp), in name order, for "
-      "the kernel fact.",
-      {text("name", "kernel name"), integer("kernels", "count", "launches"),
-       integer("dur_ns", "ns", "their summed time"), integer("max_ns", "ns", "longest launch"),
+      "Kernels per rank and name (analyzers/gpu/kernel_groups.cpp), by rank and then in name "
+      "order, for the kernel fact.",
+      {integer("rank", "", "rank (process) of the trace"), text("name", "kernel name"),
+       integer("kernels", "count", "launches"), integer("dur_ns", "ns", "their summed time"),
+       integer("max_ns", "ns", "longest launch"),
        integer("tiny", "count", "launches shorter than 10 us"),
        real("occ_sum", "", "sum of the recorded estimated occupancies"),
        integer("occ_n", "count", "launches with an occupancy"),
@@ -101,11 +103,11 @@ const store::DerivedTable& kernel_totals() {
 const store::DerivedTable& copy_groups() {
   static const store::DerivedTable t{
       "copy_groups",
-      "GPU copies and sets per (activity name, kind, copy kind, issuing host call) over all "
-      "ranks (analyzers/gpu/launch_stats.cpp), in that order, for the memcpy fact. The call is "
+      "GPU copies and sets per (rank, activity name, kind, copy kind, issuing host call) "
+      "(analyzers/gpu/launch_stats.cpp), in that order, for the memcpy fact. The call is "
       "the least-named runtime or driver call of the activity's rank and correlation id.",
-      {text("name", "activity name"), text("kind", "memcpy or memset"),
-       text("memcpy_kind", "copy kind as recorded").or_null(),
+      {integer("rank", "", "rank (process) of the trace"), text("name", "activity name"),
+       text("kind", "memcpy or memset"), text("memcpy_kind", "copy kind as recorded").or_null(),
        text("api", "issuing runtime or driver call; NULL when none is recorded").or_null(),
        integer("count", "count", "operations"), integer("dur_ns", "ns", "their summed time"),
        integer("bytes", "bytes", "their summed bytes").or_null()},
@@ -116,11 +118,14 @@ const store::DerivedTable& copy_groups() {
 const store::DerivedTable& launch_profile() {
   static const store::DerivedTable t{
       "gpu_launch_profile",
-      "The run's kernel-launch profile over all ranks (analyzers/gpu/kernel_groups.cpp), for "
-      "the launch fact; no row without kernels.",
-      {integer("kernels", "count", "kernel launches"),
+      "Each rank's kernel-launch profile (analyzers/gpu/kernel_groups.cpp), for the launch "
+      "fact; a row per rank with kernels, copies or launch calls, by rank.",
+      {integer("rank", "", "rank (process) of the trace"),
+       integer("kernels", "count", "kernel launches"),
        integer("tiny", "count", "launches shorter than 10 us"),
-       integer("median_ns", "ns", "median kernel duration (the upper one of an even count)"),
+       integer("median_ns", "ns",
+               "median kernel duration (the upper one of an even count); NULL without kernels")
+           .or_null(),
        integer("busy_ns", "ns", "summed kernel, memcpy and memset time"),
        integer("launch_api_ns", "ns",
                "summed runtime and driver kernel-launch calls; NULL without any")

@@ -338,15 +338,18 @@ FactType host_op_type() {
       },
       R"sql(WITH {common},
 h AS MATERIALIZED (
-  SELECT name, kind, count, dur_ns / 1000.0 AS total_us, max_ns / 1000.0 AS max_us
-  FROM host_op_totals WHERE run_id = ?1)
+  SELECT name, kind, sum(count) AS count, sum(dur_ns) / 1000.0 AS total_us,
+    max(max_ns) / 1000.0 AS max_us
+  FROM host_op_totals WHERE run_id = ?1 GROUP BY name, kind),
+s AS MATERIALIZED (
+  SELECT name, sum(self_ns) AS self_ns FROM host_op_self WHERE run_id = ?1 GROUP BY name)
 SELECT h.name, h.kind, h.count, h.total_us, h.max_us,
   h.total_us / (SELECT units FROM base) / nullif((SELECT us FROM base), 0) AS share,
   CASE WHEN h.kind = 'cpu_op' THEN s.self_ns / 1000.0 END AS self_us,
   CASE WHEN h.kind = 'cpu_op' THEN
     s.self_ns / 1000.0 / (SELECT units FROM base) / nullif((SELECT us FROM base), 0) END
     AS self_share
-FROM h LEFT JOIN host_op_self s ON s.run_id = ?1 AND s.name = h.name
+FROM h LEFT JOIN s ON s.name = h.name
 ORDER BY h.total_us DESC LIMIT 20000)sql"};
 }
 
