@@ -8,6 +8,7 @@
 #include <set>
 
 #include "engine/clips/environment.h"
+#include "engine/clips/pristine_environment.h"
 #include "engine/error.h"
 #include "engine/fact_prefetch.h"
 #include "engine/finding.h"
@@ -21,6 +22,23 @@ bool applies_to_device(const CompiledPack& pack, const std::string& device) {
   return applies.empty() || device == "unknown" || device.empty() ||
          std::find(applies.begin(), applies.end(), device) != applies.end();
 }
+
+namespace {
+
+// The pack's pristine environment when this process has not used it yet, else a new one with
+// the constructs loaded: either way an environment no evaluation has touched.
+std::unique_ptr<clips::Environment> untouched_environment(const CompiledPack& pack) {
+  if (auto env = pack.pristine ? pack.pristine->take() : nullptr) {
+    env->follow_process_isolation();
+    return env;
+  }
+  auto env = std::make_unique<clips::Environment>();
+  auto errors = env->load(pack.constructs);
+  if (!errors.empty()) throw EngineError("constructs did not load: " + errors[0].text);
+  return env;
+}
+
+}  // namespace
 
 PackEvaluation evaluate_pack(const CompiledPack& pack, const FactSource& source, double base_us,
                              const std::string& device, const Budget& budget) {
@@ -47,9 +65,8 @@ PackEvaluation evaluate_pack(const CompiledPack& pack, const FactSource& source,
     return out;
   }
   try {
-    clips::Environment env;
-    auto errors = env.load(pack.constructs);
-    if (!errors.empty()) throw EngineError("constructs did not load: " + errors[0].text);
+    auto env_owner = untouched_environment(pack);
+    clips::Environment& env = *env_owner;
     env.reset();
     // Fact queries are the host's trusted SQL, not pack code: they run before the pack's budget
     // starts, so a big run's query time is never charged to (or aborts) the pack.

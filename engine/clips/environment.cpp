@@ -175,8 +175,14 @@ Environment::Environment(bool sandboxed) {
   if (sandboxed) apply_sandbox(env_);
 }
 
+void Environment::follow_process_isolation() {
+  if (g_isolated) EnvSetOutOfMemoryFunction(env_, out_of_memory_exit);
+}
+
 Environment::~Environment() {
-  if (env_) DestroyEnvironment(env_);
+  // An evaluator child ends right after its one pack: the OS takes the memory back, where
+  // freeing it would first copy every page of an environment inherited from the parent.
+  if (env_ && !g_isolated) DestroyEnvironment(env_);
 }
 
 void Environment::on_print(const char* channel, const char* text) noexcept {

@@ -51,7 +51,8 @@ using Fact = std::map<std::string, Value>;
 
 // For an evaluator child process (engine/pack_child.h): environments created afterwards log
 // nothing (the parent's logger may have been locked at fork) and end the process with
-// `out_of_memory_exit_code` when CLIPS cannot allocate, instead of CLIPS's exit(1).
+// `out_of_memory_exit_code` when CLIPS cannot allocate, instead of CLIPS's exit(1); none is
+// freed (the child exits after its pack).
 void enter_isolated_process(int out_of_memory_exit_code);
 
 class Environment {
@@ -93,6 +94,11 @@ class Environment {
 
   long memory_used() const;
   void* raw() const { return env_; }
+
+  // For an environment created before enter_isolated_process() and used after it (a pack's
+  // pristine environment inherited by an evaluator child): it now ends the process on running
+  // out of memory, as one created in the child does.
+  void follow_process_isolation();
 
   // Called from the C shims; public only for them.
   void on_print(const char* channel, const char* text) noexcept;

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "engine/clips/environment.h"
+#include "engine/clips/pristine_environment.h"
 #include "engine/clips/sandbox.h"
 #include "engine/facts/registry.h"
 #include "engine/kb/action_map.h"
@@ -83,6 +84,9 @@ class Compiler {
   void walk_ce(const sexpr::Node& n, std::set<std::string>& vars);
   void walk_pattern(const sexpr::Node& n, std::set<std::string>& vars);
   std::set<std::string> matched_types_;
+  // False once the scratch environment holds something `constructs` does not (a rule CLIPS
+  // loaded with a warning and that was then left out): it cannot serve as the pristine one.
+  bool scratch_exact_ = true;
   LoadCode expr_code_ = LoadCode::err_compile_condition;  // code for errors inside expressions
   void walk_expr(const sexpr::Node& n, std::set<std::string>& vars);
   bool compile_rule(const Rule& r, clips::Environment& scratch, CompiledPack& out);
@@ -426,6 +430,7 @@ bool Compiler::compile_rule(const Rule& r, clips::Environment& scratch, Compiled
          p, item, "CLIPS: " + clips_error_summary(e.text));
   }
   if (!errors.empty()) {
+    scratch_exact_ = false;
     out.rules.pop_back();
     return false;
   }
@@ -502,7 +507,8 @@ CompiledPack Compiler::run(const std::map<std::string, ParamOverride>& overrides
     return out;
   }
 
-  clips::Environment scratch;
+  auto scratch_env = std::make_unique<clips::Environment>();
+  clips::Environment& scratch = *scratch_env;
   std::string templates = recommendation_template();
   for (const auto& u : pack_.uses) {
     templates += facts::deftemplate(*catalog_.find(u));
@@ -549,6 +555,10 @@ CompiledPack Compiler::run(const std::map<std::string, ParamOverride>& overrides
   out.pack = pack_;
   out.valid = first_error_.empty();
   out.error = first_error_;
+  if (out.valid && scratch_exact_) {
+    scratch.clear_messages();
+    out.pristine = std::make_shared<clips::PristineEnvironment>(std::move(scratch_env));
+  }
   return out;
 }
 

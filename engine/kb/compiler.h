@@ -9,6 +9,7 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -18,6 +19,10 @@
 #include "engine/kb/pack.h"
 
 namespace perfsage::engine {
+
+namespace clips {
+class PristineEnvironment;
+}
 
 struct CompiledRule {
   std::string id;
@@ -35,6 +40,10 @@ struct CompiledPack {
   std::vector<facts::FactType> types;  // the fact types it uses, as compiled against
   bool valid = false;
   std::string error;  // first error, when not valid
+  // The environment the constructs were checked in, when it holds exactly `constructs` (a
+  // valid pack): the first evaluation in a process uses it instead of building its own.
+  // Shared by copies of this pack; taken once per process (clips/pristine_environment.h).
+  std::shared_ptr<clips::PristineEnvironment> pristine;
 
   const CompiledRule* rule(const std::string& id) const;
   const facts::FactType* fact_type(std::string_view name) const;  // one it uses

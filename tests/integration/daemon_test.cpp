@@ -1,4 +1,5 @@
 // perfsaged end to end: a real daemon on a temporary folder and an ephemeral loopback port.
+#include <google/protobuf/util/message_differencer.h>
 #include <sqlite3.h>
 
 #include <fstream>
@@ -640,5 +641,84 @@ TEST_CASE("a job on a damaged store fails once, naming the store and quick_check
   CHECK_THAT(metrics, Catch::Contains("perfsage_jobs_finished_total{outcome=\"failed\"} 1"));
   CHECK_THAT(metrics, !Catch::Contains("outcome=\"retried\""));
   CHECK(count_rows(store, "SELECT count(*) FROM runs") == 1);
+  CHECK(d.kill(SIGTERM) == 0);
+}
+
+namespace {
+
+// `perfsage analyze INPUT --format json` with `config`, in a store of its own.
+v1::AnalysisReport analyse_with_cli(const fs::path& input, const fs::path& config,
+                                    const fs::path& dir) {
+  const fs::path out = dir / "cli-report.json";
+  const std::string cmd = perfsage_binary().string() + " analyze -q --format json --config '" +
+                          config.string() + "' --store '" + (dir / "cli.db").string() + "' -o '" +
+                          out.string() + "' '" + input.string() + "'";
+  INFO(cmd);
+  REQUIRE(std::system(cmd.c_str()) == 0);
+  std::ifstream in(out);
+  v1::AnalysisReport report;
+  REQUIRE(google::protobuf::util::JsonStringToMessage(
+              std::string(std::istreambuf_iterator<char>(in), {}), &report)
+              .ok());
+  return report;
+}
+
+}  // namespace
+
+// Workers evaluate the packs in environments the forkserver built when it loaded them: the
+// findings are those of a one-shot analyze, and a reload's packs are the ones that run.
+TEST_CASE("a daemon job finds what perfsage analyze finds, with the packs of the last reload") {
+  TempDir dir;
+  fs::create_directories(dir.path() / "runs");
+  auto packs = local_aicpu_pack(dir.path());
+  for (const char* copy : {"first", "second"})
+    fs::copy(source_dir() / "examples/resnet50_rank0_ascend_pt", dir.path() / copy,
+             fs::copy_options::recursive);
+  const std::string kb = "kb:\n  paths: [" + packs.string() + "]\n";
+  std::ofstream(dir.path() / "cli.yaml") << kb;
+  DaemonProcess d(dir.path(),
+                  base_config(dir.path() / "runs", "  pack_reload_debounce: 200ms\n" + kb));
+  REQUIRE(d.start());
+
+  auto job = d.wait_job(d.submit(dir.path() / "first").id());
+  REQUIRE(job.state() == "done");
+  auto detail = d.get_json<v1::RunDetail>("/api/v1/runs/" + std::to_string(job.run_id()));
+  auto cli = analyse_with_cli(dir.path() / "first", dir.path() / "cli.yaml", dir.path());
+  const auto& served = detail.report().recommendations();
+  REQUIRE(served.size() == cli.recommendations_size());
+  int local = 0;
+  for (int i = 0; i < served.size(); ++i) {
+    INFO(served[i].id() << " / " << cli.recommendations(i).id());
+    CHECK(google::protobuf::util::MessageDifferencer::Equals(served[i], cli.recommendations(i)));
+    local += served[i].pack() == "aicpu_local";
+  }
+  REQUIRE(local > 0);
+
+  // A changed rule (an evidence key, which the rule's CLIPS code names): the next job runs the
+  // reloaded rules, never the environments built for the packs before.
+  const auto yaml = packs / "aicpu_local/pack.yaml";
+  std::ifstream in(yaml);
+  std::string text((std::istreambuf_iterator<char>(in)), {});
+  in.close();
+  const std::string old_key = "      dtype: ?dt\n";
+  auto at = text.find(old_key);
+  REQUIRE(at != std::string::npos);
+  text.replace(at, old_key.size(), "      unsupported_dtype: ?dt\n");
+  std::ofstream(yaml) << text;
+  REQUIRE(eventually(
+      20, [&] { return d.get_json<v1::PackStatusList>("/api/v1/packs").generation() == 2; }));
+  job = d.wait_job(d.submit(dir.path() / "second").id());
+  REQUIRE(job.state() == "done");
+  detail = d.get_json<v1::RunDetail>("/api/v1/runs/" + std::to_string(job.run_id()));
+  int renamed = 0, stale = 0;
+  for (const auto& f : detail.report().recommendations()) {
+    if (f.pack() != "aicpu_local" || f.rule() != "aicpu_dtype") continue;
+    for (const auto& e : f.evidence()) {
+      renamed += e.name() == "unsupported_dtype";
+      stale += e.name() == "dtype";
+    }
+  }
+  CHECK(renamed > 0);
+  CHECK(stale == 0);
   CHECK(d.kill(SIGTERM) == 0);
 }

@@ -1,0 +1,70 @@
+// A compiled pack keeps the environment its constructs were checked in (pristine) for the first
+// evaluation in a process; every evaluation still starts from an environment no other touched.
+#include <catch2/catch.hpp>
+
+#include <set>
+
+#include "engine/clips/pristine_environment.h"
+#include "engine/evaluator.h"
+#include "engine/kb/compiler.h"
+#include "engine/kb/reader.h"
+#include "engine/pack_child.h"
+#include "kb_support.h"
+
+using namespace perfsage;
+using namespace perfsage::engine;
+
+namespace {
+
+CompiledPack compiled_pack() {
+  std::vector<LoadMessage> messages;
+  auto pack = read_pack_text(
+      "name: every_op\nversion: 0.1.0\nuses: [op]\nrules:\n  - id: op_seen\n"
+      "    when: (op (name ?name) (total_us ?total))\n    message: \"{?name}\"\n"
+      "    subjects: [name]\n",
+      "/packs/every_op/pack.yaml", messages);
+  REQUIRE(pack);
+  auto compiled = compile_pack(*pack, messages, *test::catalog());
+  REQUIRE(compiled.valid);
+  return compiled;
+}
+
+FactSource ops(std::vector<std::string> names) {
+  return [names](const facts::FactType& t) {
+    std::vector<facts::SlotValues> out;
+    if (t.name == "op")
+      for (const auto& n : names)
+        out.push_back(
+            {{"name", clips::Value::of_string(n)}, {"total_us", clips::Value::of_float(100)}});
+    return out;
+  };
+}
+
+std::set<std::string> subjects(const PackEvaluation& pe) {
+  REQUIRE(pe.result.status == "ok");
+  std::set<std::string> out;
+  for (const auto& f : pe.findings) out.insert(f.subjects(0));
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("each evaluation of a compiled pack sees only its own facts") {
+  CompiledPack pack = compiled_pack();
+  REQUIRE(pack.pristine);
+  const CompiledPack copy = pack;  // copies share the one pristine environment
+
+  // An isolated child takes its own copy of the pristine environment; this process's stays.
+  CHECK(subjects(evaluate_pack_in_child(pack, ops({"Cast"}), 1000, "ascend", {})) ==
+        std::set<std::string>{"Cast"});
+  CHECK(subjects(evaluate_pack(pack, ops({"MatMul", "Conv2D"}), 1000, "ascend")) ==
+        std::set<std::string>{"MatMul", "Conv2D"});
+  // Used once here: gone for every copy, so the next evaluations build their own.
+  CHECK_FALSE(copy.pristine->take());
+  CHECK(subjects(evaluate_pack(copy, ops({"Add"}), 1000, "ascend")) ==
+        std::set<std::string>{"Add"});
+  CHECK(subjects(evaluate_pack(pack, ops({"Mul"}), 1000, "ascend")) ==
+        std::set<std::string>{"Mul"});
+  CHECK(subjects(evaluate_pack_in_child(pack, ops({"Relu"}), 1000, "ascend", {})) ==
+        std::set<std::string>{"Relu"});
+}
