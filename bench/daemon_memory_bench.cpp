@@ -5,13 +5,16 @@
 // input analysed by `perfsage analyze --store` one process after another (wall time per run,
 // peak RSS), i.e. what a cron job calling the CLI would cost. The jobs' throughput (jobs per
 // minute from the first submission to the last job's end) is the daemon's for small runs;
-// INPUT (a folder) replaces the fixture, e.g. the bundled example.
+// INPUT (a folder) replaces the fixture, e.g. the bundled example. PERFSAGE_BENCH_BIN=DIR runs
+// the perfsage and perfsaged found there instead of this build's (old and new binaries
+// alternately).
 //
 //   daemon_memory_bench [JOBS=1000] [WORKERS=2] [CLI_RUNS=20] [INPUT]
 #include <sys/resource.h>
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 
 #include "bench/daemon_process.h"
@@ -58,7 +61,8 @@ int main(int argc, char** argv) {
   int jobs = argc > 1 ? std::atoi(argv[1]) : 1000;
   int workers = argc > 2 ? std::atoi(argv[2]) : 2;
   int cli_runs = argc > 3 ? std::atoi(argv[3]) : 20;
-  fs::path bin = fs::path(PERFSAGE_BINARY_DIR) / "bin";
+  const char* bin_env = std::getenv("PERFSAGE_BENCH_BIN");
+  fs::path bin = bin_env && *bin_env ? fs::path(bin_env) : fs::path(PERFSAGE_BINARY_DIR) / "bin";
   fs::path fixture = argc > 4 ? fs::path(argv[4])
                               : fs::path(PERFSAGE_SOURCE_DIR) / "tests/fixtures/daemon/ascend_run";
   fs::path dir = fs::temp_directory_path() / ("perfsage-membench-" + std::to_string(::getpid()));
