@@ -2,6 +2,7 @@
 
 #include <array>
 #include <initializer_list>
+#include <optional>
 #include <string>
 
 #include "store/database.h"
@@ -487,8 +488,14 @@ void migrate(Database& db) {
                      std::to_string(current_schema_version()) +
                      ": open it once with write access to upgrade it");
   }
+  // A new store gets every step in one transaction (one commit instead of one per step, most
+  // of creating it); a store holding runs commits step by step, so that the log never holds the
+  // rewrite of all its events at once.
+  std::optional<Transaction> whole;
+  if (have == 0) whole.emplace(db);
   while (have < current_schema_version()) {
-    Transaction txn(db);
+    std::optional<Transaction> step;
+    if (!whole) step.emplace(db);
     // Read again under the write lock: a process opening the same store at the same time may
     // have applied this step while this one waited for the lock.
     int v = db.schema_version();
@@ -497,9 +504,10 @@ void migrate(Database& db) {
     if (v + 1 == 8) convert_block_tables(db, {&host_event_schema(), &device_event_schema()});
     if (v + 1 == 10) convert_block_tables(db, {&op_task_schema()});
     db.prepare("INSERT INTO schema_version VALUES(?1, datetime('now'))").bind(1, v + 1).run();
-    txn.commit();
+    if (step) step->commit();
     have = v + 1;
   }
+  if (whole) whole->commit();
   // The version in the file header too, where other tools (sqlite3, backups) look for it.
   bool stamped = false;
   {
