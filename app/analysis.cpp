@@ -46,7 +46,8 @@ StoreHandle::StoreHandle(const std::string& path) {
   std::string tmpl = (fs::temp_directory_path() / "perfsage-XXXXXX").string();
   if (!mkdtemp(tmpl.data())) throw store::StoreError("cannot create a temporary directory");
   temp_dir_ = tmpl;
-  db_ = std::make_unique<store::Database>((temp_dir_ / "store.db").string());
+  db_ = std::make_unique<store::Database>((temp_dir_ / "store.db").string(),
+                                          store::StoreLifetime::disposable);
 }
 
 StoreHandle::~StoreHandle() {
@@ -285,7 +286,7 @@ Result<AnalysisOutcome> analyze(store::Database& db, const AnalysisRequest& requ
     // command: say so now rather than fail the next one.
     if (auto why = db.checkpoint(); !why.empty())
       out.notices.push_back(why);
-    else if (!db.read_only())
+    else if (!db.read_only() && !db.disposable())
       store::truncate_log(db.path());  // in use by another connection: a later one cuts it
     return out;
   });

@@ -190,8 +190,11 @@ void Database::set_up_or_close(Setup&& setup) {
   }
 }
 
-Database::Database(const std::string& path) : path_(path) {
+Database::Database(const std::string& path, StoreLifetime lifetime)
+    : path_(path), disposable_(lifetime == StoreLifetime::disposable) {
   db_ = open_handle(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, "");
+  // Closing the last connection would copy the whole log into a file about to be deleted.
+  if (disposable_) sqlite3_db_config(db_, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, nullptr);
   // SQLite opens a write-protected file for reading only, without saying so.
   read_only_ = sqlite3_db_readonly(db_, "main") == 1;
   if (read_only_) db_ = open_write_protected(db_, path, " (write-protected)");
@@ -225,7 +228,7 @@ void Database::set_up() {
       exec("PRAGMA journal_size_limit=" + std::to_string(kWalCheckpointBytes));
     }
   }
-  exec("PRAGMA synchronous=NORMAL");
+  exec(disposable_ ? "PRAGMA synchronous=OFF" : "PRAGMA synchronous=NORMAL");
   apply_cache_pragmas();
   register_tables();
   migrate(*this);
@@ -280,7 +283,7 @@ void Database::exec(std::string_view sql) {
 }
 
 std::string Database::checkpoint() {
-  if (path_ == ":memory:" || read_only_) return {};
+  if (path_ == ":memory:" || read_only_ || disposable_) return {};
   int log = 0, copied = 0;
   int rc = sqlite3_wal_checkpoint_v2(db_, "main", SQLITE_CHECKPOINT_PASSIVE, &log, &copied);
   // BUSY: a reader or writer holds part of the log; it is copied by a later checkpoint.

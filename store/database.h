@@ -77,10 +77,14 @@ class Statement {
   sqlite3_stmt* stmt_;
 };
 
+// Whether a store outlives the process: a disposable one (the CLI's temporary store, deleted
+// when the command ends) is never synced to disk, and its log is not copied into the file.
+enum class StoreLifetime { kept, disposable };
+
 class Database {
  public:
   // Opens (creating if needed) and migrates the schema. ":memory:" is accepted.
-  explicit Database(const std::string& path);
+  explicit Database(const std::string& path, StoreLifetime lifetime = StoreLifetime::kept);
   // A second, read-only connection to an existing store file, for queries on another thread
   // (WAL lets it read while the first connection is idle or reading).
   static std::unique_ptr<Database> open_reader(const std::string& path);
@@ -99,6 +103,7 @@ class Database {
   // The disk had no room even to read the store as usual (the log's index): it is open as a
   // write-protected one, read_only() true.
   bool disk_full() const { return disk_full_; }
+  bool disposable() const { return disposable_; }
   // Copies the write-ahead log into the database file (passive: waits for nobody). Returns
   // why it could not ("database or disk is full"), or empty; a log merely in use is no error.
   std::string checkpoint();
@@ -117,7 +122,7 @@ class Database {
   void register_tables();
   sqlite3* db_ = nullptr;
   std::string path_;
-  bool read_only_ = false, disk_full_ = false;
+  bool read_only_ = false, disk_full_ = false, disposable_ = false;
 };
 
 // Copies the write-ahead log of the store at `path` into the database file and truncates it to

@@ -154,3 +154,24 @@ TEST_CASE("a derived table (re)created leaves the stored runs to be analysed aga
   ensure_derived_tables(db, tables);  // reshaped: its rows are gone
   CHECK(load_run(db, id)->status == kRunIngested);
 }
+
+TEST_CASE("a disposable store is not synced and its log is not copied into the file on close") {
+  TempDir dir;
+  for (auto lifetime : {StoreLifetime::kept, StoreLifetime::disposable}) {
+    const bool disposable = lifetime == StoreLifetime::disposable;
+    INFO("disposable " << disposable);
+    const std::string path = (dir.path() / (disposable ? "temp.db" : "kept.db")).string();
+    {
+      Database db(path, lifetime);
+      CHECK(db.disposable() == disposable);
+      CHECK(integer(db, "PRAGMA synchronous") == (disposable ? 0 : 1));  // OFF, NORMAL
+      db.exec("CREATE TABLE t(x)");
+      db.exec("INSERT INTO t VALUES(1)");
+      CHECK(db.checkpoint().empty());
+    }
+    // Closing a kept store copies its log into the file and removes it; a disposable one's stays.
+    CHECK(std::filesystem::exists(path + "-wal") == disposable);
+    Database again(path);
+    CHECK(integer(again, "SELECT count(*) FROM t") == 1);
+  }
+}
