@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <cstring>
 
@@ -36,6 +37,16 @@ bool captured(const char* name) {
 // Set once in an evaluator child process, before any environment exists there.
 bool g_isolated = false;
 int g_oom_exit_code = 1;
+// CLIPS memory that environments may still leave to the process's exit (a daemon worker's).
+std::atomic<size_t> g_left_to_exit{0};
+
+// Takes `bytes` from the allowance when it has that much left.
+bool leave_to_exit(size_t bytes) {
+  size_t left = g_left_to_exit.load();
+  while (left >= bytes)
+    if (g_left_to_exit.compare_exchange_weak(left, left - bytes)) return true;
+  return false;
+}
 
 int out_of_memory_exit(void*, size_t) {
   _exit(g_oom_exit_code);
@@ -139,6 +150,10 @@ void from_value(void* env, const Value& v, DATA_OBJECT& d) {
 
 }  // namespace
 
+void leave_environments_to_exit(size_t bytes) {
+  g_left_to_exit = bytes;
+}
+
 void enter_isolated_process(int out_of_memory_exit_code) {
   g_isolated = true;
   g_oom_exit_code = out_of_memory_exit_code;
@@ -182,7 +197,10 @@ void Environment::follow_process_isolation() {
 Environment::~Environment() {
   // An evaluator child ends right after its one pack: the OS takes the memory back, where
   // freeing it would first copy every page of an environment inherited from the parent.
-  if (env_ && !g_isolated) DestroyEnvironment(env_);
+  if (!env_ || g_isolated) return;
+  const long used = EnvMemUsed(env_);
+  if (used >= 0 && leave_to_exit(static_cast<size_t>(used))) return;
+  DestroyEnvironment(env_);
 }
 
 void Environment::on_print(const char* channel, const char* text) noexcept {

@@ -55,6 +55,12 @@ using Fact = std::map<std::string, Value>;
 // freed (the child exits after its pack).
 void enter_isolated_process(int out_of_memory_exit_code);
 
+// For a process that exits when its job is done (a daemon worker): environments it no longer
+// needs are left to the OS instead of being freed, up to `bytes` of CLIPS memory in all (larger
+// ones are freed as usual, so a big run's packs do not pile up). Freeing one inherited from the
+// forkserver would first copy each of its pages.
+void leave_environments_to_exit(size_t bytes);
+
 class Environment {
  public:
   // sandboxed: remove every function outside the allow list (see sandbox.h).
