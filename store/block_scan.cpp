@@ -9,7 +9,8 @@ BlockScan::BlockScan(Database& db, const EventSchema& schema, int64_t run_id,
     : db_(db),
       schema_(schema),
       blocks_(db.prepare(std::string("SELECT rowid, ") + (columns.empty() ? "data" : "NULL") +
-                         ", kind FROM event_blocks WHERE side = ?1 AND run_id = ?2" +
+                         ", kind, min_start_ns, max_end_ns FROM event_blocks WHERE side = ?1 "
+                         "AND run_id = ?2" +
                          (kind ? " AND kind = ?3" : "") + " ORDER BY run_id, kind, seq")) {
   blocks_.bind(1, std::string_view(schema.table)).bind(2, run_id);
   if (kind) blocks_.bind(3, *kind);
@@ -28,6 +29,9 @@ bool BlockScan::next() {
   while (blocks_.step()) {
     block_rowid_ = blocks_.int64(0);
     kind_ = blocks_.text_view(2);
+    span_.reset();
+    if (!blocks_.is_null(3) && !blocks_.is_null(4))
+      span_.emplace(blocks_.int64(3), blocks_.int64(4));
     if (wanted_.empty()) {
       std::string_view data = blocks_.blob_view(1);
       reader_ = std::make_unique<EventBlockReader>(

@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "store/database.h"
@@ -34,6 +35,8 @@ class BlockScan {
   EventBlockReader& block() { return *reader_; }
   // The current block's kind ('' in a table without kinds).
   const std::string& kind() const { return kind_; }
+  // The current block's recorded time span [min start, max end] (event_blocks), if any.
+  std::optional<std::pair<int64_t, int64_t>> span() const { return span_; }
   // The rowid the virtual table gives row `row` of the current block.
   int64_t rowid(size_t row) const;
 
@@ -47,6 +50,7 @@ class BlockScan {
   std::unique_ptr<EventBlockReader> reader_;
   int64_t block_rowid_ = 0;
   std::string kind_;
+  std::optional<std::pair<int64_t, int64_t>> span_;
 };
 
 // How many rows the blocks of `run_id` in `schema`'s table hold (of one kind only when given),

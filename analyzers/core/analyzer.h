@@ -65,6 +65,7 @@ std::vector<store::DerivedTable> derived_tables();
 // Each family's declaration, in its own folder.
 Analyzer op_stats_analyzer();
 Analyzer cpu_self_time_analyzer();
+Analyzer rank_totals_analyzer();
 Analyzer graph_match_analyzer();
 Analyzer gpu_analyzer();
 Analyzer gpu_launches_analyzer();

@@ -61,8 +61,8 @@ const std::vector<Analyzer>& analyzers() {
   // (op_stats on op tables, gpu_launches on Kineto traces) lead.
   static const std::vector<Analyzer> all = order_analyzers(
       {op_stats_analyzer(), gpu_launches_analyzer(), gpu_launch_links_analyzer(),
-       cpu_self_time_analyzer(), gpu_analyzer(), gpu_timeline_analyzer(), iteration_analyzer(),
-       graph_match_analyzer(), patterns_analyzer(), roofline_analyzer()});
+       cpu_self_time_analyzer(), rank_totals_analyzer(), gpu_analyzer(), gpu_timeline_analyzer(),
+       iteration_analyzer(), graph_match_analyzer(), patterns_analyzer(), roofline_analyzer()});
   return all;
 }
 

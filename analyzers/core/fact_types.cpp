@@ -12,15 +12,11 @@ namespace {
 // share is stated on (docs/kb-authoring.md, "One base for gains and shares"): one rank's mean
 // step when steps with durations exist, else the run's wall span. `units` is how many base
 // units the run's totals cover (steps per rank x ranks), so total / units is the amount per
-// base. Host and device events' span comes from their blocks' recorded bounds: no event is
-// decoded.
+// base. The span is the ranks' spans (rank_totals: their blocks' recorded bounds and the op
+// tasks'), so that no fact reads the events.
 constexpr std::string_view kCommon = R"sql(
 span AS MATERIALIZED (
-  SELECT min(s) AS s, max(e) AS e FROM (
-    SELECT min(min_start_ns) AS s, max(max_end_ns) AS e FROM event_blocks
-    WHERE side IN ('host_events', 'device_events') AND run_id = ?1
-    UNION ALL
-    SELECT min(start_ns), max(start_ns + dur_ns) FROM op_tasks WHERE run_id = ?1)),
+  SELECT min(first_ns) AS s, max(last_ns) AS e FROM rank_totals WHERE run_id = ?1),
 {steps},
 steptotal AS (SELECT sum(d) / 1000.0 AS us FROM stepdur),
 rankstep AS (SELECT rank, count(*) AS n, avg(d) / 1000.0 AS mean FROM stepdur GROUP BY rank),

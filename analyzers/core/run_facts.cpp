@@ -62,22 +62,21 @@ void declare_run_facts(std::vector<FactType>& out) {
            ""},
       },
       R"sql(WITH {common},
-dev AS (SELECT count(*) AS n, sum(CASE WHEN kind IN ('kernel','memcpy','memset') THEN dur_ns ELSE 0 END) AS busy
-        FROM device_events WHERE run_id = ?1),
-ops AS (SELECT count(*) AS n, sum(dur_ns) AS busy, sum(wait_ns) AS wait FROM op_tasks
+dev AS (SELECT coalesce(sum(device_events), 0) AS n, sum(device_busy_ns) AS busy FROM rank_totals
         WHERE run_id = ?1),
+ops AS (SELECT coalesce(sum(op_tasks), 0) AS n, sum(op_busy_ns) AS busy,
+          sum(op_wait_ns) AS wait FROM rank_totals WHERE run_id = ?1),
 st AS (SELECT count(DISTINCT step) AS n, avg(dur_ns) / 1000.0 AS mean, count(DISTINCT rank) AS ranks
        FROM recorded_steps WHERE run_id = ?1 AND dur_ns IS NOT NULL),
--- Communication as the rest of perfsage classifies it: the op-table collector files every
--- HCCL task (COMMUNICATION cores, hcom_ names) under core type HCCL; GPU kernels are collectives
--- as in the GPU breakdown (NCCL/RCCL names, or Kineto's "Collective name" argument).
+-- Communication as the rest of perfsage classifies it (comm_totals, per rank): the op-table
+-- collector files every HCCL task (COMMUNICATION cores, hcom_ names) under core type HCCL; GPU
+-- kernels are collectives as in the GPU breakdown (NCCL/RCCL names, or Kineto's "Collective
+-- name" argument).
 comm AS (
-  SELECT name, sum(dur_ns) AS ns FROM op_tasks WHERE run_id = ?1 AND core_type = 'HCCL'
+  SELECT name, sum(dur_ns) AS ns FROM comm_totals WHERE run_id = ?1 AND source = 'hccl'
   GROUP BY name
   UNION ALL
-  SELECT name, sum(dur_ns) FROM device_events
-  WHERE run_id = ?1 AND kind = 'kernel'
-    AND (name LIKE '%nccl%' OR name LIKE '%rccl%' OR args LIKE '%"Collective name"%')
+  SELECT name, sum(dur_ns) FROM comm_totals WHERE run_id = ?1 AND source = 'kernel'
   GROUP BY name),
 commtotal AS (SELECT sum(ns) / 1000.0 AS us FROM comm)
 SELECT coalesce(nullif(lower(r.framework), ''), 'unknown') AS framework,

@@ -91,9 +91,11 @@ const store::DerivedTable& host_op_totals() {
       "Host ops and annotations per (rank, name, kind): cpu_op, user_annotation, gc and queue "
       "events (analyzers/core/cpu_self_time.cpp), for the host_op fact. Rows in (rank, name, "
       "kind) order.",
-      {integer("rank", "", "rank (process) of the trace"), text("name", "op or annotation name"),
-       text("kind", "cpu_op, user_annotation, gc or queue"), integer("count", "count", "calls"),
-       integer("dur_ns", "ns", "summed duration"), integer("max_ns", "ns", "longest call")},
+      {integer("rank", "", "rank (process) of the trace; 0 in a run published by an older daemon")
+           .with_default("0"),
+       text("name", "op or annotation name"), text("kind", "cpu_op, user_annotation, gc or queue"),
+       integer("count", "count", "calls"), integer("dur_ns", "ns", "summed duration"),
+       integer("max_ns", "ns", "longest call")},
       {"run_id"}};
   return t;
 }
@@ -103,10 +105,54 @@ const store::DerivedTable& host_op_self() {
       "host_op_self",
       "CPU ops per rank and name with their self time: duration minus the time of the ops "
       "nested in them on the same thread (analyzers/core/cpu_self_time.cpp).",
-      {integer("rank", "", "rank (process) of the trace"), text("name", "CPU op name"),
-       integer("count", "count", "calls"), integer("total_ns", "ns", "summed duration"),
-       integer("self_ns", "ns", "summed self time")},
+      {integer("rank", "", "rank (process) of the trace; 0 in a run published by an older daemon")
+           .with_default("0"),
+       text("name", "CPU op name"), integer("count", "count", "calls"),
+       integer("total_ns", "ns", "summed duration"), integer("self_ns", "ns", "summed self time")},
       {"run_id", "name"}};
+  return t;
+}
+
+const store::DerivedTable& rank_totals() {
+  static const store::DerivedTable t{
+      "rank_totals",
+      "Each rank's span and device totals (analyzers/core/rank_totals.cpp), for the run fact "
+      "and the wall span every fact's base uses, so that no fact reads the events.",
+      {integer("rank", "", "rank of the profile"),
+       integer("first_ns", "ns", "earliest event start (step markers aside)").or_null(),
+       integer("last_ns", "ns", "latest event end").or_null(),
+       integer("device_events", "count", "GPU activities (kernels, copies, sets, syncs)"),
+       integer("device_busy_ns", "ns", "summed kernel, copy and set time"),
+       integer("op_tasks", "count", "Ascend op tasks"),
+       integer("op_busy_ns", "ns", "their summed duration; NULL when none has one").or_null(),
+       integer("op_wait_ns", "ns", "their summed Wait Time; NULL when none has one").or_null()},
+      {"run_id"}};
+  return t;
+}
+
+const store::DerivedTable& comm_totals() {
+  static const store::DerivedTable t{
+      "comm_totals",
+      "Communication device time per rank and name (analyzers/core/rank_totals.cpp): Ascend "
+      "op tasks on HCCL cores, and GPU kernels with NCCL/RCCL names or a \"Collective name\" "
+      "argument. Rows by rank, source and name.",
+      {integer("rank", "", "rank of the profile"), text("source", "hccl or kernel"),
+       text("name", "op or kernel name").or_null(),
+       integer("dur_ns", "ns", "summed duration; NULL when none has one").or_null()},
+      {"run_id"}};
+  return t;
+}
+
+const store::DerivedTable& host_collective_calls() {
+  static const store::DerivedTable t{
+      "host_collective_calls",
+      "Collectives recorded on the host (user annotations and CPU ops named gloo:, nccl:, "
+      "c10d:: or mpi:), one row per call (analyzers/core/rank_totals.cpp), for the host_comm "
+      "fact.",
+      {integer("rank", "", "rank of the profile"),
+       integer("tid", "", "thread; NULL when not recorded").or_null(), text("name", "call name"),
+       integer("start_ns", "ns", "start"), integer("end_ns", "ns", "end")},
+      {"run_id"}};
   return t;
 }
 

@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "analyzers/core/like_match.h"
 #include "analyzers/core/name_totals.h"
 #include "analyzers/gpu/gpu_analysis.h"
 #include "analyzers/gpu/tables.h"
@@ -24,22 +25,6 @@
 
 namespace perfsage::analyzers::gpu {
 namespace {
-
-// `needle` (lower case) in `s`, ASCII case folded, as SQL's LIKE compares.
-bool contains_folded(std::string_view s, std::string_view needle) {
-  if (needle.size() > s.size()) return false;
-  for (size_t i = 0; i + needle.size() <= s.size(); ++i) {
-    size_t j = 0;
-    while (j < needle.size()) {
-      char c = s[i + j];
-      if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-      if (c != needle[j]) break;
-      ++j;
-    }
-    if (j == needle.size()) return true;
-  }
-  return false;
-}
 
 bool is_launch(const std::string& n) {
   return n.find("LaunchKernel") != std::string::npos ||

@@ -71,7 +71,9 @@ const store::DerivedTable& kernel_groups() {
       "Kernels grouped per rank by (name, launching op, input types) "
       "(analyzers/gpu/kernel_groups.cpp); rows by rank, then name, op and types. Per rank, so "
       "that a cluster run's table is the union of its ranks' tables (docs/scale-out.md).",
-      {integer("rank", "", "rank (process) of the trace"), text("name", "kernel name"),
+      {integer("rank", "", "rank (process) of the trace; 0 in a run published by an older daemon")
+           .with_default("0"),
+       text("name", "kernel name"),
        text("op", "launching framework op; NULL when unknown").or_null(),
        text("types", "the op's input dtypes; NULL when unknown").or_null(),
        integer("kernels", "count", "kernels in the group"),
@@ -89,9 +91,10 @@ const store::DerivedTable& kernel_totals() {
       "kernel_totals",
       "Kernels per rank and name (analyzers/gpu/kernel_groups.cpp), by rank and then in name "
       "order, for the kernel fact.",
-      {integer("rank", "", "rank (process) of the trace"), text("name", "kernel name"),
-       integer("kernels", "count", "launches"), integer("dur_ns", "ns", "their summed time"),
-       integer("max_ns", "ns", "longest launch"),
+      {integer("rank", "", "rank (process) of the trace; 0 in a run published by an older daemon")
+           .with_default("0"),
+       text("name", "kernel name"), integer("kernels", "count", "launches"),
+       integer("dur_ns", "ns", "their summed time"), integer("max_ns", "ns", "longest launch"),
        integer("tiny", "count", "launches shorter than 10 us"),
        real("occ_sum", "", "sum of the recorded estimated occupancies"),
        integer("occ_n", "count", "launches with an occupancy"),
@@ -106,8 +109,10 @@ const store::DerivedTable& copy_groups() {
       "GPU copies and sets per (rank, activity name, kind, copy kind, issuing host call) "
       "(analyzers/gpu/launch_stats.cpp), in that order, for the memcpy fact. The call is "
       "the least-named runtime or driver call of the activity's rank and correlation id.",
-      {integer("rank", "", "rank (process) of the trace"), text("name", "activity name"),
-       text("kind", "memcpy or memset"), text("memcpy_kind", "copy kind as recorded").or_null(),
+      {integer("rank", "", "rank (process) of the trace; 0 in a run published by an older daemon")
+           .with_default("0"),
+       text("name", "activity name"), text("kind", "memcpy or memset"),
+       text("memcpy_kind", "copy kind as recorded").or_null(),
        text("api", "issuing runtime or driver call; NULL when none is recorded").or_null(),
        integer("count", "count", "operations"), integer("dur_ns", "ns", "their summed time"),
        integer("bytes", "bytes", "their summed bytes").or_null()},
@@ -120,7 +125,8 @@ const store::DerivedTable& launch_profile() {
       "gpu_launch_profile",
       "Each rank's kernel-launch profile (analyzers/gpu/kernel_groups.cpp), for the launch "
       "fact; a row per rank with kernels, copies or launch calls, by rank.",
-      {integer("rank", "", "rank (process) of the trace"),
+      {integer("rank", "", "rank (process) of the trace; 0 in a run published by an older daemon")
+           .with_default("0"),
        integer("kernels", "count", "kernel launches"),
        integer("tiny", "count", "launches shorter than 10 us"),
        integer("median_ns", "ns",

@@ -381,9 +381,8 @@ FactType host_comm_type() {
   SELECT rank, step, start_ns AS s, start_ns + dur_ns AS e FROM steps
   WHERE run_id = ?1 AND source = 'ProfilerStep' AND dur_ns > 0),
 c AS MATERIALIZED (
-  SELECT rank, tid, name, start_ns AS s, start_ns + dur_ns AS e FROM host_events
-  WHERE run_id = ?1 AND kind IN ('user_annotation', 'cpu_op')
-    AND (name LIKE 'gloo:%' OR name LIKE 'nccl:%' OR name LIKE 'c10d::%' OR name LIKE 'mpi:%')),
+  SELECT rank, tid, name, start_ns AS s, end_ns AS e FROM host_collective_calls
+  WHERE run_id = ?1),
 per AS (
   SELECT rs.rank, rs.step, c.tid, rs.e - rs.s AS dur,
     sum(max(0, min(c.e, rs.e) - max(c.s, rs.s))) AS busy

@@ -240,6 +240,7 @@ TEST_CASE("a CPU-only run: has_device no, no launch fact, no division by zero") 
   w.add(host("user_annotation", "gloo:all_reduce", 0, 300000000));
   w.add(host("cpu_op", "aten::empty", 10, 1000));
   w.commit();
+  test::analyze(db, w.run_id());  // rank_totals: the wall span
   db.prepare("UPDATE runs SET device = 'cpu' WHERE id = ?1").bind(1, w.run_id()).run();
   auto runs = facts_of(db, w.run_id(), "run");
   REQUIRE(runs.size() == 1);
@@ -317,6 +318,7 @@ TEST_CASE("the run fact counts HCCL tasks and collective kernels as communicatio
   hccl.dur_ns = 500000;
   w.add(hccl);
   w.commit();
+  test::analyze(db, w.run_id());  // comm_totals
   auto run = facts_of(db, w.run_id(), "run");
   REQUIRE(run.size() == 1);
   CHECK(slot(run[0], "comm_device_us").real == Approx(700));

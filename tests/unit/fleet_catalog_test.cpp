@@ -138,6 +138,32 @@ TEST_CASE("run extract: an imported run reads as in the store that analysed it")
   CHECK(st.int64(0) == 0);
 }
 
+TEST_CASE("run extract: a run published before its tables had a rank column reads as rank 0") {
+  PERFSAGE_REQUIRE_SAMPLES();
+  test::TempDir dir;
+  store::Database db((dir.path() / "store.db").string());
+  const int64_t a = analyse(
+      db,
+      test::samples_dir() / "kineto" /
+          "hta__critical_path__alexnet__benchmark_result_2869224_1695835535_trace.json.gz",
+      "alexnet");
+  // An older daemon's store: these tables summed over all ranks and had no rank column.
+  for (const char* t : {"kernel_groups", "kernel_totals", "copy_groups", "gpu_launch_profile",
+                        "host_op_totals", "host_op_self"})
+    db.exec(std::string("ALTER TABLE ") + t + " DROP COLUMN rank");
+  auto opened = app::open_catalog_replica(dir.path() / "replica.db");
+  store::Database& replica = *opened;
+  store::import_run(replica, 70, {"host-a", a}, store::extract_run(db, a));
+  auto st = replica.prepare(
+      "SELECT count(*), count(DISTINCT rank), min(rank) FROM kernel_totals WHERE run_id = 70");
+  REQUIRE(st.step());
+  CHECK(st.int64(0) > 0);
+  CHECK(st.int64(1) == 1);
+  CHECK(st.int64(2) == 0);
+  // The report, findings and charts read the same as in the older store.
+  CHECK(same_view(db, a, replica, 70));
+}
+
 TEST_CASE("run extract: a damaged extract is refused and changes nothing") {
   test::TempDir dir;
   store::Database db((dir.path() / "store.db").string());

@@ -12,6 +12,8 @@
 #include <sstream>
 
 #include "analyzers/core/analyzer.h"
+#include "analyzers/core/rank_totals.h"
+#include "analyzers/core/rank_totals.h"
 #include "analyzers/gpu/gpu_analysis.h"
 #include "engine/facts/registry.h"
 #include "integration/cli_support.h"
@@ -22,13 +24,16 @@
 using namespace perfsage;
 using namespace perfsage::test;
 
-// The GPU analyzers alone, on a store brought to the declared tables as the
-// application opens one (the migrations make only the older ones).
+// The GPU analyzers alone (and the ranks' spans, which every fact's wall span reads), on a
+// store brought to the declared tables as the application opens one (the migrations make only
+// the older ones).
 inline void analyze_gpu(Ingested& r) {
   for (const auto& a : {analyzers::gpu_analyzer(), analyzers::gpu_launches_analyzer(),
-                        analyzers::gpu_launch_links_analyzer(), analyzers::gpu_timeline_analyzer()})
+                        analyzers::gpu_launch_links_analyzer(), analyzers::gpu_timeline_analyzer(),
+                        analyzers::rank_totals_analyzer()})
     store::ensure_derived_tables(*r.db, a.writes);
   analyzers::gpu::analyze_gpu_run(*r.db, r.run);
+  analyzers::compute_rank_totals(*r.db, r.run);
 }
 
 namespace {

@@ -1,0 +1,15 @@
+// Each rank's span, device totals, communication time per name and host collective calls
+// (rank_totals, comm_totals, host_collective_calls), from one pass over the event blocks: what
+// the run fact, every fact's wall span and the host_comm fact read instead of the events. Per
+// rank, so that a cluster run's rows are its ranks' rows (docs/scale-out.md).
+#pragma once
+
+#include <cstdint>
+
+#include "store/database.h"
+
+namespace perfsage::analyzers {
+
+void compute_rank_totals(store::Database& db, int64_t run_id);
+
+}  // namespace perfsage::analyzers
