@@ -271,7 +271,9 @@ TEST_CASE("a worker killed mid-job: the job is retried, then quarantined with it
 TEST_CASE("a job over its time limit is killed and counted as a crash") {
   TempDir dir;
   fs::create_directories(dir.path() / "runs");
-  auto big = write_big_run(dir.path() / "inputs" / "big", 6000);
+  // Big enough that the second attempt, which finds the run ingested by the first and only
+  // analyses it, also takes longer than the limit (300 k rows no longer did).
+  auto big = write_big_run(dir.path() / "inputs" / "big", 20000);
   DaemonProcess d(dir.path(), base_config(dir.path() / "runs", "  job_limits: {time: 300ms}\n"));
   REQUIRE(d.start());
   auto j = d.wait_job(d.submit(big).id(), 60);
