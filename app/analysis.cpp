@@ -35,6 +35,10 @@ std::string system_clock_iso8601() {
   return buf;
 }
 
+void learn_derived_table_shapes() {
+  store::learn_declared_shapes(analyzers::derived_tables());
+}
+
 StoreHandle::StoreHandle(const std::string& path) {
   if (!path.empty()) {
     db_ = std::make_unique<store::Database>(path);

@@ -69,6 +69,11 @@ Result<AnalysisOutcome> analyze(store::Database& db, const AnalysisRequest& requ
 // The stored report of a run (findings as evaluated last time), e.g. for the daemon's API.
 Result<perfsage::v1::AnalysisReport> load_report(store::Database& db, int64_t run_id);
 
+// Learns what a store's derived tables are checked against before each analysis
+// (store::learn_declared_shapes), for this process and the workers it forks: the forkserver
+// calls it with each knowledge load, so no job learns them again.
+void learn_derived_table_shapes();
+
 // A store that is either the user's file or a temporary file removed on destruction.
 class StoreHandle {
  public:

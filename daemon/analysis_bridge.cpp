@@ -62,6 +62,7 @@ ipc::KnowledgeLoaded load_serving(const fs::path& config_file, uint64_t generati
   }
   serving.knowledge = *kn;
   serving.limits = std::make_shared<const app::Limits>(config.limits);
+  app::learn_derived_table_shapes();  // once here rather than in every worker
   serving.generation = generation;
   out.set_ok(true);
   out.set_generation(generation);

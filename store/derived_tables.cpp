@@ -3,7 +3,9 @@
 #include <sqlite3.h>
 
 #include <cctype>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <set>
 #include <sstream>
 
@@ -39,6 +41,34 @@ std::string table_shape(sqlite3* db, const std::string& table) {
     shape += '\n';
   }
   return shape;
+}
+
+// Declaration (its DDL) -> the shape it gives, learnt once per process.
+std::mutex g_shapes_mutex;
+std::map<std::string, std::string> g_declared_shapes;
+
+// The shape `table`'s declaration gives; `probe` is an empty in-memory database, opened on first
+// need.
+std::string declared_shape(const DerivedTable& table, SqliteHandle& probe) {
+  const std::string ddl = table.ddl();
+  std::lock_guard lock(g_shapes_mutex);
+  if (auto it = g_declared_shapes.find(ddl); it != g_declared_shapes.end()) return it->second;
+  if (!probe) {
+    sqlite3* raw = nullptr;
+    int rc = sqlite3_open_v2(":memory:", &raw, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr);
+    probe.reset(raw);
+    if (rc != SQLITE_OK) throw StoreError("cannot open an in-memory database to check tables");
+  }
+  char* error = nullptr;
+  if (sqlite3_exec(probe.get(), ddl.c_str(), nullptr, nullptr, &error) != SQLITE_OK) {
+    std::string message = error ? error : "unknown error";
+    sqlite3_free(error);
+    throw StoreError("derived table " + table.name + ": its declaration fails: " + message);
+  }
+  std::string shape = table_shape(probe.get(), table.name);
+  if (shape.empty())
+    throw StoreError("derived table " + table.name + ": its declaration creates no such table");
+  return g_declared_shapes.emplace(ddl, shape).first->second;
 }
 
 bool identifier(std::string_view s) {
@@ -109,26 +139,19 @@ void RowInserter::arity_error(size_t given) const {
                          std::to_string(given) + " values given");
 }
 
+void learn_declared_shapes(const std::vector<DerivedTable>& tables) {
+  SqliteHandle probe;
+  for (const DerivedTable& table : tables) declared_shape(table, probe);
+}
+
 std::vector<std::string> ensure_derived_tables(Database& db,
                                                const std::vector<DerivedTable>& tables) {
   // The declared shapes come from the declarations themselves, executed in an empty database.
-  sqlite3* raw = nullptr;
-  int rc = sqlite3_open_v2(":memory:", &raw, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr);
-  SqliteHandle probe(raw);
-  if (rc != SQLITE_OK) throw StoreError("cannot open an in-memory database to check tables");
+  SqliteHandle probe;
   std::vector<std::string> changed;
   for (const DerivedTable& table : tables) {
     const std::string ddl = table.ddl();
-    char* error = nullptr;
-    if (sqlite3_exec(probe.get(), ddl.c_str(), nullptr, nullptr, &error) != SQLITE_OK) {
-      std::string message = error ? error : "unknown error";
-      sqlite3_free(error);
-      throw StoreError("derived table " + table.name + ": its declaration fails: " + message);
-    }
-    std::string declared = table_shape(probe.get(), table.name);
-    if (declared.empty()) {
-      throw StoreError("derived table " + table.name + ": its declaration creates no such table");
-    }
+    const std::string declared = declared_shape(table, probe);
     if (table_shape(db.handle(), table.name) == declared) continue;
     Transaction txn(db);
     // Again under the write lock: another perfsage opening the store may have just done it.

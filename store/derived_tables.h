@@ -100,6 +100,11 @@ class RowInserter {
 std::vector<std::string> ensure_derived_tables(Database& db,
                                                const std::vector<DerivedTable>& tables);
 
+// The shapes that ensure_derived_tables compares a store's tables with are learnt by executing
+// each declaration in an empty in-memory database, once per process and declaration. A process
+// that forks workers (the forkserver) learns them before forking, so that no job does it again.
+void learn_declared_shapes(const std::vector<DerivedTable>& tables);
+
 // Text for a cell of a Markdown table ('|' escaped): the tables' and the fact types' reference.
 std::string markdown_cell(const std::string& s);
 

@@ -175,3 +175,20 @@ TEST_CASE("a disposable store is not synced and its log is not copied into the f
     CHECK(integer(again, "SELECT count(*) FROM t") == 1);
   }
 }
+
+TEST_CASE("shapes learnt before still tell a store's table apart from a changed declaration") {
+  std::vector<DerivedTable> before{{"t_learnt", "", {real("x", "", "").or_null()}, {}}};
+  std::vector<DerivedTable> after = before;
+  after[0].columns.push_back(integer("n", "count", ""));
+  after[0].index = {"n"};
+  learn_declared_shapes(before);
+  learn_declared_shapes(after);
+  Database db(":memory:");
+  db.exec("CREATE TABLE t_learnt(run_id INTEGER NOT NULL, x TEXT)");  // made by hand, differs
+  CHECK(ensure_derived_tables(db, before) == std::vector<std::string>{"t_learnt"});
+  CHECK(ensure_derived_tables(db, before).empty());
+  CHECK(ensure_derived_tables(db, after) == std::vector<std::string>{"t_learnt"});
+  CHECK(integer(db, "SELECT count(*) FROM pragma_index_list('t_learnt')") == 1);
+  CHECK(ensure_derived_tables(db, after).empty());
+  CHECK(ensure_derived_tables(db, before) == std::vector<std::string>{"t_learnt"});
+}
