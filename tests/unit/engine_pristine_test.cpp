@@ -1,7 +1,6 @@
 // A compiled pack keeps the environment its constructs were checked in (pristine) for the first
 // evaluation in a process; every evaluation still starts from an environment no other touched.
 #include <catch2/catch.hpp>
-
 #include <set>
 
 #include "engine/clips/pristine_environment.h"
