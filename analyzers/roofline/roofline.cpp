@@ -211,31 +211,67 @@ struct GpuKernels {
   double kernel_us = 0;
 };
 
-// Hash joins in C++: a GROUP BY over the kernels, another over the CPU ops and a third over
-// the joined instances each sorted every row in SQLite (a second per GB of trace).
-GpuKernels gpu_kernels(const LaunchPass& pass) {
-  GpuKernels out;
-  out.kernel_us = static_cast<double>(pass.kernel_ns) / 1e3;
-  std::map<std::tuple<std::string, std::string, std::string>, GpuOpGroup> groups;
+// Op groups per rank, (rank, name, dims, types) -> group.
+using RankGroups = std::map<std::tuple<int64_t, std::string, std::string, std::string>, GpuOpGroup>;
+
+// Each rank's op groups from the launch pass: a GROUP BY over the kernels, another over the CPU
+// ops and a third over the joined instances each sorted every row in SQLite (a second per GB of
+// trace).
+RankGroups rank_groups(const LaunchPass& pass) {
+  RankGroups out;
+  auto text = [&](uint32_t id) {
+    return id == LaunchPass::kNone ? std::string() : pass.op_texts.text(id);
+  };
   for (const auto& in : pass.instances) {
     if (!in.has_op) continue;
-    auto text = [&](uint32_t id) {
-      return id == LaunchPass::kNone ? std::string() : pass.op_texts.text(id);
-    };
-    GpuOpGroup& g = groups[{text(in.name), text(in.dims), text(in.types)}];
+    GpuOpGroup& g = out[{in.key.rank, text(in.name), text(in.dims), text(in.types)}];
     ++g.instances;
     g.dur_ns += in.dur_ns;
     const std::string& kernel = pass.kernel_names.text(in.kernel);
     if (kernel > g.kernel) g.kernel = kernel;
   }
+  return out;
+}
+
+// The ranks' groups summed (counts and times) and maxed (the kernel name): the same whichever
+// process grouped each rank, so a cluster run's points equal the one-machine analysis's.
+std::vector<GpuOpGroup> merged_groups(const RankGroups& ranks) {
+  std::map<std::tuple<std::string, std::string, std::string>, GpuOpGroup> groups;
+  for (const auto& [key, r] : ranks) {
+    GpuOpGroup& g = groups[{std::get<1>(key), std::get<2>(key), std::get<3>(key)}];
+    g.instances += r.instances;
+    g.dur_ns += r.dur_ns;
+    if (r.kernel > g.kernel) g.kernel = r.kernel;
+  }
+  std::vector<GpuOpGroup> out;
   for (auto& [key, g] : groups) {
     std::tie(g.name, g.dims, g.types) = key;
-    out.groups.push_back(std::move(g));
+    out.push_back(std::move(g));
   }
-  std::stable_sort(out.groups.begin(), out.groups.end(),
+  std::stable_sort(out.begin(), out.end(),
                    [](const GpuOpGroup& a, const GpuOpGroup& b) { return a.dur_ns > b.dur_ns; });
-  if (out.groups.size() > 100000) out.groups.resize(100000);
+  if (out.size() > 100000) out.resize(100000);
+  return out;
+}
 
+void write_rank_groups(store::Database& db, int64_t run_id, const RankGroups& ranks) {
+  db.prepare("DELETE FROM gpu_op_groups WHERE run_id = ?1").bind(1, run_id).run();
+  store::RowInserter insert(db, tables::gpu_op_groups());
+  for (const auto& [key, g] : ranks) {
+    const auto& [rank, name, dims, types] = key;
+    insert.insert(run_id, rank, name, dims, types, g.instances, g.dur_ns, g.kernel);
+  }
+}
+
+void finish_unlinked(std::vector<NameTotal>& unlinked) {
+  sort_by_total(unlinked);
+  if (unlinked.size() > 100000) unlinked.resize(100000);
+}
+
+GpuKernels gpu_kernels(const LaunchPass& pass, const RankGroups& ranks) {
+  GpuKernels out;
+  out.kernel_us = static_cast<double>(pass.kernel_ns) / 1e3;
+  out.groups = merged_groups(ranks);
   std::vector<NameTotal> unlinked(pass.kernel_names.size());
   for (const LaunchPass::Kernel& k : pass.kernels) {
     if (k.instance != nullptr && k.instance->has_op) continue;
@@ -249,14 +285,45 @@ GpuKernels gpu_kernels(const LaunchPass& pass) {
       out.unlinked.push_back(std::move(unlinked[i]));
     }
   }
-  sort_by_total(out.unlinked);
-  if (out.unlinked.size() > 100000) out.unlinked.resize(100000);
+  finish_unlinked(out.unlinked);
   return out;
 }
 
-std::vector<Row> gpu_rows(const LaunchPass& pass, const HardwareSpec& hw) {
+// The same from the ranks' tables: gpu_op_groups, the kernels no op claims (kernel_groups
+// without an op) and every kernel's time (kernel_totals).
+GpuKernels gpu_kernels_of_ranks(store::Database& db, int64_t run_id) {
+  GpuKernels out;
+  RankGroups ranks;
+  {
+    auto st = db.prepare(
+        "SELECT rank, name, dims, types, instances, dur_ns, kernel FROM gpu_op_groups "
+        "WHERE run_id = ?1");
+    st.bind(1, run_id);
+    while (st.step()) {
+      GpuOpGroup& g = ranks[{st.int64(0), st.text(1), st.text(2), st.text(3)}];
+      g.instances = st.int64(4);
+      g.dur_ns = st.int64(5);
+      g.kernel = st.text(6);
+    }
+  }
+  out.groups = merged_groups(ranks);
+  {
+    auto st = db.prepare(
+        "SELECT name, sum(kernels), sum(dur_ns) FROM kernel_groups WHERE run_id = ?1 AND op IS "
+        "NULL GROUP BY name");
+    st.bind(1, run_id);
+    while (st.step()) out.unlinked.push_back({st.text(0), st.int64(1), st.int64(2)});
+  }
+  finish_unlinked(out.unlinked);
+  auto st = db.prepare("SELECT coalesce(sum(dur_ns), 0) FROM kernel_totals WHERE run_id = ?1");
+  st.bind(1, run_id);
+  st.step();
+  out.kernel_us = static_cast<double>(st.int64(0)) / 1e3;
+  return out;
+}
+
+std::vector<Row> gpu_rows(const GpuKernels& gpu, const HardwareSpec& hw) {
   std::vector<Row> rows;
-  GpuKernels gpu = gpu_kernels(pass);
   const double kernel_us = gpu.kernel_us;
   for (const auto& g : gpu.groups) {
     Row r;
@@ -341,8 +408,20 @@ int compute_roofline(store::Database& db, int64_t run_id, const HardwareSpec& hw
   std::vector<Misalignment> misaligned;
   auto rows = ascend_rows(db, run_id, hw, misaligned);
   write_alignment(db, run_id, misaligned);
-  auto gpu = gpu_rows(pass, hw);
+  const RankGroups ranks = rank_groups(pass);
+  write_rank_groups(db, run_id, ranks);
+  auto gpu = gpu_rows(gpu_kernels(pass, ranks), hw);
   rows.insert(rows.end(), std::make_move_iterator(gpu.begin()), std::make_move_iterator(gpu.end()));
+  store::RowInserter st(db, tables::roofline_ops());
+  for (const auto& r : rows) write_row(st, run_id, r);
+  return static_cast<int>(rows.size());
+}
+
+int compute_gpu_roofline_of_ranks(store::Database& db, int64_t run_id, const HardwareSpec& hw) {
+  db.prepare("DELETE FROM roofline_ops WHERE run_id = ?1 AND scope IN ('gpu_op', 'kernel')")
+      .bind(1, run_id)
+      .run();
+  auto rows = gpu_rows(gpu_kernels_of_ranks(db, run_id), hw);
   store::RowInserter st(db, tables::roofline_ops());
   for (const auto& r : rows) write_row(st, run_id, r);
   return static_cast<int>(rows.size());

@@ -38,6 +38,10 @@ int compute_roofline(store::Database& db, int64_t run_id, const HardwareSpec& hw
 int compute_roofline(store::Database& db, int64_t run_id, const HardwareSpec& hw,
                      const LaunchPass& pass);
 
+// Rebuilds the GPU points of roofline_ops (scopes gpu_op and kernel) from the ranks' tables
+// (gpu_op_groups, kernel_groups, kernel_totals) instead of the events: the points of a cluster
+// run assembled from rank extracts (docs/scale-out.md). Returns the rows written.
+int compute_gpu_roofline_of_ranks(store::Database& db, int64_t run_id, const HardwareSpec& hw);
 // Hardware spec, then roofline: the analyzer family's entry point for analyze_run. The launch
 // pass comes from `passes` (analyze_run's), or is made here without.
 void analyze_roofline(store::Database& db, int64_t run_id, const HardwareDb& hardware,

@@ -80,6 +80,24 @@ const store::DerivedTable& roofline_ops() {
   return t;
 }
 
+const store::DerivedTable& gpu_op_groups() {
+  static const store::DerivedTable t{
+      "gpu_op_groups",
+      "GPU-launching CPU ops per rank and (op name, input dims, input types), over the op "
+      "instances (rank, External id) that launched kernels (analyzers/roofline/roofline.cpp): "
+      "what the GPU Roofline points are computed from, kept per rank so that a cluster run's "
+      "points can be computed from its ranks' rows (docs/scale-out.md). Rows by rank, then name, "
+      "dims and types.",
+      {integer("rank", "", "rank of the trace"), text("name", "op name"),
+       text("dims", "input dims as recorded; empty without"),
+       text("types", "input types as recorded; empty without"),
+       integer("instances", "count", "op instances that launched kernels"),
+       integer("dur_ns", "ns", "their kernels' summed time"),
+       text("kernel", "the greatest name among the instances' longest kernels")},
+      {"run_id"}};
+  return t;
+}
+
 const store::DerivedTable& activation_patterns() {
   static const store::DerivedTable t{
       "activation_patterns",

@@ -5,8 +5,9 @@
 
 namespace perfsage::analyzers::roofline::tables {
 
-const store::DerivedTable& hardware_specs();       // hardware_specs
-const store::DerivedTable& roofline_ops();         // roofline_ops
+const store::DerivedTable& hardware_specs();  // hardware_specs
+const store::DerivedTable& roofline_ops();
+const store::DerivedTable& gpu_op_groups();        // gpu_op_groups
 const store::DerivedTable& activation_patterns();  // activation_patterns
 const store::DerivedTable& shape_alignment();      // shape_alignment
 

@@ -10,7 +10,9 @@
 #include <map>
 #include <set>
 
+#include "analyzer_resources.h"
 #include "analyzers/core/analyzer.h"
+#include "analyzers/roofline/roofline.h"
 #include "cli_support.h"
 #include "store/database.h"
 #include "store/file_bytes.h"
@@ -24,7 +26,9 @@ namespace {
 const std::map<std::string, std::string>& run_level_tables() {
   static const std::map<std::string, std::string> tables{
       {"hardware_specs", "matched from the ranks' hardware rows"},
-      {"roofline_ops", "points per op over all ranks: not yet assembled from rank tables"},
+      {"roofline_ops",
+       "points per op over all ranks: the GPU points from gpu_op_groups (compared below), "
+       "the Ascend points from the op tasks, not yet per rank"},
       {"activation_patterns", "Ascend op sequences over all ranks: not yet per rank"},
       {"shape_alignment", "Ascend ops over all ranks: not yet per rank"},
       {"op_type_stats", "op_stats summed over ranks: not yet per rank"},
@@ -151,6 +155,18 @@ TEST_CASE("every per-rank table of a cluster run is the union of its ranks analy
   // The comparison saw real tables: steps, ranks, the GPU and host tables of four ranks.
   CHECK(compared >= 20);
   CHECK(compared_rows > 500);
+  // The GPU Roofline points computed again from the ranks' tables (as the reduce of a cluster
+  // run assembled from rank extracts computes them) are the points of the whole run.
+  auto point_columns = columns_of(whole, "roofline_ops");
+  point_columns.erase(std::find(point_columns.begin(), point_columns.end(), "run_id"));
+  auto roofline = [&] { return rows_of(whole, "roofline_ops", point_columns, "run_id = 1"); };
+  const auto points = roofline();
+  CHECK(points.size() >= 5);
+  auto hw = perfsage::analyzers::roofline::compute_hardware_spec(whole, 1, shipped_hardware());
+  whole.exec("DELETE FROM roofline_ops");
+  CHECK(perfsage::analyzers::roofline::compute_gpu_roofline_of_ranks(whole, 1, hw) ==
+        static_cast<int>(points.size()));
+  CHECK(roofline() == points);
   for (const auto& [table, why] : run_level_tables()) {
     INFO(table << ": listed as run-level but not a derived table");
     CHECK(derived.count(table) == 1);
