@@ -1,7 +1,7 @@
 #include "app/analysis.h"
 
-#include <spdlog/spdlog.h>
 #include <fcntl.h>
+#include <spdlog/spdlog.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -115,14 +115,16 @@ void analyze_stored(store::Database& db, int64_t run_id, const analyzers::RunIde
                     const Knowledge& kn, const AnalysisRequest& req) {
   store::BackgroundCheckpoint checkpoint(db.path());  // while the analyzers run
   progress(req, "analyzers", 0);
-  analyzers::analyze_run(db, run_id, identity, {kn.hardware, kn.patterns}, 0,
-                         [&](size_t done, size_t total) {
-                           progress(req, "analyzers",
-                                    static_cast<double>(done) / static_cast<double>(total));
-                         });
+  analyzers::analyze_run(
+      db, run_id, identity, {kn.hardware, kn.patterns}, 0, [&](size_t done, size_t total) {
+        progress(req, "analyzers", static_cast<double>(done) / static_cast<double>(total));
+      });
   test_pause_at("analysis");
   store::set_run_status(db, run_id, store::kRunAnalyzed);
 }
+
+// Inputs from this size on are analysed without the packs' ready environments.
+constexpr uint64_t kKeepPackEnvironmentsBelow = 64ull << 20;
 
 Result<Ingested> ingest(store::Database& db, const AnalysisRequest& req, const Knowledge& kn,
                         const Limits& limits) {
@@ -132,12 +134,16 @@ Result<Ingested> ingest(store::Database& db, const AnalysisRequest& req, const K
   }
   const std::vector<fs::path> normal_inputs = app::normal_inputs(req.inputs);
   auto files = collectors::expand_inputs(normal_inputs);
+  uint64_t total = 0;
+  for (const auto& f : files) {
+    std::error_code ec;
+    const auto size = fs::file_size(f.path, ec);
+    if (!ec) total += size;
+  }
+  // The packs' ready environments save a small run tens of ms and hold tens of MB through the
+  // ingest's peak: a big run's peak memory matters more (docs/performance.md).
+  if (total >= kKeepPackEnvironmentsBelow) engine::release_pristine_environments(kn.packs);
   if (limits.max_input_bytes > 0) {
-    uint64_t total = 0;
-    for (const auto& f : files) {
-      std::error_code ec;
-      total += fs::file_size(f.path, ec);
-    }
     if (total > limits.max_input_bytes)
       return Error{ErrorKind::input,
                    "the inputs hold " + engine::format_bytes(static_cast<double>(total)) +

@@ -1,5 +1,6 @@
 #include "engine/evaluator.h"
 
+#include <malloc.h>
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -123,6 +124,14 @@ PackEvaluation evaluate_pack(const CompiledPack& pack, const FactSource& source,
   }
   finish();
   return out;
+}
+
+void release_pristine_environments(const PackSet& packs) {
+  bool freed = false;
+  for (const auto& pack : packs.packs)
+    if (pack.pristine && pack.pristine->take()) freed = true;
+  // CLIPS's pages went back to malloc, which keeps them unless asked.
+  if (freed) malloc_trim(0);
 }
 
 Evaluation evaluate(store::Database& db, int64_t run_id, const PackSet& packs,

@@ -42,6 +42,12 @@ struct Evaluation {
 Evaluation evaluate(store::Database& db, int64_t run_id, const PackSet& packs,
                     const EvaluationOptions& options = {});
 
+// Frees the packs' pristine environments (clips/pristine_environment.h) this process has not
+// used and returns the memory to the system: for a run so big that the time they save (tens of
+// ms) is worth less than the memory they hold through its ingest (tens of MB). Evaluation then
+// builds each pack's environment itself, with the same findings.
+void release_pristine_environments(const PackSet& packs);
+
 // Where facts come from: the store for a run, or inline facts in pack tests.
 using FactSource = std::function<std::vector<facts::SlotValues>(const facts::FactType&)>;
 

@@ -67,3 +67,15 @@ TEST_CASE("each evaluation of a compiled pack sees only its own facts") {
   CHECK(subjects(evaluate_pack_in_child(pack, ops({"Relu"}), 1000, "ascend", {})) ==
         std::set<std::string>{"Relu"});
 }
+
+TEST_CASE("a pack set whose pristine environments were released evaluates the same") {
+  PackSet set;
+  set.packs.push_back(compiled_pack());
+  set.catalog = test::catalog();
+  release_pristine_environments(set);
+  // Released: nothing is left to take; the evaluation builds its own environment.
+  CHECK_FALSE(set.packs[0].pristine->take());
+  CHECK(subjects(evaluate_pack(set.packs[0], ops({"MatMul", "Cast"}), 1000, "ascend")) ==
+        std::set<std::string>{"MatMul", "Cast"});
+  release_pristine_environments(set);  // again: nothing to free, no error
+}
