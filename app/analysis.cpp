@@ -216,6 +216,8 @@ Result<Ingested> ingest(store::Database& db, const AnalysisRequest& req, const K
   return out;
 }
 
+}  // namespace
+
 std::vector<store::StoredFinding> to_stored(const std::vector<perfsage::v1::Finding>& findings) {
   std::vector<store::StoredFinding> out;
   out.reserve(findings.size());
@@ -232,6 +234,8 @@ std::vector<store::StoredFinding> to_stored(const std::vector<perfsage::v1::Find
   }
   return out;
 }
+
+namespace {
 
 // Runs `f`, turning the exceptions of the layers below into typed errors.
 template <class T, class F>

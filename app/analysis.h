@@ -23,6 +23,7 @@
 #include "collectors/common/collector.h"
 #include "perfsage/v1/report.pb.h"
 #include "store/database.h"
+#include "store/results.h"
 
 namespace perfsage::app {
 
@@ -65,6 +66,9 @@ struct AnalysisOutcome {
 
 Result<AnalysisOutcome> analyze(store::Database& db, const AnalysisRequest& request,
                                 const Knowledge& knowledge, const Limits& limits);
+
+// Evaluated findings in the form the store keeps them (store/results.h).
+std::vector<store::StoredFinding> to_stored(const std::vector<perfsage::v1::Finding>& findings);
 
 // The stored report of a run (findings as evaluated last time), e.g. for the daemon's API.
 Result<perfsage::v1::AnalysisReport> load_report(store::Database& db, int64_t run_id);

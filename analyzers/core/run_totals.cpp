@@ -141,4 +141,31 @@ store::RunRecord compute_run_totals(store::Database& db, int64_t run_id, const R
   return s;
 }
 
+store::RunRecord compute_run_totals_of_ranks(store::Database& db, int64_t run_id,
+                                             const RunIdentity& id) {
+  auto s = store::load_run(db, run_id).value();
+  s.framework = id.framework;
+  s.device = id.device.empty() ? "unknown" : id.device;
+  s.chip = id.chip;
+  s.ranks = query_int(db,
+                      "SELECT count(*) FROM (SELECT rank FROM rank_totals WHERE run_id=?1 UNION "
+                      "SELECT rank FROM ranks WHERE run_id=?1 UNION SELECT rank FROM steps WHERE "
+                      "run_id=?1)",
+                      run_id);
+  // A rank's op tables when it has op tasks with a duration, else its timeline's activities,
+  // as compute_run_totals sums them.
+  s.device_time_us =
+      static_cast<double>(query_int(
+          db,
+          "SELECT coalesce(sum(CASE WHEN op_tasks > 0 AND op_busy_ns IS NOT NULL THEN op_busy_ns "
+          "ELSE device_busy_ns END), 0) FROM rank_totals WHERE run_id=?1",
+          run_id)) /
+      1000.0;
+  const std::string ctes = "WITH " + step_ctes();
+  s.steps = query_int(db, (ctes + " SELECT count(DISTINCT step) FROM stepall").c_str(), run_id);
+  s.step_time_us = query_real(db, (ctes + " SELECT avg(d) / 1000.0 FROM stepdur").c_str(), run_id);
+  store::update_run_totals(db, s);
+  return s;
+}
+
 }  // namespace perfsage::analyzers

@@ -14,6 +14,7 @@
 #include "analyzers/core/analyzer.h"
 #include "analyzers/roofline/roofline.h"
 #include "cli_support.h"
+#include "rank_folders.h"
 #include "store/database.h"
 #include "store/file_bytes.h"
 
@@ -77,18 +78,6 @@ std::vector<std::string> columns_of(perfsage::store::Database& db, const std::st
   return out;
 }
 
-// A trace of `sample` as rank `rank` (its distributedInfo rewritten) in root/rank_<rank>.
-void add_rank(const fs::path& root, const std::string& sample, int rank) {
-  std::string text = perfsage::store::read_file(samples_dir() / "kineto" / sample);
-  auto at = text.find("\"rank\": ");
-  REQUIRE(at != std::string::npos);
-  auto end = text.find_first_not_of("0123456789", at + 8);
-  text.replace(at, end - at, "\"rank\": " + std::to_string(rank));
-  fs::path dir = root / ("rank_" + std::to_string(rank));
-  fs::create_directories(dir);
-  std::ofstream(dir / "trace.json", std::ios::binary) << text;
-}
-
 }  // namespace
 
 TEST_CASE("every per-rank table of a cluster run is the union of its ranks analysed alone",
@@ -96,13 +85,7 @@ TEST_CASE("every per-rank table of a cluster run is the union of its ranks analy
   PERFSAGE_REQUIRE_SAMPLES();
   TempDir dir;
   const fs::path root = dir.path() / "cluster";
-  // Four different programs as four ranks: GPU traces with one and several streams, and a
-  // CPU-only rank, so that no rank's rows could stand for another's.
-  const std::map<int, std::string> ranks{
-      {0, "hta__critical_path__alexnet__benchmark_result_2869224_1695835535_trace.json.gz"},
-      {1, "hta__critical_path_simple_add_benchmark_result_493459_1694039959_trace.json.gz"},
-      {2, "hta__critical_path_cuda_event_sync_multi_stream_event_sync_trace.json.gz"},
-      {34, "hta__cpu_only__rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz"}};
+  const auto& ranks = four_rank_samples();
   for (const auto& [rank, sample] : ranks) add_rank(root, sample, rank);
 
   const std::string whole_store = (dir.path() / "whole.db").string();

@@ -1,0 +1,141 @@
+// The reduce of a cluster run fanned out by rank (app/cluster_reduce.h): each rank analysed alone
+// into a store of its own and published as an extract; the cluster run assembled from the
+// extracts alone, without an event, has the findings, ids and gains, and the run summary of a
+// one-machine `perfsage analyze` of the whole folder. A missing rank, a rank's extract holding
+// another rank and what the reduce cannot assemble yet are refused, with nothing stored.
+#include "app/cluster_reduce.h"
+
+#include "app/resources.h"
+#include "cli_support.h"
+#include "rank_folders.h"
+#include "store/run_extract.h"
+#include "store/run_registry.h"
+
+using namespace perfsage;
+using namespace perfsage::test;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::shared_ptr<const app::Knowledge> knowledge() {
+  static auto kn = [] {
+    app::ResourceHints hints;
+    hints.compiled_kb_dir = source_dir() / "knowledge_bases";
+    auto k = app::load_knowledge({}, app::locate_resources(hints));
+    REQUIRE(k);
+    return *k;
+  }();
+  return kn;
+}
+
+// Each rank folder under `root` analysed into a store of its own, as its extract.
+std::vector<app::RankExtract> rank_extracts(const TempDir& dir, const fs::path& root) {
+  std::vector<app::RankExtract> out;
+  for (const auto& [rank, sample] : four_rank_samples()) {
+    const std::string path = (dir.path() / ("rank" + std::to_string(rank) + ".db")).string();
+    REQUIRE(run_command("analyze",
+                        {(root / ("rank_" + std::to_string(rank))).string(), "--store", path, "-q"})
+                .code == 0);
+    store::Database db(path);
+    out.push_back({rank, store::extract_run(db, 1)});
+  }
+  return out;
+}
+
+store::RunHeader header(const fs::path& root) {
+  return {"cluster", {root.string()}, "cluster-fingerprint", "2026-12-04T00:00:00Z"};
+}
+
+int64_t runs_in(store::Database& db) {
+  auto st = db.prepare("SELECT count(*) FROM runs");
+  st.step();
+  return st.int64(0);
+}
+
+}  // namespace
+
+TEST_CASE("a cluster run reduced from its ranks' extracts has the one-machine findings",
+          "[ranks]") {
+  PERFSAGE_REQUIRE_SAMPLES();
+  TempDir dir;
+  const fs::path root = dir.path() / "cluster";
+  for (const auto& [rank, sample] : four_rank_samples()) add_rank(root, sample, rank);
+  auto whole = analyze_json({root.string()});
+  REQUIRE(whole.recommendations_size() > 0);
+
+  auto extracts = rank_extracts(dir, root);
+  store::Database db((dir.path() / "reduce.db").string());
+  app::ClusterParts parts{header(root), extracts, {}};
+  auto run = app::reduce_cluster(db, parts, *knowledge(), {});
+  INFO((run ? std::string() : run.error().message));
+  REQUIRE(run);
+  CHECK(runs_in(db) == 1);  // the ranks' runs were assembled beside the store, not in it
+  auto reduced = app::load_report(db, *run);
+  REQUIRE(reduced);
+
+  // The run summary.
+  const auto &a = whole.run(), &b = reduced->run();
+  CHECK(b.ranks() == a.ranks());
+  CHECK(b.steps() == a.steps());
+  CHECK(b.step_time_us() == Approx(a.step_time_us()).epsilon(1e-12));
+  CHECK(b.device_time_us() == a.device_time_us());
+  CHECK(b.kernels() == a.kernels());
+  CHECK(b.ops() == a.ops());
+  CHECK(b.device() == a.device());
+  // Every finding, in rank order, with its id, severity, gain, message and evidence.
+  REQUIRE(reduced->recommendations_size() == whole.recommendations_size());
+  for (int i = 0; i < whole.recommendations_size(); ++i) {
+    const auto &x = whole.recommendations(i), &y = reduced->recommendations(i);
+    INFO(x.pack() << "/" << x.rule() << ": " << x.title());
+    CHECK(y.id() == x.id());
+    CHECK(y.severity() == x.severity());
+    CHECK(y.estimated_gain_us() == Approx(x.estimated_gain_us()).epsilon(1e-12));
+    CHECK(y.estimated_gain_share() == Approx(x.estimated_gain_share()).epsilon(1e-12));
+    CHECK(y.title() == x.title());
+    CHECK(y.message() == x.message());
+    REQUIRE(y.evidence_size() == x.evidence_size());
+    for (int e = 0; e < x.evidence_size(); ++e)
+      CHECK(y.evidence(e).display() == x.evidence(e).display());
+  }
+  // The packs ran on it as on the whole folder.
+  REQUIRE(reduced->packs_size() == whole.packs_size());
+  for (int i = 0; i < whole.packs_size(); ++i) {
+    CHECK(reduced->packs(i).name() == whole.packs(i).name());
+    CHECK(reduced->packs(i).status() == whole.packs(i).status());
+    CHECK(reduced->packs(i).fired() == whole.packs(i).fired());
+  }
+}
+
+TEST_CASE("a cluster run with a missing or mislabelled rank is refused and stores nothing",
+          "[ranks]") {
+  PERFSAGE_REQUIRE_SAMPLES();
+  TempDir dir;
+  const fs::path root = dir.path() / "cluster";
+  for (const auto& [rank, sample] : four_rank_samples()) add_rank(root, sample, rank);
+  auto extracts = rank_extracts(dir, root);
+  store::Database db((dir.path() / "reduce.db").string());
+
+  // Rank 2's job failed: the reduce says so instead of a cluster of three.
+  std::vector<app::RankExtract> three;
+  for (const auto& e : extracts)
+    if (e.rank != 2) three.push_back(e);
+  auto missing = app::reduce_cluster(db, {header(root), three, {2}}, *knowledge(), {});
+  REQUIRE_FALSE(missing);
+  CHECK_THAT(missing.error().message, Catch::Contains("rank 2 could not be analysed"));
+
+  // Rank 1's extract given as rank 0's.
+  auto swapped = extracts;
+  swapped[0].extract = extracts[1].extract;
+  auto wrong = app::reduce_cluster(db, {header(root), swapped, {}}, *knowledge(), {});
+  REQUIRE_FALSE(wrong);
+  CHECK_THAT(wrong.error().message, Catch::Contains("the extract of rank 0 holds rank 1"));
+
+  // A damaged extract.
+  auto damaged = extracts;
+  damaged[3].extract.resize(damaged[3].extract.size() / 2);
+  auto broken = app::reduce_cluster(db, {header(root), damaged, {}}, *knowledge(), {});
+  REQUIRE_FALSE(broken);
+  CHECK(broken.error().kind == app::ErrorKind::store);
+
+  CHECK(runs_in(db) == 0);
+}
