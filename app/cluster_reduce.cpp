@@ -10,6 +10,7 @@
 
 #include "analyzers/core/analyzer.h"
 #include "analyzers/core/run_totals.h"
+#include "analyzers/gpu/gpu_analysis.h"
 #include "analyzers/iteration/iteration.h"
 #include "analyzers/roofline/hardware_spec.h"
 #include "analyzers/roofline/roofline.h"
@@ -63,14 +64,14 @@ std::string quoted(const std::string& name) {
 
 // What the reduce cannot yet compute from rank rows, when a rank holds it.
 std::string unsupported(store::Database& parts, int64_t id) {
-  if (one_int(parts, "SELECT count(*) FROM gpu_collectives WHERE run_id = ?1", id) > 0)
-    return "the ranks ran collectives: aligning them across ranks needs each rank's collective "
-           "spans, which rank extracts do not carry yet";
-  if (one_int(parts, "SELECT count(*) FROM op_stats WHERE run_id = ?1", id) > 0)
-    return "the ranks hold Ascend op tables, whose statistics over ranks are not yet kept per "
-           "rank";
-  if (one_int(parts, "SELECT count(*) FROM activation_patterns WHERE run_id = ?1", id) > 0)
-    return "the ranks hold activation chains, which are not yet kept per rank";
+  auto st = parts.prepare(
+      "SELECT min(collector) FROM ingest_files WHERE run_id = ?1 AND collector NOT IN "
+      "('kineto', '')");
+  st.bind(1, id);
+  if (st.step() && !st.is_null(0))
+    return "a rank holds " + st.text(0) +
+           " input: only Kineto ranks are kept per rank yet (Ascend op tables and timelines are "
+           "summed over ranks; model graphs are the run's)";
   return {};
 }
 
@@ -183,6 +184,7 @@ Result<int64_t> assemble(store::Database& db, const ClusterParts& parts, const K
     analyzers::iteration::compute_rank_balance(db, run);
     auto hw = analyzers::roofline::compute_hardware_spec(db, run, kn.hardware);
     analyzers::roofline::compute_gpu_roofline_of_ranks(db, run, hw);
+    analyzers::gpu::align_collectives_of_ranks(db, run);
     writer.commit();
   }
   store::set_run_status(db, run, store::kRunAnalyzed);

@@ -31,8 +31,8 @@ struct ClusterParts {
 
 // The cluster run's id in `db`. Refused, with nothing stored, when a rank is missing (never a
 // silently partial cluster), when an extract is damaged or holds another rank, and where the
-// reduce cannot yet compute a cross-rank table from rank rows (collectives aligned across
-// ranks; Ascend op tables and graphs), naming what stands in the way.
+// reduce cannot yet compute a table from rank rows (Ascend op tables, model graphs), naming
+// what stands in the way.
 Result<int64_t> reduce_cluster(store::Database& db, const ClusterParts& parts,
                                const Knowledge& knowledge, const Limits& limits);
 

@@ -3,10 +3,13 @@
 // name (ncclKernel_AllReduce_RING_LL_Sum_float, ncclDevKernel_SendRecv, ...). NCCL implements
 // all-to-all with grouped send/receive, so an all-to-all shows as SendRecv kernels unless the
 // argument names it. Message sizes are summed where the kernel's arguments carry them.
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <tuple>
+#include <vector>
 
 #include "analyzers/gpu/device_spans.h"
 #include "analyzers/gpu/gpu_analysis.h"
@@ -108,6 +111,31 @@ void compute_collectives(store::Database& db, int64_t run) {
   for (const auto& [key, t] : totals)
     insert.insert(run, key.first, key.second, t.kernels, t.dur,
                   t.sized > 0 ? std::optional<double>(t.bytes) : std::nullopt);
+  write_collective_spans(db, run, spans);
+  write_collective_alignment(db, run, spans);
+}
+
+void write_collective_spans(store::Database& db, int64_t run, const CollectiveSpans& by_type) {
+  db.prepare("DELETE FROM gpu_collective_spans WHERE run_id=?1").bind(1, run).run();
+  std::vector<std::tuple<int64_t, const std::string*, int64_t, int64_t>> rows;
+  for (const auto& [type, ranks] : by_type)
+    for (const auto& [rank, spans] : ranks)
+      for (const auto& [start, end] : spans) rows.emplace_back(rank, &type, start, end);
+  std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) {
+    return std::tie(std::get<0>(a), *std::get<1>(a), std::get<2>(a), std::get<3>(a)) <
+           std::tie(std::get<0>(b), *std::get<1>(b), std::get<2>(b), std::get<3>(b));
+  });
+  store::RowInserter insert(db, tables::collective_spans());
+  for (const auto& [rank, type, start, end] : rows) insert.insert(run, rank, *type, start, end);
+}
+
+void align_collectives_of_ranks(store::Database& db, int64_t run) {
+  CollectiveSpans spans;
+  auto st = db.prepare(
+      "SELECT type, rank, start_ns, end_ns FROM gpu_collective_spans WHERE run_id = ?1 ORDER BY "
+      "rowid");
+  st.bind(1, run);
+  while (st.step()) spans[st.text(0)][st.int64(1)].emplace_back(st.int64(2), st.int64(3));
   write_collective_alignment(db, run, spans);
 }
 

@@ -60,6 +60,8 @@ using CollectiveSpans =
 // Aligns the collectives of each type across ranks and writes gpu_collective_ranks
 // (collective_alignment.cpp); sorts each rank's spans by start.
 void write_collective_alignment(store::Database& db, int64_t run, CollectiveSpans& by_type);
+// Keeps each rank's spans (gpu_collective_spans), by rank, type and start.
+void write_collective_spans(store::Database& db, int64_t run, const CollectiveSpans& by_type);
 
 // Calls `fn` for every communication kernel of `run` (is_comm_kernel), in storage order.
 void for_each_comm_kernel(store::Database& db, int64_t run,

@@ -70,6 +70,9 @@ void compute_host_blocking(store::Database& db, int64_t run_id);
 // the same kernels, each type aligned across ranks (waiting for the last rank vs transfer,
 // the ranks' clock offsets removed): gpu_collective_ranks.
 void compute_collectives(store::Database& db, int64_t run_id);
+// gpu_collective_ranks again from the ranks' gpu_collective_spans instead of the events: the
+// alignment of a cluster run assembled from rank extracts (docs/scale-out.md).
+void align_collectives_of_ranks(store::Database& db, int64_t run_id);
 // Counters of CUPTI range-profiler ranges per rank and range name: gpu_range_counters.
 void compute_range_counters(store::Database& db, int64_t run_id);
 // The collective type of a communication kernel from its "Collective name" argument or name.

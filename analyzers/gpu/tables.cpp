@@ -232,6 +232,19 @@ const store::DerivedTable& range_counters() {
   return t;
 }
 
+const store::DerivedTable& collective_spans() {
+  static const store::DerivedTable t{
+      "gpu_collective_spans",
+      "Each rank's collective kernels by type, as [start, end) (analyzers/gpu/collectives.cpp): "
+      "what gpu_collective_ranks aligns across ranks, kept per rank so that a cluster run's "
+      "alignment can be computed from its ranks' rows (docs/scale-out.md). Rows by rank, type "
+      "and start.",
+      {integer("rank", "", "rank of the trace"), text("type", "collective type"),
+       integer("start_ns", "ns", "kernel start"), integer("end_ns", "ns", "kernel end")},
+      {"run_id"}};
+  return t;
+}
+
 const store::DerivedTable& collective_ranks() {
   static const store::DerivedTable t{
       "gpu_collective_ranks",

@@ -17,6 +17,7 @@ const store::DerivedTable& queues();            // gpu_queues
 const store::DerivedTable& collectives();       // gpu_collectives
 const store::DerivedTable& range_counters();    // gpu_range_counters
 const store::DerivedTable& collective_ranks();  // gpu_collective_ranks
+const store::DerivedTable& collective_spans();  // gpu_collective_spans
 const store::DerivedTable& kernel_totals();     // kernel_totals
 const store::DerivedTable& copy_groups();       // copy_groups
 const store::DerivedTable& launch_profile();    // gpu_launch_profile

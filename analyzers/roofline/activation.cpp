@@ -88,8 +88,11 @@ struct Found {
   std::string example;
 };
 
-void scan(const std::vector<Op>& seq, std::map<std::pair<std::string, std::string>, Found>& out,
-          const std::string& source) {
+// (rank, pattern, source) -> chains found: per rank, so that a cluster run's rows are its
+// ranks' rows (docs/scale-out.md); the activation fact sums the ranks.
+using FoundChains = std::map<std::tuple<int64_t, std::string, std::string>, Found>;
+
+void scan(const std::vector<Op>& seq, FoundChains& out, int64_t rank, const std::string& source) {
   std::vector<std::string> types;
   types.reserve(seq.size());
   for (const auto& o : seq) types.push_back(*o.type);
@@ -102,7 +105,7 @@ void scan(const std::vector<Op>& seq, std::map<std::pair<std::string, std::strin
       if ((p.name == "mish" || p.name == "silu") &&
           !mul_reads_input(seq[start], seq[start + p.chain.size() - 1]))
         continue;
-      Found& f = out[{p.name, source}];
+      Found& f = out[{rank, p.name, source}];
       ++f.instances;
       for (size_t i = 0; i < p.chain.size(); ++i) f.total_us += seq[start + i].us;
       if (f.example.empty()) {
@@ -163,10 +166,9 @@ void compute_activation_patterns(store::Database& db, int64_t run_id) {
 
 void compute_activation_patterns(store::Database& db, int64_t run_id, const LaunchPass& pass) {
   db.prepare("DELETE FROM activation_patterns WHERE run_id = ?1").bind(1, run_id).run();
-  std::map<std::pair<std::string, std::string>, Found> found;
+  FoundChains found;
   Names names;
   ShapeTexts shapes;
-  int64_t device_ns = pass.kernel_ns;
 
   // Ascend device ops, per rank and stream in start order: read from the blocks and sorted
   // here (SQL's ORDER BY sorted a million tasks with their texts), ties in row order.
@@ -192,7 +194,6 @@ void compute_activation_patterns(store::Database& db, int64_t run_id, const Laun
       auto& b = blocks.block();
       for (size_t r = 0; r < b.rows(); ++r) {
         int64_t dur = b.is_null(c_dur, r) ? 0 : b.int_at(c_dur, r);
-        device_ns += dur;
         // core_type NOT IN ('HCCL', 'COMMUNICATION'), which a NULL core type fails too.
         if (b.is_null(c_core, r)) continue;
         std::string_view core = b.text_at(c_core, r);
@@ -213,16 +214,18 @@ void compute_activation_patterns(store::Database& db, int64_t run_id, const Laun
     });
     std::vector<Op> seq;
     std::pair<int64_t, int64_t> key{-2, -2};
+    // A task without a rank is rank 0's, as the store's rank column has it.
+    auto rank_of = [&](int64_t rank) { return rank == kNullFirst ? 0 : rank; };
     for (const Task& t : tasks) {
       std::pair<int64_t, int64_t> k{t.rank, t.stream};
       if (k != key) {
-        scan(seq, found, "ops");
+        scan(seq, found, rank_of(key.first), "ops");
         seq.clear();
         key = k;
       }
       seq.push_back({&t.type->type, &t.name->name, t.dur_ns / 1000.0, t.shapes});
     }
-    scan(seq, found, "ops");
+    scan(seq, found, rank_of(key.first), "ops");
   }
   // Kineto CPU ops per thread, with the GPU time of their kernels when linked
   // (core/launch_pass.h). Every op's input dims are there; ShapeTexts keeps those of the ops
@@ -236,7 +239,7 @@ void compute_activation_patterns(store::Database& db, int64_t run_id, const Laun
     for (const auto& c : ops) {
       std::pair<int64_t, int64_t> k{c.rank, c.tid};
       if (k != key) {
-        scan(seq, found, "cpu_ops");
+        scan(seq, found, key.first, "cpu_ops");
         seq.clear();
         key = k;
         helper_end = 0;
@@ -257,7 +260,7 @@ void compute_activation_patterns(store::Database& db, int64_t run_id, const Laun
                          ? nullptr
                          : shapes.get(op.type, pass.op_texts.text(c.dims))});
     }
-    scan(seq, found, "cpu_ops");
+    scan(seq, found, key.first, "cpu_ops");
   }
   // Model graphs: Softplus -> Tanh -> Mul edges (no timing).
   {
@@ -277,26 +280,20 @@ CROSS JOIN graph_nodes c ON c.run_id = a.run_id AND c.name = e2.dst AND c.graph 
 WHERE a.run_id = ?1 AND a.type = 'Softplus')sql");
     st.bind(1, run_id);
     if (st.step() && st.int64(0) > 0) {
-      Found& f = found[{"mish", "graph"}];
+      Found& f = found[{0, "mish", "graph"}];  // graphs are the run's, not a rank's
       f.instances = st.int64(0);
       f.example = st.text(1);
     }
   }
-  double device_us = static_cast<double>(device_ns) / 1000.0;
+  // The share of the run's device time is the fact's (every rank's time is summed there).
   store::RowInserter ins(db, tables::activation_patterns());
   for (const auto& [key, f] : found) {
+    const auto& [rank, pattern, source] = key;
     size_t len = 0;
     for (const auto& p : activation_patterns())
-      if (p.name == key.first) len = p.chain.size();
-    // Without device time (CPU-only runs) the share is left to the fact, which states it on
-    // the run's base (the step) instead.
-    std::optional<double> share;
-    if (key.second == "graph")
-      share = 0.0;
-    else if (device_us > 0)
-      share = f.total_us / device_us;
-    ins.insert(run_id, key.first, key.second, f.instances, static_cast<int64_t>(len), f.total_us,
-               share, f.example);
+      if (p.name == pattern) len = p.chain.size();
+    ins.insert(run_id, rank, pattern, source, f.instances, static_cast<int64_t>(len), f.total_us,
+               f.example);
   }
 }
 

@@ -208,14 +208,27 @@ FROM r HAVING count(*) > 0)sql"});
           {"share_of", T::String, "", "what share is of: device time, the step or the run", ""},
           {"example", T::String, "", "op names of the first chain", ""},
       },
-      R"sql(WITH {common}
+      // activation_patterns has a row per rank: summed here, the example the lowest rank's.
+      // Device time: every kernel and Ascend op task (kernel_totals, rank_totals).
+      R"sql(WITH {common},
+dev AS (SELECT (coalesce((SELECT sum(dur_ns) FROM kernel_totals WHERE run_id = ?1), 0)
+                + coalesce((SELECT sum(op_busy_ns) FROM rank_totals WHERE run_id = ?1), 0))
+               / 1000.0 AS us),
+a AS (SELECT pattern, source, sum(instances) AS instances,
+        max(ops_per_instance) AS ops_per_instance, sum(total_us) AS total_us,
+        CASE WHEN source = 'graph' THEN 0.0
+             WHEN (SELECT us FROM dev) > 0 THEN sum(total_us) / (SELECT us FROM dev) END
+          AS share
+      FROM activation_patterns WHERE run_id = ?1 GROUP BY pattern, source)
 SELECT pattern, source, instances, ops_per_instance, total_us,
   coalesce(share, total_us / (SELECT units FROM base) / nullif((SELECT us FROM base), 0), 0.0)
     AS share,
   CASE WHEN share IS NULL THEN 'the ' || (SELECT kind FROM base) ELSE 'device time' END
     AS share_of,
-  example
-FROM activation_patterns WHERE run_id = ?1)sql"});
+  (SELECT example FROM activation_patterns e
+   WHERE e.run_id = ?1 AND e.pattern = a.pattern AND e.source = a.source
+     AND e.example IS NOT NULL ORDER BY e.rank LIMIT 1) AS example
+FROM a)sql"});
 
   out.push_back(store::projection_fact(
       roofline::tables::shape_alignment(),

@@ -101,16 +101,16 @@ const store::DerivedTable& gpu_op_groups() {
 const store::DerivedTable& activation_patterns() {
   static const store::DerivedTable t{
       "activation_patterns",
-      "Element-wise chains that compute a known activation (GELU, SiLU, ...) op by op "
-      "(analyzers/roofline/activation.cpp).",
-      {text("pattern", "activation name"),
+      "Element-wise chains that compute a known activation (GELU, SiLU, ...) op by op, per "
+      "rank (analyzers/roofline/activation.cpp; graph chains are rank 0's); the activation "
+      "fact sums the ranks.",
+      {integer("rank", "", "rank of the profile"), text("pattern", "activation name"),
        text("source", "ops (device ops or kernels), cpu_ops or graph"),
        integer("instances", "count", "chains found").or_null(),
        integer("ops_per_instance", "count", "ops in one chain").or_null(),
        real("total_us", "us", "their time").or_null(),
-       real("share", "ratio", "total_us / device time; NULL without device time").or_null(),
-       text("example", "one chain, as its op names").or_null()},
-      {}};
+       text("example", "the rank's first chain, as its op names").or_null()},
+      {"run_id"}};
   return t;
 }
 

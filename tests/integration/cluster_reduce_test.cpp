@@ -5,6 +5,10 @@
 // another rank and what the reduce cannot assemble yet are refused, with nothing stored.
 #include "app/cluster_reduce.h"
 
+#include <sqlite3.h>
+
+#include <cstdio>
+
 #include "app/resources.h"
 #include "cli_support.h"
 #include "rank_folders.h"
@@ -29,9 +33,10 @@ std::shared_ptr<const app::Knowledge> knowledge() {
 }
 
 // Each rank folder under `root` analysed into a store of its own, as its extract.
-std::vector<app::RankExtract> rank_extracts(const TempDir& dir, const fs::path& root) {
+std::vector<app::RankExtract> rank_extracts(const TempDir& dir, const fs::path& root,
+                                            const std::map<int, std::string>& samples) {
   std::vector<app::RankExtract> out;
-  for (const auto& [rank, sample] : four_rank_samples()) {
+  for (const auto& [rank, sample] : samples) {
     const std::string path = (dir.path() / ("rank" + std::to_string(rank) + ".db")).string();
     REQUIRE(run_command("analyze",
                         {(root / ("rank_" + std::to_string(rank))).string(), "--store", path, "-q"})
@@ -52,18 +57,42 @@ int64_t runs_in(store::Database& db) {
   return st.int64(0);
 }
 
-}  // namespace
+// The rows of a table computed across ranks, at full precision (REAL with 17 digits).
+std::vector<std::string> cross_rank_rows(store::Database& db, const std::string& table,
+                                         int64_t run) {
+  std::vector<std::string> out;
+  auto st = db.prepare("SELECT * FROM " + table + " WHERE run_id = ?1 ORDER BY rowid");
+  st.bind(1, run);
+  while (st.step()) {
+    std::string row;
+    for (int c = 1; c < st.column_count(); ++c) {  // run_id first
+      if (st.column_type(c) == SQLITE_FLOAT) {
+        char buf[40];
+        std::snprintf(buf, sizeof buf, "%.17g", st.real(c));
+        row += buf;
+      } else {
+        row += st.is_null(c) ? "NULL" : st.text(c);
+      }
+      row += "|";
+    }
+    out.push_back(row);
+  }
+  return out;
+}
 
-TEST_CASE("a cluster run reduced from its ranks' extracts has the one-machine findings",
-          "[ranks]") {
-  PERFSAGE_REQUIRE_SAMPLES();
+// The folder of `samples` analysed on one machine, and each rank alone and reduced: the same
+// run summary, tables computed across ranks, findings and pack results.
+void check_reduce_equals_whole(const std::map<int, std::string>& samples, bool with_collectives) {
   TempDir dir;
   const fs::path root = dir.path() / "cluster";
-  for (const auto& [rank, sample] : four_rank_samples()) add_rank(root, sample, rank);
-  auto whole = analyze_json({root.string()});
+  for (const auto& [rank, sample] : samples) add_rank(root, sample, rank);
+  const std::string whole_store = (dir.path() / "whole.db").string();
+  auto one = run_command("analyze", {root.string(), "--store", whole_store, "--format", "json"});
+  REQUIRE(one.code == 0);
+  auto whole = parse_report(one.out);
   REQUIRE(whole.recommendations_size() > 0);
 
-  auto extracts = rank_extracts(dir, root);
+  auto extracts = rank_extracts(dir, root, samples);
   store::Database db((dir.path() / "reduce.db").string());
   app::ClusterParts parts{header(root), extracts, {}};
   auto run = app::reduce_cluster(db, parts, *knowledge(), {});
@@ -72,6 +101,12 @@ TEST_CASE("a cluster run reduced from its ranks' extracts has the one-machine fi
   CHECK(runs_in(db) == 1);  // the ranks' runs were assembled beside the store, not in it
   auto reduced = app::load_report(db, *run);
   REQUIRE(reduced);
+  store::Database whole_db(whole_store);
+  for (const char* table : {"iteration_ranks", "gpu_collective_ranks", "hardware_specs"}) {
+    INFO(table);
+    CHECK(cross_rank_rows(db, table, *run) == cross_rank_rows(whole_db, table, 1));
+  }
+  CHECK(cross_rank_rows(db, "gpu_collective_ranks", *run).empty() == !with_collectives);
 
   // The run summary.
   const auto &a = whole.run(), &b = reduced->run();
@@ -106,13 +141,27 @@ TEST_CASE("a cluster run reduced from its ranks' extracts has the one-machine fi
   }
 }
 
+}  // namespace
+
+TEST_CASE("a cluster run reduced from its ranks' extracts has the one-machine findings",
+          "[ranks]") {
+  PERFSAGE_REQUIRE_SAMPLES();
+  check_reduce_equals_whole(four_rank_samples(), false);
+}
+
+TEST_CASE("a data-parallel cluster reduced from its ranks: collectives aligned across ranks",
+          "[ranks]") {
+  PERFSAGE_REQUIRE_SAMPLES();
+  check_reduce_equals_whole(ddp_rank_samples(), true);
+}
+
 TEST_CASE("a cluster run with a missing or mislabelled rank is refused and stores nothing",
           "[ranks]") {
   PERFSAGE_REQUIRE_SAMPLES();
   TempDir dir;
   const fs::path root = dir.path() / "cluster";
   for (const auto& [rank, sample] : four_rank_samples()) add_rank(root, sample, rank);
-  auto extracts = rank_extracts(dir, root);
+  auto extracts = rank_extracts(dir, root, four_rank_samples());
   store::Database db((dir.path() / "reduce.db").string());
 
   // Rank 2's job failed: the reduce says so instead of a cluster of three.

@@ -30,7 +30,6 @@ const std::map<std::string, std::string>& run_level_tables() {
       {"roofline_ops",
        "points per op over all ranks: the GPU points from gpu_op_groups (compared below), "
        "the Ascend points from the op tasks, not yet per rank"},
-      {"activation_patterns", "Ascend op sequences over all ranks: not yet per rank"},
       {"shape_alignment", "Ascend ops over all ranks: not yet per rank"},
       {"op_type_stats", "op_stats summed over ranks: not yet per rank"},
       {"op_block_dims", "Ascend tasks over all ranks: not yet per rank"},

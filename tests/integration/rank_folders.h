@@ -34,4 +34,14 @@ inline const std::map<int, std::string>& four_rank_samples() {
   return ranks;
 }
 
+// A data-parallel cluster: one real two-rank DDP trace (NCCL AllReduce kernels, activation
+// chains) as ranks 0 and 1, and another program as rank 2, which runs no collective.
+inline const std::map<int, std::string>& ddp_rank_samples() {
+  static const std::map<int, std::string> ranks{
+      {0, "hta__df_index_resolver_df_index_resolver.json.gz"},
+      {1, "hta__df_index_resolver_df_index_resolver.json.gz"},
+      {2, "hta__critical_path__alexnet__benchmark_result_2869224_1695835535_trace.json.gz"}};
+  return ranks;
+}
+
 }  // namespace perfsage::test

@@ -99,10 +99,13 @@ TEST_CASE("derived tables: a store made by the migrations takes the declared sha
   for (const auto& t : analyzers::derived_tables())
     if (table_exists(db, t.name)) migrated.insert(t.name);
   CHECK(migrated.size() >= 19);
-  size_t recreated = 0;
+  std::set<std::string> recreated;
   for (const auto& changed : store::ensure_derived_tables(db, analyzers::derived_tables()))
-    recreated += migrated.count(changed);
-  CHECK(recreated <= 2);
+    if (migrated.count(changed)) recreated.insert(changed);
+  // Reshaped on purpose since the migrations made them: the rank column of the tables a
+  // cluster run assembles from its ranks (kernel_groups, host_op_self, activation_patterns).
+  INFO("re-created: " << Catch::Detail::stringify(recreated));
+  CHECK(recreated.size() <= 3);
   CHECK(store::ensure_derived_tables(db, analyzers::derived_tables()).empty());
 }
 

@@ -1,5 +1,6 @@
 // FLOP/byte model, roofline classification, the analyzer over synthetic runs, activation chains.
 #include "analyzer_resources.h"
+#include "analyzers/core/fact_types.h"
 #include "analyzers/roofline/activation.h"
 #include "analyzers/roofline/flop_model.h"
 #include "analyzers/roofline/roofline.h"
@@ -8,6 +9,20 @@
 
 using namespace perfsage;
 using namespace perfsage::analyzers::roofline;
+
+// The activation fact's share of its first fact (of the run's device time, summed over ranks).
+inline double activation_share(store::Database& db, int64_t run) {
+  for (const auto& t : analyzers::fact_types()) {
+    if (t.name != "activation") continue;
+    auto st = db.prepare(t.query);
+    st.bind(1, run);
+    REQUIRE(st.step());
+    for (int c = 0; c < st.column_count(); ++c)
+      if (st.column_name(c) == "share") return st.real(c);
+  }
+  FAIL("no activation fact type with a share");
+  return 0;
+}
 
 TEST_CASE("shapes parse from Ascend and Kineto spellings, malformed text gives nothing") {
   auto a = parse_shapes("\"4096,12288;4608,12288\"");
@@ -255,11 +270,11 @@ TEST_CASE("activation chains are found in op sequences and normalised types") {
     }
     w.commit();
   }
-  compute_activation_patterns(db, run);
+  test::analyze(db, run);  // the share's device time: rank_totals
   CHECK(one(db, "SELECT pattern || ' ' || source || ' ' || instances FROM activation_patterns") ==
         "mish ops 3");
   CHECK(std::stod(one(db, "SELECT total_us FROM activation_patterns")) == Approx(180));
-  CHECK(std::stod(one(db, "SELECT share FROM activation_patterns")) == Approx(180.0 / 330));
+  CHECK(activation_share(db, run) == Approx(180.0 / 330));
   CHECK(one(db, "SELECT example FROM activation_patterns") == "Softplus0 -> Tanh0 -> Mul0");
 }
 
@@ -282,10 +297,11 @@ TEST_CASE("activation chains follow each stream's start order, without communica
     w.add(on(op("Tanh0", "Tanh", "AI_VECTOR_CORE", 200, 20), 1));
     w.commit();
   }
-  compute_activation_patterns(db, run);
-  CHECK(one(db, "SELECT pattern || ' ' || source || ' ' || instances || ' ' || example FROM "
-                "activation_patterns") == "mish ops 1 Softplus0 -> Tanh0 -> Mul0");
-  CHECK(std::stod(one(db, "SELECT share FROM activation_patterns")) == Approx(60.0 / 180));
+  test::analyze(db, run);
+  CHECK(one(db,
+            "SELECT pattern || ' ' || source || ' ' || instances || ' ' || example FROM "
+            "activation_patterns") == "mish ops 1 Softplus0 -> Tanh0 -> Mul0");
+  CHECK(activation_share(db, run) == Approx(60.0 / 180));
 }
 
 TEST_CASE("a Sigmoid -> Mul gate that broadcasts is not SiLU; one on the same shapes is") {
