@@ -3,7 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
+#include <cstdlib>
 #include <filesystem>
 #include <memory>
 #include <set>
@@ -25,12 +25,6 @@ namespace {
 
 // Tables with a rank column whose rows are computed across ranks: computed again here.
 const std::set<std::string> kAcrossRanks = {"iteration_ranks", "gpu_collective_ranks"};
-
-int64_t one_int(store::Database& db, const std::string& sql, int64_t run) {
-  auto st = db.prepare(sql);
-  st.bind(1, run);
-  return st.step() && !st.is_null(0) ? st.int64(0) : 0;
-}
 
 std::vector<std::string> columns_of(store::Database& db, const std::string& table) {
   std::vector<std::string> out;
@@ -79,24 +73,27 @@ std::string unsupported(store::Database& parts, int64_t id) {
 // show in the store's listings, and are gone with it.
 class PartsStore {
  public:
+  // In a folder of its own that only this user can enter (mkdtemp): a name another user could
+  // guess and plant a link at would not do in a shared temporary folder.
   PartsStore() {
-    static std::atomic<int> counter{0};
-    path_ =
-        std::filesystem::temp_directory_path() /
-        ("perfsage-reduce-" + std::to_string(::getpid()) + "-" + std::to_string(counter++) + ".db");
+    std::string dir = (std::filesystem::temp_directory_path() / "perfsage-reduce-XXXXXX").string();
+    if (::mkdtemp(dir.data()) == nullptr)
+      throw store::StoreError("cannot make a temporary folder for the ranks' runs in " +
+                              std::filesystem::temp_directory_path().string());
+    dir_ = dir;
+    path_ = dir_ / "ranks.db";
     db_ = open_catalog_replica(path_);
   }
   ~PartsStore() {
     db_.reset();
     std::error_code ec;
-    for (const char* suffix : {"", "-wal", "-shm", "-journal"})
-      std::filesystem::remove(path_.string() + suffix, ec);
+    std::filesystem::remove_all(dir_, ec);
   }
   store::Database& db() { return *db_; }
   const std::filesystem::path& path() const { return path_; }
 
  private:
-  std::filesystem::path path_;
+  std::filesystem::path dir_, path_;
   std::unique_ptr<store::Database> db_;
 };
 
