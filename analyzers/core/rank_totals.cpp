@@ -10,6 +10,7 @@
 
 #include "analyzers/core/like_match.h"
 #include "analyzers/core/tables.h"
+#include "analyzers/core/timed_part.h"
 #include "store/bind.h"
 #include "store/block_scan.h"
 #include "store/records.h"
@@ -63,7 +64,7 @@ void add_block_span(store::BlockScan& scan, int c_rank, int c_start, int c_dur,
                                       end_of(b.int_at(c_start, r), b.int_at(c_dur, r)));
 }
 
-using CommKey = std::tuple<int64_t, std::string, std::optional<std::string>>;  // rank, source, name
+using CommKey = std::pair<int64_t, std::optional<std::string>>;  // rank, name
 using CommTotals = std::map<CommKey, std::optional<int64_t>>;
 
 void add_comm(CommTotals& comm, CommKey key, std::optional<int64_t> dur) {
@@ -71,54 +72,20 @@ void add_comm(CommTotals& comm, CommKey key, std::optional<int64_t> dur) {
   if (!fresh && dur) it->second = it->second.value_or(0) + *dur;
 }
 
-// A kernel is communication as the run fact has it: an NCCL/RCCL name or a "Collective name"
-// argument (LIKE, case folded). Each block dictionary entry is tested once.
-class CollectiveKernels {
- public:
-  void start_block(store::EventBlockReader& b, int c_name, int c_args) {
-    names_.assign(b.dictionary_size(c_name), -1);
-    args_.assign(b.all_null(c_args) ? 0 : b.dictionary_size(c_args), -1);
-  }
-  bool at(store::EventBlockReader& b, size_t row, int c_name, int c_args) {
-    int8_t& n = names_[b.text_index_at(c_name, row)];
-    if (n < 0) {
-      auto name = b.text_at(c_name, row);
-      n = contains_folded(name, "nccl") || contains_folded(name, "rccl") ? 1 : 0;
-    }
-    if (n == 1) return true;
-    if (args_.empty() || b.is_null(c_args, row)) return false;
-    int8_t& a = args_[b.text_index_at(c_args, row)];
-    if (a < 0) a = contains_folded(b.text_at(c_args, row), "\"collective name\"") ? 1 : 0;
-    return a == 1;
-  }
-
- private:
-  std::vector<int8_t> names_, args_;  // per dictionary entry: -1 not tested yet
-};
-
-void read_device(store::Database& db, int64_t run, std::map<int64_t, RankTotal>& ranks,
-                 CommTotals& comm) {
+void read_device(store::Database& db, int64_t run, std::map<int64_t, RankTotal>& ranks) {
   const auto& schema = store::device_event_schema();
   auto col = [&](const char* n) { return store::column_index(schema, n); };
-  const int c_rank = col("rank"), c_start = col("start_ns"), c_dur = col("dur_ns"),
-            c_name = col("name"), c_args = col("args");
-  store::BlockScan scan(db, schema, run, std::nullopt,
-                        {"rank", "start_ns", "dur_ns", "name", "args"});
-  CollectiveKernels collective;
+  const int c_rank = col("rank"), c_start = col("start_ns"), c_dur = col("dur_ns");
+  store::BlockScan scan(db, schema, run, std::nullopt, {"rank", "start_ns", "dur_ns"});
   while (scan.next()) {
     auto& b = scan.block();
     add_block_span(scan, c_rank, c_start, c_dur, ranks);
     const std::string& kind = scan.kind();
     const bool busy = kind == "kernel" || kind == "memcpy" || kind == "memset";
-    const bool kernel = kind == "kernel";
-    if (kernel) collective.start_block(b, c_name, c_args);
     for (size_t r = 0; r < b.rows(); ++r) {
-      const int64_t rank = rank_at(b, c_rank, r);
-      RankTotal& t = ranks[rank];
+      RankTotal& t = ranks[rank_at(b, c_rank, r)];
       ++t.device_events;
       if (busy) t.device_busy_ns += b.int_at(c_dur, r);
-      if (kernel && collective.at(b, r, c_name, c_args))
-        add_comm(comm, {rank, "kernel", std::string(b.text_at(c_name, r))}, b.int_at(c_dur, r));
     }
   }
 }
@@ -182,9 +149,8 @@ void read_op_tasks(store::Database& db, int64_t run, std::map<int64_t, RankTotal
       }
       if (!b.is_null(c_core, r) && b.text_at(c_core, r) == "HCCL")
         add_comm(comm,
-                 {rank, "hccl",
-                  b.is_null(c_name, r) ? std::nullopt
-                                       : std::optional<std::string>(b.text_at(c_name, r))},
+                 {rank, b.is_null(c_name, r) ? std::nullopt
+                                             : std::optional<std::string>(b.text_at(c_name, r))},
                  dur);
     }
   }
@@ -196,23 +162,22 @@ void compute_rank_totals(store::Database& db, int64_t run) {
   // One transaction: a call per collective (tens of thousands in a long DDP trace) each in a
   // transaction of its own took a minute.
   store::Transaction txn(db);
-  for (const char* t : {"rank_totals", "comm_totals", "host_collective_calls"})
+  for (const char* t : {"rank_totals", "hccl_totals", "host_collective_calls"})
     db.prepare(std::string("DELETE FROM ") + t + " WHERE run_id = ?1").bind(1, run).run();
   std::map<int64_t, RankTotal> ranks;
   CommTotals comm;
   {
     store::RowInserter calls(db, tables::host_collective_calls());
-    read_host(db, run, ranks, calls);
+    timed_part("rank_totals", "host", [&] { read_host(db, run, ranks, calls); });
   }
-  read_device(db, run, ranks, comm);
-  read_op_tasks(db, run, ranks, comm);
+  timed_part("rank_totals", "device", [&] { read_device(db, run, ranks); });
+  timed_part("rank_totals", "op tasks", [&] { read_op_tasks(db, run, ranks, comm); });
   store::RowInserter insert(db, tables::rank_totals());
   for (const auto& [rank, t] : ranks)
     insert.insert(run, rank, t.first, t.last, t.device_events, t.device_busy_ns, t.op_tasks,
                   t.op_busy_ns, t.op_wait_ns);
-  store::RowInserter insert_comm(db, tables::comm_totals());
-  for (const auto& [key, dur] : comm)
-    insert_comm.insert(run, std::get<0>(key), std::get<1>(key), std::get<2>(key), dur);
+  store::RowInserter insert_hccl(db, tables::hccl_totals());
+  for (const auto& [key, dur] : comm) insert_hccl.insert(run, key.first, key.second, dur);
   txn.commit();
 }
 

@@ -1,5 +1,5 @@
-// Each rank's span, device totals, communication time per name and host collective calls
-// (rank_totals, comm_totals, host_collective_calls), from one pass over the event blocks: what
+// Each rank's span, device totals, HCCL task time per name and host collective calls
+// (rank_totals, hccl_totals, host_collective_calls), from one pass over the event blocks: what
 // the run fact, every fact's wall span and the host_comm fact read instead of the events. Per
 // rank, so that a cluster run's rows are its ranks' rows (docs/scale-out.md).
 #pragma once

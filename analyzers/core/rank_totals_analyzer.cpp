@@ -10,7 +10,7 @@ Analyzer rank_totals_analyzer() {
   Analyzer a;
   a.name = "rank_totals";
   a.reads = {"host_events", "device_events", "op_tasks"};
-  a.writes = {tables::rank_totals(), tables::comm_totals(), tables::host_collective_calls()};
+  a.writes = {tables::rank_totals(), tables::hccl_totals(), tables::host_collective_calls()};
   a.run = [](store::Database& db, int64_t run_id, const AnalyzerResources& /*resources*/) {
     compute_rank_totals(db, run_id);
   };

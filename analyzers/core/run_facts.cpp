@@ -68,16 +68,14 @@ ops AS (SELECT coalesce(sum(op_tasks), 0) AS n, sum(op_busy_ns) AS busy,
           sum(op_wait_ns) AS wait FROM rank_totals WHERE run_id = ?1),
 st AS (SELECT count(DISTINCT step) AS n, avg(dur_ns) / 1000.0 AS mean, count(DISTINCT rank) AS ranks
        FROM recorded_steps WHERE run_id = ?1 AND dur_ns IS NOT NULL),
--- Communication as the rest of perfsage classifies it (comm_totals, per rank): the op-table
--- collector files every HCCL task (COMMUNICATION cores, hcom_ names) under core type HCCL; GPU
--- kernels are collectives as in the GPU breakdown (NCCL/RCCL names, or Kineto's "Collective
--- name" argument).
+-- Communication as the rest of perfsage classifies it, per rank and name: the op-table
+-- collector files every HCCL task (COMMUNICATION cores, hcom_ names) under core type HCCL
+-- (hccl_totals); GPU kernels are collectives as in the GPU breakdown (gpu_comm_kernels: NCCL/RCCL
+-- names, or Kineto's "Collective name" argument).
 comm AS (
-  SELECT name, sum(dur_ns) AS ns FROM comm_totals WHERE run_id = ?1 AND source = 'hccl'
-  GROUP BY name
+  SELECT name, sum(dur_ns) AS ns FROM hccl_totals WHERE run_id = ?1 GROUP BY name
   UNION ALL
-  SELECT name, sum(dur_ns) FROM comm_totals WHERE run_id = ?1 AND source = 'kernel'
-  GROUP BY name),
+  SELECT name, sum(dur_ns) FROM gpu_comm_kernels WHERE run_id = ?1 GROUP BY name),
 commtotal AS (SELECT sum(ns) / 1000.0 AS us FROM comm)
 SELECT coalesce(nullif(lower(r.framework), ''), 'unknown') AS framework,
   CASE WHEN lower(r.device) IN ('ascend','npu') THEN 'ascend'

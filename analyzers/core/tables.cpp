@@ -130,14 +130,12 @@ const store::DerivedTable& rank_totals() {
   return t;
 }
 
-const store::DerivedTable& comm_totals() {
+const store::DerivedTable& hccl_totals() {
   static const store::DerivedTable t{
-      "comm_totals",
-      "Communication device time per rank and name (analyzers/core/rank_totals.cpp): Ascend "
-      "op tasks on HCCL cores, and GPU kernels with NCCL/RCCL names or a \"Collective name\" "
-      "argument. Rows by rank, source and name.",
-      {integer("rank", "", "rank of the profile"), text("source", "hccl or kernel"),
-       text("name", "op or kernel name").or_null(),
+      "hccl_totals",
+      "Ascend op tasks on HCCL cores per rank and name (analyzers/core/rank_totals.cpp), the "
+      "communication time of the run fact. Rows by rank and name.",
+      {integer("rank", "", "rank of the profile"), text("name", "op name").or_null(),
        integer("dur_ns", "ns", "summed duration; NULL when none has one").or_null()},
       {"run_id"}};
   return t;

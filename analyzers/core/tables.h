@@ -14,7 +14,7 @@ const store::DerivedTable& op_name_totals();         // op_name_totals
 const store::DerivedTable& host_op_self();           // host_op_self
 const store::DerivedTable& host_op_totals();         // host_op_totals
 const store::DerivedTable& rank_totals();            // rank_totals
-const store::DerivedTable& comm_totals();            // comm_totals
+const store::DerivedTable& hccl_totals();            // hccl_totals
 const store::DerivedTable& host_collective_calls();  // host_collective_calls
 
 }  // namespace perfsage::analyzers::tables

@@ -60,9 +60,9 @@ Analyzer gpu_timeline_analyzer() {
   a.name = "gpu_timeline";
   // steps: the ProfilerStep windows host blocking is counted in or out of.
   a.reads = {"host_events", "device_events", "steps"};
-  a.writes = {tables::time_breakdown(), tables::queues(),           tables::host_blocking(),
-              tables::collectives(),    tables::collective_ranks(), tables::collective_spans(),
-              tables::range_counters()};
+  a.writes = {tables::time_breakdown(),   tables::queues(),        tables::host_blocking(),
+              tables::collectives(),      tables::comm_kernels(),  tables::collective_ranks(),
+              tables::collective_spans(), tables::range_counters()};
   a.run = [](store::Database& db, int64_t run_id, const AnalyzerResources& /*resources*/) {
     gpu::analyze_gpu_timeline(db, run_id);
   };

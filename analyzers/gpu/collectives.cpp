@@ -96,7 +96,12 @@ void compute_collectives(store::Database& db, int64_t run) {
   };
   std::map<std::pair<int64_t, std::string>, Total> totals;
   CollectiveSpans spans;  // for the alignment across ranks, from the same pass
+  // Per rank and kernel name, for the run fact (gpu_comm_kernels).
+  std::map<std::pair<int64_t, std::string>, std::pair<int64_t, int64_t>, std::less<>> by_name;
   for_each_comm_kernel(db, run, [&](const CommKernel& k) {
+    auto& named = by_name[{k.rank, std::string(k.name)}];
+    ++named.first;
+    named.second += k.dur;
     std::string type = collective_type(k.name, k.args);
     spans[type][k.rank].emplace_back(k.start, k.start + k.dur);
     Total& t = totals[{k.rank, std::move(type)}];
@@ -111,6 +116,10 @@ void compute_collectives(store::Database& db, int64_t run) {
   for (const auto& [key, t] : totals)
     insert.insert(run, key.first, key.second, t.kernels, t.dur,
                   t.sized > 0 ? std::optional<double>(t.bytes) : std::nullopt);
+  db.prepare("DELETE FROM gpu_comm_kernels WHERE run_id=?1").bind(1, run).run();
+  store::RowInserter insert_named(db, tables::comm_kernels());
+  for (const auto& [key, t] : by_name)
+    insert_named.insert(run, key.first, key.second, t.first, t.second);
   write_collective_spans(db, run, spans);
   write_collective_alignment(db, run, spans);
 }

@@ -3,33 +3,15 @@
 #include <string>
 #include <unordered_map>
 
+#include "analyzers/core/like_match.h"
 #include "store/block_scan.h"
 #include "store/records.h"
 #include "store/text_hash.h"
 
 namespace perfsage::analyzers::gpu {
-namespace {
-
-// Case-insensitive substring test; `lower` is already lower-case. No copy of the (often long,
-// templated) kernel name per call.
-bool contains_lower(std::string_view s, std::string_view lower) {
-  // ASCII folding, not std::tolower: no locale lookup per byte of a 300-byte name.
-  auto fold = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c; };
-  if (lower.empty()) return true;
-  if (lower.size() > s.size()) return false;
-  for (size_t i = 0; i + lower.size() <= s.size(); ++i) {
-    if (fold(s[i]) != lower[0]) continue;
-    size_t k = 1;
-    while (k < lower.size() && fold(s[i + k]) == lower[k]) ++k;
-    if (k == lower.size()) return true;
-  }
-  return false;
-}
-
-}  // namespace
 
 bool is_comm_kernel(std::string_view name, std::string_view args) {
-  return contains_lower(name, "nccl") || contains_lower(name, "rccl") ||
+  return contains_folded(name, "nccl") || contains_folded(name, "rccl") ||
          args.find("\"Collective name\"") != std::string_view::npos;
 }
 

@@ -216,6 +216,18 @@ const store::DerivedTable& collectives() {
   return t;
 }
 
+const store::DerivedTable& comm_kernels() {
+  static const store::DerivedTable t{
+      "gpu_comm_kernels",
+      "Communication kernels per rank and name (analyzers/gpu/collectives.cpp, from the pass "
+      "that types them: NCCL/RCCL names or a \"Collective name\" argument), for the run fact's "
+      "communication time. Rows by rank and name.",
+      {integer("rank", "", "rank (process) of the trace"), text("name", "kernel name"),
+       integer("kernels", "count", "kernels"), integer("dur_ns", "ns", "their summed time")},
+      {"run_id"}};
+  return t;
+}
+
 const store::DerivedTable& range_counters() {
   static const store::DerivedTable t{
       "gpu_range_counters",

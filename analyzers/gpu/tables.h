@@ -15,6 +15,7 @@ const store::DerivedTable& time_breakdown();    // gpu_time_breakdown
 const store::DerivedTable& host_blocking();     // host_blocking
 const store::DerivedTable& queues();            // gpu_queues
 const store::DerivedTable& collectives();       // gpu_collectives
+const store::DerivedTable& comm_kernels();      // gpu_comm_kernels
 const store::DerivedTable& range_counters();    // gpu_range_counters
 const store::DerivedTable& collective_ranks();  // gpu_collective_ranks
 const store::DerivedTable& collective_spans();  // gpu_collective_spans

@@ -318,7 +318,7 @@ TEST_CASE("the run fact counts HCCL tasks and collective kernels as communicatio
   hccl.dur_ns = 500000;
   w.add(hccl);
   w.commit();
-  test::analyze(db, w.run_id());  // comm_totals
+  test::analyze(db, w.run_id());  // hccl_totals and gpu_comm_kernels
   auto run = facts_of(db, w.run_id(), "run");
   REQUIRE(run.size() == 1);
   CHECK(slot(run[0], "comm_device_us").real == Approx(700));
