@@ -26,14 +26,6 @@ namespace {
 // Tables with a rank column whose rows are computed across ranks: computed again here.
 const std::set<std::string> kAcrossRanks = {"iteration_ranks", "gpu_collective_ranks"};
 
-std::vector<std::string> columns_of(store::Database& db, const std::string& table) {
-  std::vector<std::string> out;
-  auto st = db.prepare("SELECT name FROM pragma_table_info(?1)");
-  st.bind(1, table);
-  while (st.step()) out.push_back(st.text(0));
-  return out;
-}
-
 // The tables a rank's rows are copied from: every table with a run_id column and, but for
 // those computed across ranks, a rank column; and the ingest summary.
 std::vector<std::pair<std::string, std::vector<std::string>>> rank_tables(store::Database& db) {
@@ -44,7 +36,7 @@ std::vector<std::pair<std::string, std::vector<std::string>>> rank_tables(store:
     while (st.step()) tables.push_back(st.text(0));
   }
   for (const auto& t : tables) {
-    auto cols = columns_of(db, t);
+    auto cols = store::table_columns(db, t);
     auto has = [&](const char* c) { return std::find(cols.begin(), cols.end(), c) != cols.end(); };
     if (!has("run_id") || kAcrossRanks.count(t)) continue;
     if (has("rank") || t == "ingest_files") out.emplace_back(t, std::move(cols));
@@ -146,11 +138,8 @@ Result<int64_t> assemble(store::Database& db, const ClusterParts& parts, const K
       }
     }
   } detach{db};
-  // The counts the report reads of a run without events (as a catalog replica keeps them,
-  // store/run_extract.cpp).
-  db.exec(
-      "CREATE TABLE IF NOT EXISTS main.run_counts(run_id INTEGER PRIMARY KEY, ops INTEGER, "
-      "kernels INTEGER)");
+  // The counts the report reads of a run without events (store/run_extract.h).
+  store::ensure_run_counts(db);
   int64_t run = 0;
   {
     store::RunWriter writer(db, parts.header);
@@ -177,7 +166,7 @@ Result<int64_t> assemble(store::Database& db, const ClusterParts& parts, const K
         .run();
     // What is computed across ranks, from the ranks' rows.
     analyzers::RunIdentity identity{first.framework, first.device, first.chip};
-    analyzers::compute_run_totals_of_ranks(db, run, identity);
+    analyzers::compute_run_totals(db, run, identity);
     analyzers::iteration::compute_rank_balance(db, run);
     auto hw = analyzers::roofline::compute_hardware_spec(db, run, kn.hardware);
     analyzers::roofline::compute_gpu_roofline_of_ranks(db, run, hw);

@@ -334,6 +334,15 @@ int Database::schema_version() const {
   return st.step() ? static_cast<int>(st.int64(0)) : 0;
 }
 
+std::vector<std::string> table_columns(Database& db, const std::string& table,
+                                       const std::string& schema) {
+  std::vector<std::string> out;
+  auto st = db.prepare("SELECT name FROM pragma_table_info(?1, ?2) ORDER BY cid");
+  st.bind(1, table).bind(2, schema);
+  while (st.step()) out.push_back(st.text(0));
+  return out;
+}
+
 Transaction::Transaction(Database& db) : db_(db) {
   // IMMEDIATE takes the write lock up front (a deferred transaction that reads first and writes
   // later can fail with SQLITE_BUSY where waiting would have done); a read-only store writes only

@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <vector>
 
 struct sqlite3;
 struct sqlite3_stmt;
@@ -140,6 +141,11 @@ inline constexpr int64_t kWalCheckpointBytes = 4 << 20;
 // it for the whole run (tens of seconds for a multi-GB trace), and a second writer should wait
 // its turn rather than fail with "database is locked".
 inline constexpr int kBusyTimeoutMs = 10 * 60 * 1000;
+
+// The columns of `table` in database `schema` ("main", or an attached one's name), in order;
+// empty when there is no such table.
+std::vector<std::string> table_columns(Database& db, const std::string& table,
+                                       const std::string& schema = "main");
 
 // Rolls back unless commit() was called.
 class Transaction {

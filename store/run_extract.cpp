@@ -36,15 +36,6 @@ std::vector<std::string> tables_of(Database& db, const std::string& schema) {
   return out;
 }
 
-std::vector<std::string> columns_of(Database& db, const std::string& schema,
-                                    const std::string& table) {
-  std::vector<std::string> out;
-  auto st = db.prepare("SELECT name FROM pragma_table_info(?1, ?2) ORDER BY cid");
-  st.bind(1, table).bind(2, schema);
-  while (st.step()) out.push_back(st.text(0));
-  return out;
-}
-
 bool has(const std::vector<std::string>& v, const std::string& s) {
   return std::find(v.begin(), v.end(), s) != v.end();
 }
@@ -86,7 +77,8 @@ class Attached {
 std::string compress_bytes(const unsigned char* data, size_t n) {
   uLongf bound = compressBound(static_cast<uLong>(n));
   std::string out(8 + bound, '\0');
-  for (int i = 0; i < 8; ++i) out[static_cast<size_t>(i)] = static_cast<char>((n >> (8 * i)) & 0xff);
+  for (int i = 0; i < 8; ++i)
+    out[static_cast<size_t>(i)] = static_cast<char>((n >> (8 * i)) & 0xff);
   if (compress2(reinterpret_cast<Bytef*>(out.data() + 8), &bound, data, static_cast<uLong>(n), 6) !=
       Z_OK)
     throw StoreError("run extract: compression failed");
@@ -96,9 +88,11 @@ std::string compress_bytes(const unsigned char* data, size_t n) {
 
 // The serialised database, in memory sqlite3_malloc'd for sqlite3_deserialize to own.
 std::pair<unsigned char*, uint64_t> decompress_bytes(const std::string& in) {
-  if (in.size() < 8) throw StoreError("run extract: truncated (" + std::to_string(in.size()) + " bytes)");
+  if (in.size() < 8)
+    throw StoreError("run extract: truncated (" + std::to_string(in.size()) + " bytes)");
   uint64_t n = 0;
-  for (int i = 0; i < 8; ++i) n |= uint64_t{static_cast<unsigned char>(in[static_cast<size_t>(i)])} << (8 * i);
+  for (int i = 0; i < 8; ++i)
+    n |= uint64_t{static_cast<unsigned char>(in[static_cast<size_t>(i)])} << (8 * i);
   if (n == 0 || n > kMaxExtractBytes)
     throw StoreError("run extract: implausible size " + std::to_string(n) + " bytes");
   auto* buf = static_cast<unsigned char*>(sqlite3_malloc64(n));
@@ -113,12 +107,20 @@ std::pair<unsigned char*, uint64_t> decompress_bytes(const std::string& in) {
   return {buf, n};
 }
 
+}  // namespace
+
+void ensure_run_counts(Database& db) {
+  db.exec(
+      "CREATE TABLE IF NOT EXISTS main.run_counts(run_id INTEGER PRIMARY KEY, ops INTEGER, "
+      "kernels INTEGER)");
+}
+
+namespace {
+
 // The replica's own tables: where each imported row came from, and the counts of the events
 // that stayed with the run's daemon.
 void ensure_origins(Database& replica) {
-  replica.exec(
-      "CREATE TABLE IF NOT EXISTS main.run_counts(run_id INTEGER PRIMARY KEY, ops INTEGER, "
-      "kernels INTEGER)");
+  ensure_run_counts(replica);
   replica.exec(
       "CREATE TABLE IF NOT EXISTS main.catalog_origins(kind TEXT NOT NULL, instance TEXT NOT "
       "NULL, local_id INTEGER NOT NULL, id INTEGER NOT NULL, PRIMARY KEY(kind, instance, "
@@ -145,14 +147,14 @@ std::string mapped(const std::string& kind, const std::string& instance_param,
 
 // Removes what the replica holds of run `id`.
 void remove_run(Database& replica, int64_t id) {
-  for (const auto& t : {std::string("action_files"), std::string("action_audit"),
-                        std::string("action_applies"), std::string("action_verdicts"),
-                        std::string("action_plans")}) {
+  for (const auto& t :
+       {std::string("action_files"), std::string("action_audit"), std::string("action_applies"),
+        std::string("action_verdicts"), std::string("action_plans")}) {
     replica.exec("DELETE FROM main." + t + " WHERE " + rows_of_run(t, id, false));
   }
   for (const auto& t : tables_of(replica, "main")) {
     if (kActionTables.count(t) || t == "runs") continue;
-    auto cols = columns_of(replica, "main", t);
+    auto cols = table_columns(replica, t);
     auto where = rows_of_run(t, id, has(cols, "run_id"));
     if (!where.empty()) replica.exec("DELETE FROM main." + quoted(t) + " WHERE " + where);
   }
@@ -223,7 +225,7 @@ std::string extract_run(Database& db, int64_t run_id) {
     } rollback{db};
     for (const auto& t : tables_of(db, "main")) {
       if (has(local_only_tables(), t) || t == "jobs" || t == "schema_version") continue;
-      auto cols = columns_of(db, "main", t);
+      auto cols = table_columns(db, t);
       auto where = rows_of_run(t, run_id, has(cols, "run_id"));
       if (where.empty()) continue;
       db.exec("CREATE TABLE run_extract." + quoted(t) + " AS SELECT * FROM main." + quoted(t) +
@@ -235,14 +237,15 @@ std::string extract_run(Database& db, int64_t run_id) {
             " AS run_id, (SELECT count(*) FROM op_tasks WHERE run_id = " + n +
             ") AS ops, (SELECT count(*) FROM device_events WHERE run_id = " + n +
             " AND kind = 'kernel') AS kernels");
-    db.exec("CREATE TABLE run_extract.extract_info AS SELECT " + std::to_string(db.schema_version()) +
-            " AS schema_version");
+    db.exec("CREATE TABLE run_extract.extract_info AS SELECT " +
+            std::to_string(db.schema_version()) + " AS schema_version");
     db.exec("COMMIT");
     rollback.done = true;
   }
   sqlite3_int64 size = 0;
   unsigned char* bytes = sqlite3_serialize(db.handle(), "run_extract", &size, 0);
-  if (!bytes) throw StoreError("run extract of run " + std::to_string(run_id) + ": cannot serialise");
+  if (!bytes)
+    throw StoreError("run extract of run " + std::to_string(run_id) + ": cannot serialise");
   std::string out;
   try {
     out = compress_bytes(bytes, static_cast<size_t>(size));
@@ -264,7 +267,8 @@ void import_run(Database& replica, int64_t catalog_id, const RunOrigin& origin,
                           static_cast<sqlite3_int64>(n),
                           SQLITE_DESERIALIZE_FREEONCLOSE | SQLITE_DESERIALIZE_RESIZEABLE) !=
       SQLITE_OK)
-    throw StoreError("run extract: not a database (" + std::string(sqlite3_errmsg(replica.handle())) + ")");
+    throw StoreError("run extract: not a database (" +
+                     std::string(sqlite3_errmsg(replica.handle())) + ")");
   {
     auto check = replica.prepare("PRAGMA ext.quick_check");
     std::string verdict = check.step() ? check.text(0) : "no answer";
@@ -284,10 +288,10 @@ void import_run(Database& replica, int64_t catalog_id, const RunOrigin& origin,
     if (has(local_only_tables(), t) || kActionTables.count(t) || t == "jobs" ||
         t == "schema_version" || t == "extract_info")
       continue;
-    auto mine = columns_of(replica, "main", t);
+    auto mine = table_columns(replica, t);
     if (mine.empty()) continue;  // a table this daemon's schema does not have
     std::vector<std::string> common;
-    for (const auto& c : columns_of(replica, "ext", t))
+    for (const auto& c : table_columns(replica, t, "ext"))
       if (has(mine, c)) common.push_back(c);
     std::map<std::string, std::string> exprs;
     if (t == "runs") exprs["id"] = id;
@@ -299,8 +303,8 @@ void import_run(Database& replica, int64_t catalog_id, const RunOrigin& origin,
   auto common_cols = [&](const std::string& t) {
     std::vector<std::string> out;
     if (!has(ext_tables, t)) return out;
-    auto mine = columns_of(replica, "main", t);
-    for (const auto& c : columns_of(replica, "ext", t))
+    auto mine = table_columns(replica, t);
+    for (const auto& c : table_columns(replica, t, "ext"))
       if (has(mine, c)) out.push_back(c);
     return out;
   };

@@ -19,6 +19,10 @@
 namespace perfsage::store {
 class Database;
 
+// The counts of a run's events for runs whose events are elsewhere (an imported or assembled
+// run): run_counts(run_id, ops, kernels), which the run summary reads before the events.
+void ensure_run_counts(Database& db);
+
 // Tables with a run_id column that stay in the local store: the event data and the model
 // graphs, which only the analysis reads.
 const std::vector<std::string>& local_only_tables();
@@ -47,7 +51,6 @@ std::optional<int64_t> imported_run(Database& replica, const RunOrigin& origin);
 // "action_audit"; "runs" as above), and the way back: the origin of a replica id.
 std::optional<int64_t> imported_id(Database& replica, const std::string& kind,
                                    const std::string& instance, int64_t local_id);
-std::optional<RunOrigin> origin_of_imported(Database& replica, const std::string& kind,
-                                            int64_t id);
+std::optional<RunOrigin> origin_of_imported(Database& replica, const std::string& kind, int64_t id);
 
 }  // namespace perfsage::store

@@ -14,15 +14,10 @@ struct RunIdentity {
   std::string framework, device, chip;
 };
 
-// Derives the totals from the run's records and stores them in its runs row.
+// Derives the totals from the run's per-rank tables (rank_totals, ranks, steps: the analyzers
+// must have run) and stores them in its runs row.
 store::RunRecord compute_run_totals(store::Database& db, int64_t run_id,
                                     const RunIdentity& identity);
-
-// The same totals from the run's per-rank tables alone (rank_totals, ranks, steps), for a
-// cluster run assembled from its ranks' extracts, which holds no events: equal to
-// compute_run_totals' on the events (a NULL rank counts as rank 0 here).
-store::RunRecord compute_run_totals_of_ranks(store::Database& db, int64_t run_id,
-                                             const RunIdentity& identity);
 
 struct RunCounts {
   int64_t ops = 0;      // Ascend device task executions

@@ -5,13 +5,9 @@
 // another rank and what the reduce cannot assemble yet are refused, with nothing stored.
 #include "app/cluster_reduce.h"
 
-#include <sqlite3.h>
-
-#include <cstdio>
-
-#include "app/resources.h"
+#include "app_knowledge.h"
 #include "cli_support.h"
-#include "rank_folders.h"
+#include "cluster_support.h"
 #include "store/run_extract.h"
 #include "store/run_registry.h"
 
@@ -20,17 +16,6 @@ using namespace perfsage::test;
 namespace fs = std::filesystem;
 
 namespace {
-
-std::shared_ptr<const app::Knowledge> knowledge() {
-  static auto kn = [] {
-    app::ResourceHints hints;
-    hints.compiled_kb_dir = source_dir() / "knowledge_bases";
-    auto k = app::load_knowledge({}, app::locate_resources(hints));
-    REQUIRE(k);
-    return *k;
-  }();
-  return kn;
-}
 
 // Each rank folder under `root` analysed into a store of its own, as its extract.
 std::vector<app::RankExtract> rank_extracts(const TempDir& dir, const fs::path& root,
@@ -57,29 +42,6 @@ int64_t runs_in(store::Database& db) {
   return st.int64(0);
 }
 
-// The rows of a table computed across ranks, at full precision (REAL with 17 digits).
-std::vector<std::string> cross_rank_rows(store::Database& db, const std::string& table,
-                                         int64_t run) {
-  std::vector<std::string> out;
-  auto st = db.prepare("SELECT * FROM " + table + " WHERE run_id = ?1 ORDER BY rowid");
-  st.bind(1, run);
-  while (st.step()) {
-    std::string row;
-    for (int c = 1; c < st.column_count(); ++c) {  // run_id first
-      if (st.column_type(c) == SQLITE_FLOAT) {
-        char buf[40];
-        std::snprintf(buf, sizeof buf, "%.17g", st.real(c));
-        row += buf;
-      } else {
-        row += st.is_null(c) ? "NULL" : st.text(c);
-      }
-      row += "|";
-    }
-    out.push_back(row);
-  }
-  return out;
-}
-
 // The folder of `samples` analysed on one machine, and each rank alone and reduced: the same
 // run summary, tables computed across ranks, findings and pack results.
 void check_reduce_equals_whole(const std::map<int, std::string>& samples, bool with_collectives) {
@@ -95,7 +57,7 @@ void check_reduce_equals_whole(const std::map<int, std::string>& samples, bool w
   auto extracts = rank_extracts(dir, root, samples);
   store::Database db((dir.path() / "reduce.db").string());
   app::ClusterParts parts{header(root), extracts, {}};
-  auto run = app::reduce_cluster(db, parts, *knowledge(), {});
+  auto run = app::reduce_cluster(db, parts, *test::shipped_knowledge(), {});
   INFO((run ? std::string() : run.error().message));
   REQUIRE(run);
   CHECK(runs_in(db) == 1);  // the ranks' runs were assembled beside the store, not in it
@@ -104,9 +66,13 @@ void check_reduce_equals_whole(const std::map<int, std::string>& samples, bool w
   store::Database whole_db(whole_store);
   for (const char* table : {"iteration_ranks", "gpu_collective_ranks", "hardware_specs"}) {
     INFO(table);
-    CHECK(cross_rank_rows(db, table, *run) == cross_rank_rows(whole_db, table, 1));
+    const auto columns = columns_but_run(db, table);
+    CHECK(rows_of(db, table, columns, "run_id = " + std::to_string(*run)) ==
+          rows_of(whole_db, table, columns, "run_id = 1"));
   }
-  CHECK(cross_rank_rows(db, "gpu_collective_ranks", *run).empty() == !with_collectives);
+  CHECK(rows_of(db, "gpu_collective_ranks", columns_but_run(db, "gpu_collective_ranks"),
+                "run_id = " + std::to_string(*run))
+            .empty() == !with_collectives);
 
   // The run summary.
   const auto &a = whole.run(), &b = reduced->run();
@@ -168,21 +134,23 @@ TEST_CASE("a cluster run with a missing or mislabelled rank is refused and store
   std::vector<app::RankExtract> three;
   for (const auto& e : extracts)
     if (e.rank != 2) three.push_back(e);
-  auto missing = app::reduce_cluster(db, {header(root), three, {2}}, *knowledge(), {});
+  auto missing =
+      app::reduce_cluster(db, {header(root), three, {2}}, *test::shipped_knowledge(), {});
   REQUIRE_FALSE(missing);
   CHECK_THAT(missing.error().message, Catch::Contains("rank 2 could not be analysed"));
 
   // Rank 1's extract given as rank 0's.
   auto swapped = extracts;
   swapped[0].extract = extracts[1].extract;
-  auto wrong = app::reduce_cluster(db, {header(root), swapped, {}}, *knowledge(), {});
+  auto wrong = app::reduce_cluster(db, {header(root), swapped, {}}, *test::shipped_knowledge(), {});
   REQUIRE_FALSE(wrong);
   CHECK_THAT(wrong.error().message, Catch::Contains("the extract of rank 0 holds rank 1"));
 
   // A damaged extract.
   auto damaged = extracts;
   damaged[3].extract.resize(damaged[3].extract.size() / 2);
-  auto broken = app::reduce_cluster(db, {header(root), damaged, {}}, *knowledge(), {});
+  auto broken =
+      app::reduce_cluster(db, {header(root), damaged, {}}, *test::shipped_knowledge(), {});
   REQUIRE_FALSE(broken);
   CHECK(broken.error().kind == app::ErrorKind::store);
 

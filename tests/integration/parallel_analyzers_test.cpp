@@ -9,6 +9,7 @@
 #include <string>
 
 #include "app/analysis.h"
+#include "app_knowledge.h"
 #include "cli_support.h"
 
 using namespace perfsage;
@@ -83,10 +84,7 @@ Analysed analyse(const char* threads, const std::filesystem::path& input,
 
 TEST_CASE("analyzers run concurrently store and report what they store one after another") {
   PERFSAGE_REQUIRE_SAMPLES();
-  app::ResourceHints hints;
-  hints.compiled_kb_dir = test::source_dir() / "knowledge_bases";
-  auto knowledge = app::load_knowledge({}, app::locate_resources(hints));
-  REQUIRE(knowledge);
+  auto knowledge = test::shipped_knowledge();
   for (const auto& input :
        {test::samples_dir() / "kineto/hta__df_index_resolver_df_index_resolver.json.gz",
         test::samples_dir() /
@@ -95,8 +93,8 @@ TEST_CASE("analyzers run concurrently store and report what they store one after
         test::samples_dir() / "ascend/mstt", test::samples_dir() / "ascend/oam-tools",
         test::source_dir() / "examples/resnet50_rank0_ascend_pt"}) {
     INFO(input);
-    Analysed serial = analyse("1", input, **knowledge);
-    Analysed concurrent = analyse("3", input, **knowledge);
+    Analysed serial = analyse("1", input, *knowledge);
+    Analysed concurrent = analyse("3", input, *knowledge);
     CHECK(serial.store.size() > 1000);
     CHECK(first_difference(serial.store, concurrent.store) == "");
     CHECK(concurrent.report == serial.report);

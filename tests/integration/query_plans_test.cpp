@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "app/analysis.h"
+#include "app_knowledge.h"
 #include "cli_support.h"
 #include "query_plan_check.h"
 
@@ -33,10 +34,7 @@ TEST_CASE("no statement of a real analysis joins by rescanning a table") {
   store::Database db((dir.path() / "store.db").string());
   std::set<std::string> statements;
   sqlite3_trace_v2(db.handle(), SQLITE_TRACE_STMT, trace_statement, &statements);
-  app::ResourceHints hints;
-  hints.compiled_kb_dir = test::source_dir() / "knowledge_bases";
-  auto knowledge = app::load_knowledge({}, app::locate_resources(hints));
-  REQUIRE(knowledge);
+  auto knowledge = test::shipped_knowledge();
   for (const char* rel :
        {"kineto/hta__critical_path__alexnet__benchmark_result_2869224_1695835535_trace.json.gz",
         "ascend/mstt/kernel_details_arith_util.csv", "ascend/mstt/trace_view.json",
@@ -45,7 +43,7 @@ TEST_CASE("no statement of a real analysis joins by rescanning a table") {
     app::AnalysisRequest req;
     req.inputs = {test::samples_dir() / rel};
     req.clock = [] { return std::string("now"); };
-    auto outcome = app::analyze(db, req, **knowledge, {});
+    auto outcome = app::analyze(db, req, *knowledge, {});
     INFO(rel << ": " << (outcome ? "" : outcome.error().message));
     REQUIRE(outcome);
   }

@@ -14,7 +14,7 @@
 #include "analyzers/core/analyzer.h"
 #include "analyzers/roofline/roofline.h"
 #include "cli_support.h"
-#include "rank_folders.h"
+#include "cluster_support.h"
 #include "store/database.h"
 #include "store/file_bytes.h"
 
@@ -47,34 +47,9 @@ const std::map<std::string, std::string>& cross_rank_tables() {
   static const std::map<std::string, std::string> tables{
       {"iteration_ranks", "one step source for every rank: recomputed from the ranks' steps"},
       {"gpu_collective_ranks",
-       "collectives aligned across ranks: needs each rank's collective spans, not yet kept"},
+       "collectives aligned across ranks: aligned again from the ranks' gpu_collective_spans"},
   };
   return tables;
-}
-
-// Every row of `table` for the run, in stored order, each value as exact text (REAL with 17
-// significant digits, which reads back to the same double).
-std::vector<std::string> rows_of(perfsage::store::Database& db, const std::string& table,
-                                 const std::vector<std::string>& columns, const char* where) {
-  std::string values;
-  for (const auto& c : columns) {
-    if (!values.empty()) values += " || '|' || ";
-    values += "CASE typeof(\"" + c + "\") WHEN 'real' THEN printf('%!.17g', \"" + c +
-              "\") ELSE quote(\"" + c + "\") END";
-  }
-  auto st =
-      db.prepare("SELECT " + values + " FROM \"" + table + "\" WHERE " + where + " ORDER BY rowid");
-  std::vector<std::string> out;
-  while (st.step()) out.push_back(st.text(0));
-  return out;
-}
-
-std::vector<std::string> columns_of(perfsage::store::Database& db, const std::string& table) {
-  std::vector<std::string> out;
-  auto st = db.prepare("SELECT name FROM pragma_table_info(?1)");
-  st.bind(1, table);
-  while (st.step()) out.push_back(st.text(0));
-  return out;
 }
 
 }  // namespace
@@ -109,7 +84,7 @@ TEST_CASE("every per-rank table of a cluster run is the union of its ranks analy
   int compared = 0, compared_rows = 0;
   for (const std::string& table : tables) {
     INFO(table);
-    auto columns = columns_of(whole, table);
+    auto columns = perfsage::store::table_columns(whole, table);
     bool has_run = std::find(columns.begin(), columns.end(), "run_id") != columns.end();
     bool has_rank = std::find(columns.begin(), columns.end(), "rank") != columns.end();
     if (!has_run || cross_rank_tables().count(table)) continue;
@@ -118,13 +93,13 @@ TEST_CASE("every per-rank table of a cluster run is the union of its ranks analy
       if (derived.count(table)) CHECK(run_level_tables().count(table) == 1);
       continue;
     }
-    columns.erase(std::find(columns.begin(), columns.end(), "run_id"));
+    std::erase(columns, "run_id");
     const size_t all_rows = rows_of(whole, table, columns, "run_id = 1").size();
     size_t rank_rows = 0;
     for (const auto& [rank, path] : rank_stores) {
       INFO("rank " << rank);
       auto whole_rows =
-          rows_of(whole, table, columns, ("run_id = 1 AND rank = " + std::to_string(rank)).c_str());
+          rows_of(whole, table, columns, "run_id = 1 AND rank = " + std::to_string(rank));
       perfsage::store::Database part(path);
       // Every row of the rank's own run, in its own order: the reduce copies, it never re-sorts.
       CHECK(whole_rows == rows_of(part, table, columns, "run_id = 1"));
@@ -139,8 +114,7 @@ TEST_CASE("every per-rank table of a cluster run is the union of its ranks analy
   CHECK(compared_rows > 500);
   // The GPU Roofline points computed again from the ranks' tables (as the reduce of a cluster
   // run assembled from rank extracts computes them) are the points of the whole run.
-  auto point_columns = columns_of(whole, "roofline_ops");
-  point_columns.erase(std::find(point_columns.begin(), point_columns.end(), "run_id"));
+  const auto point_columns = columns_but_run(whole, "roofline_ops");
   auto roofline = [&] { return rows_of(whole, "roofline_ops", point_columns, "run_id = 1"); };
   const auto points = roofline();
   CHECK(points.size() >= 5);

@@ -5,6 +5,7 @@
 #include "analyzers/core/launch_ops.h"
 #include "analyzers/core/op_key_table.h"
 #include "analyzers/core/op_stats.h"
+#include "analyzers/core/rank_totals.h"
 #include "analyzers/core/shared_passes.h"
 #include "store/run_writer.h"
 #include "test_support.h"
@@ -299,6 +300,7 @@ TEST_CASE("run totals: ranks of every record, device time from op tables before 
     w.add(on_rank(store::HostEvent{}, 3, "cpu_op", 5000));
     w.commit();
   }
+  analyzers::compute_rank_totals(db, run);  // what the totals are summed from
   auto totals = analyzers::compute_run_totals(db, run, {});
   CHECK(totals.ranks == 4);
   CHECK(totals.device_time_us == Approx(0.4));

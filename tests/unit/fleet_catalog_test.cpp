@@ -3,18 +3,19 @@
 // damaged extract changes nothing; publication is exactly once per job and only by the lease
 // holder (store/pg/pg_catalog.h, on a real PostgreSQL); any daemon's replica follows every
 // daemon's publications.
-#include <catch2/catch.hpp>
+#include "app/fleet_catalog.h"
 
 #include <google/protobuf/util/message_differencer.h>
 
+#include <catch2/catch.hpp>
+
 #include "app/analysis.h"
-#include "app/fleet_catalog.h"
 #include "app/job_queue.h"
 #include "app/knowledge.h"
-#include "app/resources.h"
 #include "app/run_comparison.h"
 #include "app/run_detail.h"
 #include "app/shared_queue.h"
+#include "app_knowledge.h"
 #include "pg_server.h"
 #include "store/database.h"
 #include "store/run_extract.h"
@@ -26,22 +27,11 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::shared_ptr<const app::Knowledge> knowledge() {
-  static auto kn = [] {
-    app::ResourceHints hints;
-    hints.compiled_kb_dir = test::source_dir() / "knowledge_bases";
-    auto k = app::load_knowledge({}, app::locate_resources(hints));
-    REQUIRE(k);
-    return *k;
-  }();
-  return kn;
-}
-
 int64_t analyse(store::Database& db, const fs::path& input, const std::string& job) {
   app::AnalysisRequest req;
   req.inputs = {input};
   req.job = job;
-  auto out = app::analyze(db, req, *knowledge(), {});
+  auto out = app::analyze(db, req, *test::shipped_knowledge(), {});
   REQUIRE(out);
   return out->run_id;
 }
@@ -142,11 +132,11 @@ TEST_CASE("run extract: a run published before its tables had a rank column read
   PERFSAGE_REQUIRE_SAMPLES();
   test::TempDir dir;
   store::Database db((dir.path() / "store.db").string());
-  const int64_t a = analyse(
-      db,
-      test::samples_dir() / "kineto" /
-          "hta__critical_path__alexnet__benchmark_result_2869224_1695835535_trace.json.gz",
-      "alexnet");
+  const int64_t a =
+      analyse(db,
+              test::samples_dir() / "kineto" /
+                  "hta__critical_path__alexnet__benchmark_result_2869224_1695835535_trace.json.gz",
+              "alexnet");
   // An older daemon's store: these tables summed over all ranks and had no rank column.
   for (const char* t : {"kernel_groups", "kernel_totals", "copy_groups", "gpu_launch_profile",
                         "host_op_totals", "host_op_self"})

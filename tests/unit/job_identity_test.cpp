@@ -1,12 +1,13 @@
 // One job identity (app/job_identity.h) for every path a run takes: the CLI's analyze, the
 // daemon's watcher (its {name} job template), the API's submit (a path normalised the same way)
 // and the fingerprint both sides look stored runs up by.
+#include "app/job_identity.h"
+
 #include <catch2/catch.hpp>
 
 #include "app/analysis.h"
-#include "app/job_identity.h"
 #include "app/knowledge.h"
-#include "app/resources.h"
+#include "app_knowledge.h"
 #include "daemon/run_layout.h"
 #include "store/database.h"
 #include "store/run_registry.h"
@@ -55,13 +56,10 @@ TEST_CASE("the same run reached by the CLI, the watcher and submit is one job an
   CHECK(loc->job == "resnet");
   // The CLI's analysis stores the run under that job and fingerprint.
   store::Database db(":memory:");
-  app::ResourceHints hints;
-  hints.compiled_kb_dir = test::source_dir() / "knowledge_bases";
-  auto knowledge = app::load_knowledge({}, app::locate_resources(hints));
-  REQUIRE(knowledge);
+  auto knowledge = test::shipped_knowledge();
   app::AnalysisRequest req;
   req.inputs = {spellings[1]};
-  auto outcome = app::analyze(db, req, **knowledge, {});
+  auto outcome = app::analyze(db, req, *knowledge, {});
   REQUIRE(outcome);
   auto run = store::load_run(db, outcome->run_id);
   REQUIRE(run);

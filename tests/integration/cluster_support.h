@@ -1,12 +1,14 @@
-// Cluster folders for the cluster-run tests: each rank a different Kineto sample with its
-// distributedInfo rank rewritten, in root/rank_<rank>/trace.json.
+// For the cluster-run tests: cluster folders (each rank a Kineto sample with its distributedInfo
+// rank rewritten, in root/rank_<rank>/trace.json) and a table's rows as exact text.
 #pragma once
 
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <string>
+#include <vector>
 
+#include "store/database.h"
 #include "store/file_bytes.h"
 #include "test_support.h"
 
@@ -42,6 +44,31 @@ inline const std::map<int, std::string>& ddp_rank_samples() {
       {1, "hta__df_index_resolver_df_index_resolver.json.gz"},
       {2, "hta__critical_path__alexnet__benchmark_result_2869224_1695835535_trace.json.gz"}};
   return ranks;
+}
+
+// The columns of `table` but run_id.
+inline std::vector<std::string> columns_but_run(store::Database& db, const std::string& table) {
+  auto columns = store::table_columns(db, table);
+  std::erase(columns, "run_id");
+  return columns;
+}
+
+// Every row of `table` that `where` selects, in stored order, each value as exact text (REAL
+// with 17 significant digits, which reads back to the same double).
+inline std::vector<std::string> rows_of(store::Database& db, const std::string& table,
+                                        const std::vector<std::string>& columns,
+                                        const std::string& where) {
+  std::string values;
+  for (const auto& c : columns) {
+    if (!values.empty()) values += " || '|' || ";
+    values += "CASE typeof(\"" + c + "\") WHEN 'real' THEN printf('%!.17g', \"" + c +
+              "\") ELSE quote(\"" + c + "\") END";
+  }
+  auto st =
+      db.prepare("SELECT " + values + " FROM \"" + table + "\" WHERE " + where + " ORDER BY rowid");
+  std::vector<std::string> out;
+  while (st.step()) out.push_back(st.text(0));
+  return out;
 }
 
 }  // namespace perfsage::test
