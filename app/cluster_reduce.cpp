@@ -23,9 +23,6 @@
 namespace perfsage::app {
 namespace {
 
-// Tables with a rank column whose rows are computed across ranks: computed again here.
-const std::set<std::string> kAcrossRanks = {"iteration_ranks", "gpu_collective_ranks"};
-
 // The tables a rank's rows are copied from: every table with a run_id column and, but for
 // those computed across ranks, a rank column; and the ingest summary.
 std::vector<std::pair<std::string, std::vector<std::string>>> rank_tables(store::Database& db) {
@@ -38,7 +35,7 @@ std::vector<std::pair<std::string, std::vector<std::string>>> rank_tables(store:
   for (const auto& t : tables) {
     auto cols = store::table_columns(db, t);
     auto has = [&](const char* c) { return std::find(cols.begin(), cols.end(), c) != cols.end(); };
-    if (!has("run_id") || kAcrossRanks.count(t)) continue;
+    if (!has("run_id") || tables_computed_across_ranks().count(t)) continue;
     if (has("rank") || t == "ingest_files") out.emplace_back(t, std::move(cols));
   }
   return out;
@@ -185,6 +182,11 @@ Result<int64_t> assemble(store::Database& db, const ClusterParts& parts, const K
 }
 
 }  // namespace
+
+const std::set<std::string>& tables_computed_across_ranks() {
+  static const std::set<std::string> tables = {"iteration_ranks", "gpu_collective_ranks"};
+  return tables;
+}
 
 Result<int64_t> reduce_cluster(store::Database& db, const ClusterParts& parts,
                                const Knowledge& knowledge, const Limits& limits) {

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,10 @@ struct ClusterParts {
   std::vector<RankExtract> ranks;  // one per rank analysed
   std::vector<int64_t> missing;    // ranks whose rank job failed
 };
+
+// Tables with a rank column whose rows are computed across ranks: the reduce computes them again
+// from the ranks' rows instead of copying them.
+const std::set<std::string>& tables_computed_across_ranks();
 
 // The cluster run's id in `db`. Refused, with nothing stored, when a rank is missing (never a
 // silently partial cluster), when an extract is damaged or holds another rank, and where the

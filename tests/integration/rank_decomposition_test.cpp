@@ -13,6 +13,7 @@
 #include "analyzer_resources.h"
 #include "analyzers/core/analyzer.h"
 #include "analyzers/roofline/roofline.h"
+#include "app/cluster_reduce.h"
 #include "cli_support.h"
 #include "cluster_support.h"
 #include "store/database.h"
@@ -127,8 +128,12 @@ TEST_CASE("every per-rank table of a cluster run is the union of its ranks analy
     INFO(table << ": listed as run-level but not a derived table");
     CHECK(derived.count(table) == 1);
   }
+  std::set<std::string> across;
   for (const auto& [table, why] : cross_rank_tables()) {
     INFO(table << ": listed as computed across ranks but not a derived table");
     CHECK(derived.count(table) == 1);
+    across.insert(table);
   }
+  // The reduce computes exactly these again rather than copying them.
+  CHECK(across == perfsage::app::tables_computed_across_ranks());
 }
