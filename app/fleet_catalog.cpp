@@ -5,8 +5,8 @@
 
 #include "analyzers/core/analyzer.h"
 #include "app/front_end_names.h"
-#include "store/derived_tables.h"
 #include "store/database.h"
+#include "store/derived_tables.h"
 #include "store/pg/pg_catalog.h"
 #include "store/results.h"
 #include "store/run_extract.h"
@@ -104,6 +104,14 @@ std::optional<int64_t> FleetCatalog::publish_job_run(int64_t job_id, const std::
   store::Database db(store.string());
   auto run = catalog_run(db, impl_->instance, local_run_id);
   return impl_->catalog.publish_and_complete(job_id, owner, run, now);
+}
+
+bool FleetCatalog::keep_rank_run(int64_t job_id, const std::string& owner, const fs::path& store,
+                                 int64_t local_run_id, const std::string& now) {
+  store::Database db(store.string());
+  return impl_->catalog.keep_rank_and_complete(job_id, owner, {impl_->instance, local_run_id},
+                                               db.schema_version(),
+                                               store::extract_run(db, local_run_id), now);
 }
 
 std::optional<int64_t> FleetCatalog::republish(const fs::path& store, int64_t local_run_id) {

@@ -21,6 +21,9 @@ v1::QueueJob to_proto(const store::QueuedJob& j, const std::vector<JobProgress>&
   out.set_submitted(j.submitted);
   out.set_started(j.started);
   out.set_finished(j.finished);
+  out.set_kind(to_string(j.kind));
+  out.set_parent(j.parent);
+  out.set_rank(j.rank);
   out.set_progress(-1);
   for (const auto& r : running) {
     if (r.job_id != j.id) continue;

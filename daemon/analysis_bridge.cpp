@@ -7,6 +7,7 @@
 
 #include "app/analysis.h"
 #include "app/auto_apply.h"
+#include "app/cluster_jobs.h"
 #include "app/config.h"
 #include "app/front_end_names.h"
 #include "app/input_scope.h"
@@ -69,6 +70,45 @@ ipc::KnowledgeLoaded load_serving(const fs::path& config_file, uint64_t generati
   return out;
 }
 
+namespace {
+
+void count_findings(const perfsage::v1::AnalysisReport& report, ipc::JobResult& out) {
+  std::map<std::pair<std::string, std::string>, int64_t> counts;
+  for (const auto& f : report.recommendations()) {
+    ++counts[{f.pack(), app::severity_name(f.severity())}];
+  }
+  for (const auto& [key, n] : counts) {
+    auto* c = out.add_findings();
+    c->set_pack(key.first);
+    c->set_severity(key.second);
+    c->set_count(n);
+  }
+}
+
+// A cluster run's reduce (app/cluster_jobs.h): the run assembled from its rank jobs' results.
+ipc::JobResult reduce_job(const ipc::RunJob& job, const Serving& serving, app::Database& db,
+                          const ProgressFn& progress) {
+  ipc::JobResult out;
+  progress("reduce", -1, 0);
+  app::ReduceRequest req;
+  req.postgres = job.postgres();
+  req.job_id = job.job_id();
+  req.job = job.job();
+  for (const auto& in : job.inputs()) req.inputs.emplace_back(in);
+  auto run = app::reduce_cluster_job(db, req, *serving.knowledge, *serving.limits);
+  if (!run) {
+    out.set_error_kind(app::to_string(run.error().kind));
+    out.set_error(run.error().message);
+    return out;
+  }
+  out.set_ok(true);
+  out.set_run_id(*run);
+  if (auto report = app::load_report(db, *run)) count_findings(*report, out);
+  return out;
+}
+
+}  // namespace
+
 ipc::JobResult run_job(const ipc::RunJob& job, const Serving& serving, const ProgressFn& progress) {
   ipc::JobResult out;
   try {
@@ -85,13 +125,28 @@ ipc::JobResult run_job(const ipc::RunJob& job, const Serving& serving, const Pro
         return out;
       }
     }
+    app::AnalysisRequest req;
+    for (const auto& in : job.inputs()) req.inputs.emplace_back(in);
+    if (job.fan_out() && job.kind() == "run") {
+      // A cluster of ranks: its rank jobs analyse it, on any daemon.
+      if (auto ranks = app::plan_rank_jobs(req.inputs)) {
+        out.set_ok(true);
+        for (const auto& r : *ranks) {
+          auto* to = out.add_ranks();
+          to->set_rank(r.rank);
+          for (const auto& in : r.inputs) to->add_inputs(in);
+        }
+        return out;
+      }
+    }
     app::Database db(job.store());
     // Other workers may hold the write lock for a whole ingest: wait for them, bounded by the
     // job's own time limit (the daemon kills the worker then).
     sqlite3_busy_timeout(db.handle(), 24 * 3600 * 1000);
-    app::AnalysisRequest req;
-    for (const auto& in : job.inputs()) req.inputs.emplace_back(in);
+    if (job.kind() == "reduce") return reduce_job(job, serving, db, progress);
     req.job = job.job();
+    // A rank's packs are the reduce's: they run on the cluster run.
+    req.evaluate_packs = job.kind() != "rank";
     req.mode = job.lenient() ? app::InputMode::lenient : app::InputMode::strict;
     int64_t run_id = 0;
     std::string stage = "ingest";
@@ -121,16 +176,7 @@ ipc::JobResult run_job(const ipc::RunJob& job, const Serving& serving, const Pro
     out.set_run_id(result->run_id);
     out.set_reused(result->reused);
     for (const auto& n : result->notices) out.add_notices(n);
-    std::map<std::pair<std::string, std::string>, int64_t> counts;
-    for (const auto& f : result->report.recommendations()) {
-      ++counts[{f.pack(), app::severity_name(f.severity())}];
-    }
-    for (const auto& [key, n] : counts) {
-      auto* c = out.add_findings();
-      c->set_pack(key.first);
-      c->set_severity(key.second);
-      c->set_count(n);
-    }
+    count_findings(result->report, out);
     if (!result->reused) {
       int64_t bytes = 0, records = 0;
       for (const auto& f : result->report.ingest()) {

@@ -417,9 +417,10 @@ bool Daemon::start_up() {
     queue_ = app::open_shared_queue(config_.postgres, policy, "");
     catalog_ = std::make_unique<app::FleetCatalog>(config_.postgres, owner_,
                                                    app::catalog_replica_path(config_.store));
-    spdlog::info("shared mode: the job queue and the catalog are shared in PostgreSQL as owner "
-                 "{}; the API reads the catalog's replica {}",
-                 owner_, catalog_->replica_path().string());
+    spdlog::info(
+        "shared mode: the job queue and the catalog are shared in PostgreSQL as owner "
+        "{}; the API reads the catalog's replica {}",
+        owner_, catalog_->replica_path().string());
     notifications_ = std::make_unique<app::SharedQueueNotifications>(config_.postgres);
     notification_waiter_ = std::thread([this] {
       while (!stop_waiting_) {
@@ -457,11 +458,19 @@ bool Daemon::start_up() {
                                         Clocks{[this] { return iso_now(); }, wall_ms}, owner_);
   if (catalog_) {
     runner_->set_completion([this](const app::QueuedJob& job, int64_t run_id) {
+      if (job.kind == app::JobKind::rank) {
+        // A rank's run waits in the catalog for the cluster's reduce; it is not the fleet's.
+        bool kept = catalog_->keep_rank_run(job.id, owner_, config_.store, run_id, iso_now());
+        if (kept)
+          spdlog::info("job {} ({}): rank {} (run {}) kept for the reduce, job {}", job.id,
+                       job.spec.job, job.rank, run_id, job.parent);
+        return kept;
+      }
       auto id = catalog_->publish_job_run(job.id, owner_, config_.store, run_id, iso_now());
       if (id) {
         metrics_.add("perfsage_catalog_published_total", 1);
-        spdlog::info("job {} ({}): run {} published to the catalog as run {}", job.id,
-                     job.spec.job, run_id, *id);
+        spdlog::info("job {} ({}): run {} published to the catalog as run {}", job.id, job.spec.job,
+                     run_id, *id);
       }
       return id.has_value();
     });
@@ -611,10 +620,12 @@ int Daemon::run() {
       store_ok_ = false;
       // Shared mode: say whether it is the database (a sync asks it; /readyz shows the answer).
       if (catalog_) sync_catalog();
-      if (failures_++ == 0) spdlog::error("store: {}; retrying with backoff", e.what());
-      else spdlog::debug("store: {}; retry {}", e.what(), failures_);
-      std::this_thread::sleep_for(
-          std::chrono::milliseconds(500) * (1 << std::min(failures_ - 1, 4)));
+      if (failures_++ == 0)
+        spdlog::error("store: {}; retrying with backoff", e.what());
+      else
+        spdlog::debug("store: {}; retry {}", e.what(), failures_);
+      std::this_thread::sleep_for(std::chrono::milliseconds(500) *
+                                  (1 << std::min(failures_ - 1, 4)));
       continue;
     } catch (const std::exception& e) {
       spdlog::error("main loop: {}; continuing", e.what());

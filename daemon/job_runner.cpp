@@ -33,7 +33,12 @@ void JobRunner::fill(SteadyTime now) {
     req.set_store(config_.store.string());
     req.set_memory_bytes(config_.job_limits.memory_bytes);
     req.set_cpu_ms(static_cast<uint64_t>(config_.job_limits.cpu.count()));
-    if (config_.auto_apply_actions) req.set_auto_apply_dir(config_.actions_dir.string());
+    req.set_kind(app::to_string(job->kind));
+    if (job->kind == app::JobKind::run) req.set_fan_out(queue_.fans_out());
+    if (job->kind == app::JobKind::reduce) req.set_postgres(config_.postgres);
+    // Actions are applied on a whole run's facts: not a rank's, and the reduce's run has none.
+    if (config_.auto_apply_actions && job->kind == app::JobKind::run)
+      req.set_auto_apply_dir(config_.actions_dir.string());
     for (const auto& r : config_.submit_roots) req.add_allowed_roots(r.string());
     for (const auto& w : config_.watch) req.add_allowed_roots(w.path.string());
     Running r;
@@ -119,15 +124,17 @@ void JobRunner::finish(Running& r, const ipc::WorkerExited& exited, SteadyTime n
   }
   if (r.interrupted) return fail(r, app::FailureKind::interrupted, "the daemon is stopping");
   bool died = exited.signal() != 0 || (exited.exit_code() != 0 && exited.exit_code() != -1);
+  if (r.result && r.result->ok() && r.result->ranks_size() > 0) return fan_out(r);
   if (r.result && r.result->ok()) {
     const int64_t id = r.job.id, run_id = r.result->run_id();
     record(id, [this, job = r.job, run_id] {
       bool written = completion_ ? completion_(job, run_id)
                                  : queue_.complete(job.id, owner_, run_id, clocks_.iso_now());
       if (!written)
-        spdlog::warn("job {} ({}): no longer this daemon's (its lease ran out); its result is "
-                     "dropped, the job's new owner writes its own",
-                     job.id, job.spec.job);
+        spdlog::warn(
+            "job {} ({}): no longer this daemon's (its lease ran out); its result is "
+            "dropped, the job's new owner writes its own",
+            job.id, job.spec.job);
     });
     metrics_.add("perfsage_jobs_finished_total", 1, {{"outcome", "done"}});
     metrics_.observe_analysis_seconds(secs);
@@ -177,6 +184,24 @@ void JobRunner::finish(Running& r, const ipc::WorkerExited& exited, SteadyTime n
        "the worker died without a result (" + (exited.pid() ? how : "never started") + ")");
 }
 
+void JobRunner::fan_out(Running& r) {
+  std::vector<app::RankInputs> ranks;
+  for (const auto& rank : r.result->ranks())
+    ranks.push_back({rank.rank(), {rank.inputs().begin(), rank.inputs().end()}});
+  record(r.job.id, [this, job = r.job, ranks] {
+    if (queue_.fan_out(job.id, owner_, ranks, clocks_.iso_now())) {
+      spdlog::info(
+          "job {} ({}): a cluster of {} ranks, fanned out into rank jobs; it is their "
+          "reduce, run when they have all ended",
+          job.id, job.spec.job, ranks.size());
+    } else {
+      spdlog::warn("job {} ({}): no longer this daemon's (its lease ran out); not fanned out here",
+                   job.id, job.spec.job);
+    }
+  });
+  metrics_.add("perfsage_jobs_finished_total", 1, {{"outcome", "fanned_out"}});
+}
+
 void JobRunner::on_forkserver_lost(const std::string& status) {
   for (auto& [id, r] : running_) {
     if (r.interrupted) {
@@ -215,9 +240,10 @@ void JobRunner::tick(SteadyTime now) {
         // Another daemon has the job now (this one was paused or cut off past the lease):
         // stop working on it; the new owner's result is the job's.
         r.lost = true;
-        spdlog::warn("job {} ({}): its lease ran out and another daemon has it; stopping its "
-                     "worker, its result will be dropped",
-                     id, r.job.spec.job);
+        spdlog::warn(
+            "job {} ({}): its lease ran out and another daemon has it; stopping its "
+            "worker, its result will be dropped",
+            id, r.job.spec.job);
         pool_.kill(id);
       }
     }

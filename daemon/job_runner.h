@@ -86,6 +86,8 @@ class JobRunner {
            SteadyTime now);
   void finish(Running& r, const ipc::WorkerExited& exited, SteadyTime now);
   void fail(Running& r, app::FailureKind kind, const std::string& reason);
+  // A cluster's ranks came back instead of a run: the job becomes their reduce.
+  void fan_out(Running& r);
   // Writes a job's end to the queue; when the queue's database is away (a shared PostgreSQL
   // restarting), keeps it and tries again on every tick, renewing the job's lease meanwhile, so
   // the result is written on reconnect instead of the job being analysed a second time.

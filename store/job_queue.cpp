@@ -59,6 +59,32 @@ std::optional<JobState> parse_job_state(std::string_view text) {
   return std::nullopt;
 }
 
+namespace {
+constexpr std::array<const char*, 3> kKindNames = {"run", "rank", "reduce"};
+}  // namespace
+
+const char* to_string(JobKind kind) {
+  return kKindNames[static_cast<size_t>(kind)];
+}
+
+std::optional<JobKind> parse_job_kind(std::string_view text) {
+  for (size_t i = 0; i < kKindNames.size(); ++i) {
+    if (text == kKindNames[i]) return static_cast<JobKind>(i);
+  }
+  return std::nullopt;
+}
+
+bool JobQueue::fan_out(int64_t, const std::string&, const std::vector<RankInputs>&,
+                       const std::string&) {
+  throw StoreError(
+      "this job queue does not fan cluster runs out by rank (only the queue "
+      "several daemons share does)");
+}
+
+std::vector<QueuedJob> JobQueue::rank_jobs(int64_t) {
+  return {};
+}
+
 FailureOutcome failure_outcome(FailureKind kind, int crashes, const std::string& reason,
                                const QueuePolicy& policy) {
   FailureOutcome out{JobState::failed, crashes, reason, 0};

@@ -20,6 +20,13 @@ enum class JobState { queued, running, done, failed, quarantined };
 const char* to_string(JobState state);
 std::optional<JobState> parse_job_state(std::string_view text);
 
+// What a job does (docs/scale-out.md, "Cluster runs"): analyses its inputs as one run, or is
+// one rank of a cluster run fanned out by rank, or that cluster run's reduce, which assembles
+// the run from its ranks' results once none of them is queued or running.
+enum class JobKind { run, rank, reduce };
+const char* to_string(JobKind kind);
+std::optional<JobKind> parse_job_kind(std::string_view text);
+
 struct JobSpec {
   std::string job;                  // the job's name: runs of one training job share it
   std::vector<std::string> inputs;  // absolute paths
@@ -40,6 +47,15 @@ struct QueuedJob {
   std::optional<int64_t> run_id;
   std::string owner;                         // the daemon holding it while running
   std::string submitted, started, finished;  // ISO-8601 UTC
+  JobKind kind = JobKind::run;
+  int64_t parent = 0;  // a rank job's reduce job
+  int64_t rank = 0;    // a rank job's rank
+};
+
+// One rank of a cluster run fanned out by rank: its rank and its own inputs.
+struct RankInputs {
+  int64_t rank = 0;
+  std::vector<std::string> inputs;
 };
 
 // How a job that did not complete ended.
@@ -110,6 +126,18 @@ class JobQueue {
   virtual std::optional<int64_t> job_of_run(int64_t run_id) = 0;
   virtual std::vector<QueuedJob> list(const JobFilter& filter) = 0;
   virtual std::map<JobState, int64_t> counts() = 0;
+
+  // Whether this queue fans cluster runs out by rank (the queue several daemons share does; one
+  // daemon's own queue analyses a cluster run as one job).
+  virtual bool fans_out() const { return false; }
+  // Fans running job `id` out: a queued rank job per entry (its job name, source and leniency,
+  // its signature with the rank), and `id` becomes their reduce, queued again without counting
+  // the claim as an attempt, claimable once none of them is queued or running. In one
+  // transaction; false when `owner` no longer holds the job (nothing written).
+  virtual bool fan_out(int64_t id, const std::string& owner, const std::vector<RankInputs>& ranks,
+                       const std::string& now);
+  // A reduce job's rank jobs, by rank.
+  virtual std::vector<QueuedJob> rank_jobs(int64_t reduce_id);
 };
 
 class SqliteJobQueue final : public JobQueue {

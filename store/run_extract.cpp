@@ -223,20 +223,29 @@ std::string extract_run(Database& db, int64_t run_id) {
         }
       }
     } rollback{db};
-    for (const auto& t : tables_of(db, "main")) {
-      if (has(local_only_tables(), t) || t == "jobs" || t == "schema_version") continue;
+    const auto tables = tables_of(db, "main");
+    for (const auto& t : tables) {
+      if (has(local_only_tables(), t) || t == "jobs" || t == "schema_version" || t == "run_counts")
+        continue;
       auto cols = table_columns(db, t);
       auto where = rows_of_run(t, run_id, has(cols, "run_id"));
       if (where.empty()) continue;
       db.exec("CREATE TABLE run_extract." + quoted(t) + " AS SELECT * FROM main." + quoted(t) +
               " WHERE " + where);
     }
-    // The counts of what stays behind (the report states them).
+    // The counts of what stays behind (the report states them); a run without events of its own
+    // (a cluster run assembled from its ranks) has them stored.
     const std::string n = std::to_string(run_id);
-    db.exec("CREATE TABLE run_extract.run_counts AS SELECT " + n +
-            " AS run_id, (SELECT count(*) FROM op_tasks WHERE run_id = " + n +
-            ") AS ops, (SELECT count(*) FROM device_events WHERE run_id = " + n +
-            " AND kind = 'kernel') AS kernels");
+    std::string ops = "(SELECT count(*) FROM op_tasks WHERE run_id = " + n + ")";
+    std::string kernels =
+        "(SELECT count(*) FROM device_events WHERE run_id = " + n + " AND kind = 'kernel')";
+    if (has(tables, "run_counts")) {
+      ops = "coalesce((SELECT ops FROM main.run_counts WHERE run_id = " + n + "), " + ops + ")";
+      kernels = "coalesce((SELECT kernels FROM main.run_counts WHERE run_id = " + n + "), " +
+                kernels + ")";
+    }
+    db.exec("CREATE TABLE run_extract.run_counts AS SELECT " + n + " AS run_id, " + ops +
+            " AS ops, " + kernels + " AS kernels");
     db.exec("CREATE TABLE run_extract.extract_info AS SELECT " +
             std::to_string(db.schema_version()) + " AS schema_version");
     db.exec("COMMIT");

@@ -133,6 +133,19 @@ TraceMetadata read_metadata(std::string_view text,
   return md;
 }
 
+std::optional<int64_t> rank_in_head(std::string_view head) {
+  std::vector<std::pair<std::string, Span>> keys;
+  try {
+    for (auto& kv : scan_head_keys(head))
+      if (kv.first == "distributedInfo" && kv.second.end <= head.size()) keys.push_back(kv);
+  } catch (const std::exception&) {  // a head cut inside a key: it does not say
+    return std::nullopt;
+  }
+  if (keys.empty()) return std::nullopt;
+  od::parser parser;
+  return read_metadata(head, keys, parser).rank;
+}
+
 std::optional<int64_t> rank_from_file_name(std::string_view name) {
   for (size_t i = 0; i + 4 <= name.size(); ++i) {
     bool match = true;

@@ -35,6 +35,10 @@ TraceMetadata read_metadata(std::string_view text,
                             const std::vector<std::pair<std::string, Span>>& keys,
                             simdjson::ondemand::parser& parser);
 
+// The rank a trace's distributedInfo names when that key comes before the events within `head`
+// (the first bytes of its text); nullopt when the head does not say.
+std::optional<int64_t> rank_in_head(std::string_view head);
+
 // "rank-34.Jul_15...", "trace_rank_3.json", "RANK7" -> the number; nullopt when absent.
 std::optional<int64_t> rank_from_file_name(std::string_view file_name);
 

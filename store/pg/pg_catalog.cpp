@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "store/json_text.h"
+#include "store/pg/pg_job_queue.h"
 #include "store/pg/pg_schema.h"
 
 namespace perfsage::store::pg {
@@ -86,25 +87,76 @@ std::optional<int64_t> PgCatalog::publish_and_complete(int64_t job_id, const std
   std::lock_guard lock(mutex_);
   Transaction txn(c_);
   // The job row stays locked to the commit: a reclaim cannot hand it out meanwhile.
-  auto held = c_.exec(
-      "SELECT 1 FROM jobs WHERE id = $1 AND owner = $2 AND state = 'running' FOR UPDATE",
-      {param(job_id), param(owner)});
+  auto held =
+      c_.exec("SELECT 1 FROM jobs WHERE id = $1 AND owner = $2 AND state = 'running' FOR UPDATE",
+              {param(job_id), param(owner)});
   if (held.rows() == 0) return std::nullopt;
   const int64_t id = upsert(run);
   c_.exec(
       "UPDATE jobs SET state = 'done', run_id = $1, finished = $2, reason = NULL, owner = NULL, "
       "lease_until_ms = NULL, done_by = $3 WHERE id = $4",
       {param(id), param(now), param(run.origin.instance), param(job_id)});
+  // A reduce's run is published: its ranks' results have served.
+  c_.exec(
+      "DELETE FROM catalog_rank_extracts WHERE job_id IN (SELECT id FROM jobs WHERE parent = $1)",
+      {param(job_id)});
   txn.commit();
   return id;
+}
+
+bool PgCatalog::keep_rank_and_complete(int64_t job_id, const std::string& owner,
+                                       const RunOrigin& origin, int store_schema,
+                                       const std::string& extract, const std::string& now) {
+  std::lock_guard lock(mutex_);
+  Transaction txn(c_);
+  auto held = c_.exec(
+      "SELECT 1 FROM jobs WHERE id = $1 AND owner = $2 AND state = 'running' AND kind = 'rank' "
+      "FOR UPDATE",
+      {param(job_id), param(owner)});
+  if (held.rows() == 0) return false;
+  c_.exec(
+      "INSERT INTO catalog_rank_extracts(job_id, instance, local_run_id, store_schema, extract) "
+      "VALUES($1, $2, $3, $4, decode($5, 'hex')) ON CONFLICT (job_id) DO UPDATE SET instance = "
+      "EXCLUDED.instance, local_run_id = EXCLUDED.local_run_id, store_schema = "
+      "EXCLUDED.store_schema, extract = EXCLUDED.extract, published = now()",
+      {param(job_id), param(origin.instance), param(origin.local_run_id),
+       param(int64_t{store_schema}), param(to_hex(extract))});
+  c_.exec(
+      "UPDATE jobs SET state = 'done', finished = $1, reason = NULL, owner = NULL, "
+      "lease_until_ms = NULL, done_by = $2 WHERE id = $3",
+      {param(now), param(origin.instance), param(job_id)});
+  // The reduce may be claimable now: wake the idle daemons.
+  c_.exec("SELECT pg_notify($1, $2)", {param(kJobsChannel), param(job_id)});
+  txn.commit();
+  return true;
+}
+
+std::vector<RankResult> PgCatalog::rank_results(int64_t reduce_id) {
+  std::lock_guard lock(mutex_);
+  auto r = c_.exec(
+      "SELECT j.id, j.rank, j.state, coalesce(j.reason, ''), e.extract IS NOT NULL, "
+      "encode(e.extract, 'hex') FROM jobs j LEFT JOIN catalog_rank_extracts e ON e.job_id = j.id "
+      "WHERE j.parent = $1 ORDER BY j.rank, j.id",
+      {param(reduce_id)});
+  std::vector<RankResult> out;
+  for (int i = 0; i < r.rows(); ++i) {
+    RankResult x;
+    x.job_id = r.int64(i, 0);
+    x.rank = r.int64(i, 1);
+    x.state = r.text(i, 2);
+    x.reason = r.text(i, 3);
+    if (r.text(i, 4) == "t") x.extract = from_hex(r.text(i, 5));
+    out.push_back(std::move(x));
+  }
+  return out;
 }
 
 std::optional<int64_t> PgCatalog::republish(const CatalogRun& run) {
   std::lock_guard lock(mutex_);
   Transaction txn(c_);
-  auto known = c_.exec(
-      "SELECT id FROM catalog_runs WHERE instance = $1 AND local_run_id = $2 FOR UPDATE",
-      {param(run.origin.instance), param(run.origin.local_run_id)});
+  auto known =
+      c_.exec("SELECT id FROM catalog_runs WHERE instance = $1 AND local_run_id = $2 FOR UPDATE",
+              {param(run.origin.instance), param(run.origin.local_run_id)});
   if (known.rows() == 0) return std::nullopt;
   const int64_t id = upsert(run);
   txn.commit();

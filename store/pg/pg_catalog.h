@@ -40,6 +40,14 @@ struct CatalogEntry {
   std::string extract;
 };
 
+// A rank job of a cluster run fanned out by rank, as its reduce reads it: how the job ended and,
+// when it is done, its run's extract.
+struct RankResult {
+  int64_t job_id = 0, rank = 0;
+  std::string state, reason;
+  std::optional<std::string> extract;
+};
+
 struct DaemonPack {
   std::string instance, pack, status, version, error, updated;
   int64_t generation = 0;
@@ -55,6 +63,13 @@ class PgCatalog {
   // same origin published before (its inputs were analysed already) keeps its id.
   std::optional<int64_t> publish_and_complete(int64_t job_id, const std::string& owner,
                                               const CatalogRun& run, const std::string& now);
+  // Keeps rank job `job_id`'s result (its run's extract) for its reduce and marks the job done,
+  // in one transaction, when `owner` still holds it; false (nothing written) when it does not.
+  // The rank's run is never listed among the catalog's runs.
+  bool keep_rank_and_complete(int64_t job_id, const std::string& owner, const RunOrigin& origin,
+                              int store_schema, const std::string& extract, const std::string& now);
+  // The rank jobs of reduce job `reduce_id`, by rank, with the extracts of those done.
+  std::vector<RankResult> rank_results(int64_t reduce_id);
   // Publishes a run again (its actions changed): same id, a new revision. nullopt when the
   // origin was never published.
   std::optional<int64_t> republish(const CatalogRun& run);

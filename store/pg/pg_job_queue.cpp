@@ -12,7 +12,13 @@ namespace {
 constexpr const char* kJobColumns =
     "SELECT id, job, inputs, source, signature, lenient, state, attempts, crashes, "
     "coalesce(reason,''), run_id, coalesce(owner,''), submitted, coalesce(started,''), "
-    "coalesce(finished,'') FROM jobs ";
+    "coalesce(finished,''), kind, coalesce(parent, 0), coalesce(rank, 0) FROM jobs ";
+
+// A queued job `j` may be claimed unless it is a reduce whose rank jobs have not all ended:
+// whichever daemon ends the last rank job, the next claim of any daemon takes the reduce.
+constexpr const char* kReduceReady =
+    "(j.kind <> 'reduce' OR NOT EXISTS (SELECT 1 FROM jobs c WHERE c.parent = j.id AND "
+    "c.state IN ('queued', 'running')))";
 
 // The database clock in epoch milliseconds.
 constexpr const char* kNowMs = "(extract(epoch from clock_timestamp()) * 1000)::bigint";
@@ -34,6 +40,9 @@ QueuedJob read_job(const Result& r, int row) {
   j.submitted = r.text(row, 12);
   j.started = r.text(row, 13);
   j.finished = r.text(row, 14);
+  j.kind = parse_job_kind(r.text(row, 15)).value_or(JobKind::run);
+  j.parent = r.int64(row, 16);
+  j.rank = r.int64(row, 17);
   return j;
 }
 
@@ -104,8 +113,9 @@ std::optional<QueuedJob> PgJobQueue::claim(const std::string& owner, const std::
   const int64_t lease = lease_until_ms - local_ms_();
   auto r =
       c_.exec("UPDATE jobs SET state = 'running', owner = $1, lease_until_ms = " + db_time(2) +
-                  ", started = $3, attempts = attempts + 1 WHERE id = (SELECT id FROM jobs WHERE "
-                  "state = 'queued' ORDER BY id FOR UPDATE SKIP LOCKED LIMIT 1) RETURNING id",
+                  ", started = $3, attempts = attempts + 1 WHERE id = (SELECT id FROM jobs j WHERE "
+                  "state = 'queued' AND " +
+                  kReduceReady + " ORDER BY id FOR UPDATE SKIP LOCKED LIMIT 1) RETURNING id",
               {param(owner), param(lease), param(now)});
   if (r.rows() == 0) return std::nullopt;
   return get_locked(r.int64(0, 0));
@@ -187,6 +197,43 @@ int PgJobQueue::recover(const std::string& owner, const std::string& now) {
 int PgJobQueue::reclaim_expired(int64_t now_ms, const std::string& now) {
   std::lock_guard lock(mutex_);
   return requeue_running("", now_ms, now);
+}
+
+bool PgJobQueue::fan_out(int64_t id, const std::string& owner, const std::vector<RankInputs>& ranks,
+                         const std::string& now) {
+  std::lock_guard lock(mutex_);
+  Transaction txn(c_);
+  auto held = c_.exec(
+      "SELECT job, source, signature, lenient FROM jobs WHERE id = $1 AND owner = $2 AND "
+      "state = 'running' AND kind = 'run' FOR UPDATE",
+      {param(id), param(owner)});
+  if (held.rows() == 0) return false;
+  for (const auto& r : ranks) {
+    // A rank's signature is the cluster's with its rank: the same file analysed alone is
+    // another job.
+    c_.exec(
+        "INSERT INTO jobs(job, inputs, source, signature, lenient, state, submitted, kind, "
+        "parent, rank) VALUES($1, $2, $3, $4 || ' rank ' || $5, $6, 'queued', $7, 'rank', $8, "
+        "$5::bigint)",
+        {param(held.text(0, 0)), param(json_string_array(r.inputs)), param(held.text(0, 1)),
+         param(held.text(0, 2)), param(r.rank), param(held.text(0, 3)), param(now), param(id)});
+  }
+  c_.exec(
+      "UPDATE jobs SET kind = 'reduce', state = 'queued', owner = NULL, lease_until_ms = NULL, "
+      "attempts = attempts - 1 WHERE id = $1",
+      {param(id)});
+  c_.exec("SELECT pg_notify($1, $2)", {param(kJobsChannel), param(id)});
+  txn.commit();
+  return true;
+}
+
+std::vector<QueuedJob> PgJobQueue::rank_jobs(int64_t reduce_id) {
+  std::lock_guard lock(mutex_);
+  auto r =
+      c_.exec(std::string(kJobColumns) + "WHERE parent = $1 ORDER BY rank, id", {param(reduce_id)});
+  std::vector<QueuedJob> out;
+  for (int i = 0; i < r.rows(); ++i) out.push_back(read_job(r, i));
+  return out;
 }
 
 std::optional<QueuedJob> PgJobQueue::get_locked(int64_t id) {

@@ -47,6 +47,10 @@ class PgJobQueue final : public JobQueue {
   std::optional<int64_t> job_of_run(int64_t run_id) override;
   std::vector<QueuedJob> list(const JobFilter& filter) override;
   std::map<JobState, int64_t> counts() override;
+  bool fans_out() const override { return true; }
+  bool fan_out(int64_t id, const std::string& owner, const std::vector<RankInputs>& ranks,
+               const std::string& now) override;
+  std::vector<QueuedJob> rank_jobs(int64_t reduce_id) override;
 
   const std::string& where() const { return c_.where(); }
 

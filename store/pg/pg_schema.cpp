@@ -7,7 +7,7 @@ namespace perfsage::store::pg {
 namespace {
 
 // Each step once, in order; never edited after release (a change is a new step).
-constexpr std::array<const char*, 2> kSteps = {
+constexpr std::array<const char*, 3> kSteps = {
     // 1: the job queue (store/job_queue.h). The same columns as the SQLite queue; the lease
     // is the database clock's epoch milliseconds; done_by names the daemon whose local store
     // holds the job's run (run ids are that store's). Pending jobs of the same inputs and signature
@@ -48,6 +48,18 @@ CREATE TABLE daemon_packs(
   instance TEXT NOT NULL, pack TEXT NOT NULL, generation BIGINT NOT NULL, status TEXT NOT NULL,
   version TEXT NOT NULL, error TEXT NOT NULL, updated TIMESTAMPTZ NOT NULL DEFAULT now(),
   PRIMARY KEY(instance, pack));
+)sql",
+    // 3: cluster runs fanned out by rank (docs/scale-out.md, "Cluster runs"): a job's kind, a
+    // rank job's reduce job and rank; a rank job's result (its run's extract) waits for the
+    // reduce here, never listed among the catalog's runs, and goes with its job.
+    R"sql(
+ALTER TABLE jobs ADD COLUMN kind TEXT NOT NULL DEFAULT 'run',
+  ADD COLUMN parent BIGINT REFERENCES jobs(id) ON DELETE CASCADE, ADD COLUMN rank BIGINT;
+CREATE INDEX jobs_parent ON jobs(parent, state) WHERE parent IS NOT NULL;
+CREATE TABLE catalog_rank_extracts(
+  job_id BIGINT PRIMARY KEY REFERENCES jobs(id) ON DELETE CASCADE, instance TEXT NOT NULL,
+  local_run_id BIGINT NOT NULL, store_schema INTEGER NOT NULL, extract BYTEA NOT NULL,
+  published TIMESTAMPTZ NOT NULL DEFAULT now());
 )sql",
 };
 

@@ -1,11 +1,12 @@
 // Shared mode end to end (docs/scale-out.md): three perfsaged, each with its own store and
 // port, share one job queue and catalog in a real PostgreSQL (tests/pg_server.h) and watch one
 // folder where 20 runs are dropped: real samples, a 16-rank cluster run and generated copies.
-// Every run is analysed exactly once, with the findings and gains of a one-machine analysis, by whichever daemon claims it, and every
-// daemon serves every run (the catalog); a daemon killed while it holds a job gets it back when
-// it starts again (as the same owner), so nothing is lost; one stopped (SIGSTOP) past its
-// lease loses its job to another and drops its late result; PostgreSQL stopped and started
-// again makes daemons not ready meanwhile, not stop; every local store and replica passes integrity_check.
+// Every run is analysed exactly once, with the findings and gains of a one-machine analysis, by
+// whichever daemon claims it, and every daemon serves every run (the catalog); a daemon killed
+// while it holds a job gets it back when it starts again (as the same owner), so nothing is lost;
+// one stopped (SIGSTOP) past its lease loses its job to another and drops its late result;
+// PostgreSQL stopped and started again makes daemons not ready meanwhile, not stop; every local
+// store and replica passes integrity_check.
 #include <set>
 
 #include "daemon_support.h"
@@ -36,6 +37,12 @@ std::map<std::string, int64_t> counts(const DaemonProcess& d) {
   return {q.counts().begin(), q.counts().end()};
 }
 
+// The queue's jobs, all of them.
+std::vector<v1::QueueJob> all_jobs(const DaemonProcess& d) {
+  auto q = d.get_json<v1::QueueState>("/api/v1/queue?limit=500");
+  return {q.jobs().begin(), q.jobs().end()};
+}
+
 // The input paths of the analysed runs a daemon serves: the whole fleet's.
 std::vector<std::string> analysed_runs(const DaemonProcess& d) {
   auto runs = d.get_json<v1::RunList>("/api/v1/runs?limit=500");
@@ -52,12 +59,14 @@ v1::AnalysisReport analyse_alone(const fs::path& input, const fs::path& dir) {
   static int n = 0;
   const fs::path out = dir / ("alone-" + std::to_string(++n) + ".json");
   const std::string cmd = perfsage_binary().string() + " analyze '" + input.string() +
-                          "' --format json --store '" + (dir / ("alone-" + std::to_string(n) + ".db")).string() +
-                          "' > '" + out.string() + "' 2>/dev/null";
+                          "' --format json --store '" +
+                          (dir / ("alone-" + std::to_string(n) + ".db")).string() + "' > '" +
+                          out.string() + "' 2>/dev/null";
   int rc = std::system(cmd.c_str());
   INFO(cmd << " -> " << rc);
   v1::AnalysisReport report;
-  REQUIRE(google::protobuf::util::JsonStringToMessage(perfsage::store::read_file(out), &report).ok());
+  REQUIRE(
+      google::protobuf::util::JsonStringToMessage(perfsage::store::read_file(out), &report).ok());
   return report;
 }
 
@@ -87,7 +96,8 @@ std::vector<fs::path> twenty_runs(const fs::path& staging) {
   made.push_back(staging / "oam");
   {
     const std::string trace = perfsage::store::read_file(
-        samples_dir() / "kineto" / "hta__critical_path__alexnet__benchmark_result_2869224_1695835535_trace.json.gz");
+        samples_dir() / "kineto" /
+        "hta__critical_path__alexnet__benchmark_result_2869224_1695835535_trace.json.gz");
     for (int r = 0; r < 16; ++r) {
       std::string own = trace;
       auto at = own.find("\"rank\": 0");
@@ -141,12 +151,15 @@ TEST_CASE("shared mode: three daemons on one queue analyse 20 runs exactly once,
   INFO(daemons[1]->log());
 
   const int kRuns = 20;
+  // The 16-rank cluster run fans out into 16 rank jobs beside its own (its reduce).
+  const int kJobs = kRuns + 16;
   // Dropped in whole (a rename), so that no run is seen half copied.
   for (const auto& m : twenty_runs(dir.path() / "staging")) fs::rename(m, runs / m.filename());
   // Every daemon sees every run; the queue makes them one job each.
   REQUIRE(eventually(120, [&] {
-    auto c = counts(*daemons[2]);
-    return c["queued"] + c["running"] + c["done"] == kRuns;
+    int runs = 0;
+    for (const auto& j : all_jobs(*daemons[2])) runs += j.kind() != "rank";
+    return runs == kRuns;
   }));
   // Daemon 0 claims one and holds it; it is killed while holding it.
   REQUIRE(eventually(120, [&] { return count_in(daemons[0]->log(), "paused at packs") > 0; }));
@@ -172,7 +185,7 @@ TEST_CASE("shared mode: three daemons on one queue analyse 20 runs exactly once,
   REQUIRE(daemons[0]->start());
   REQUIRE(eventually(240, [&] {
     try {
-      return counts(*daemons[2])["done"] == kRuns;
+      return counts(*daemons[2])["done"] == kJobs;
     } catch (...) {
       return false;
     }
@@ -186,10 +199,25 @@ TEST_CASE("shared mode: three daemons on one queue analyse 20 runs exactly once,
   REQUIRE(eventually(60, [&] { return count_in(daemons[1]->log(), "dropped") > 0; }));
   REQUIRE(eventually(60, [&] { return daemons[1]->get("/readyz").status == 200; }));
   auto c = counts(*daemons[0]);
-  CHECK(c["done"] == kRuns);
+  CHECK(c["done"] == kJobs);
   CHECK(c["failed"] == 0);
   CHECK(c["quarantined"] == 0);
   CHECK(c["queued"] == 0);
+  // The cluster run was fanned out: 16 rank jobs, one per rank, of its job, now their reduce.
+  {
+    std::map<int64_t, v1::QueueJob> jobs;
+    for (const auto& j : all_jobs(*daemons[2])) jobs[j.id()] = j;
+    std::set<int64_t> ranks, parents;
+    for (const auto& [id, j] : jobs) {
+      if (j.kind() != "rank") continue;
+      ranks.insert(j.rank());
+      parents.insert(j.parent());
+    }
+    CHECK(ranks.size() == 16);
+    REQUIRE(parents.size() == 1);
+    CHECK(jobs[*parents.begin()].kind() == "reduce");
+    CHECK(jobs[*parents.begin()].inputs(0).find("cluster16") != std::string::npos);
+  }
 
   // Exactly once: the catalog holds every run once, and every daemon serves all of them —
   // whichever daemon analysed it — with the same findings.
@@ -199,7 +227,8 @@ TEST_CASE("shared mode: three daemons on one queue analyse 20 runs exactly once,
     REQUIRE(eventually(60, [&] { return analysed_runs(*d).size() == static_cast<size_t>(kRuns); }));
     std::multiset<std::string> analysed;
     for (const auto& p : analysed_runs(*d)) analysed.insert(p);
-    for (const auto& e : fs::directory_iterator(runs)) CHECK(analysed.count(e.path().string()) == 1);
+    for (const auto& e : fs::directory_iterator(runs))
+      CHECK(analysed.count(e.path().string()) == 1);
     auto list = d->get_json<v1::RunList>("/api/v1/runs?limit=500");
     for (const auto& r : list.runs()) {
       // The queue job of each run is the job that made it (the catalog's run ids).
@@ -289,4 +318,3 @@ TEST_CASE("shared mode: three daemons on one queue analyse 20 runs exactly once,
     }
   }
 }
-

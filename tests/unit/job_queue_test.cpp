@@ -357,3 +357,52 @@ TEST_CASE("shared queue: a run id names a run of the daemon that completed the j
   CHECK(a.job_of_run(1) == j1.id);
   CHECK(b.job_of_run(1) == j2.id);
 }
+
+TEST_CASE("shared queue: a cluster job fans out into rank jobs; its reduce waits for all of them") {
+  PERFSAGE_REQUIRE_POSTGRES(server);
+  const std::string uri = server->fresh_database();
+  pg::PgJobQueue q(uri, {}, [] { return int64_t{0}; });
+  CHECK(q.fans_out());
+  auto cluster = q.enqueue(spec("/r/cluster"), Dedup::same_signature, kNow);
+  auto later = q.enqueue(spec("/r/later"), Dedup::same_signature, kNow);
+  REQUIRE(q.claim("a", kNow, 60000)->id == cluster.id);
+  // Only the holder fans it out.
+  CHECK_FALSE(q.fan_out(cluster.id, "b", {{0, {"/r/cluster/r0"}}}, kNow));
+  REQUIRE(q.fan_out(
+      cluster.id, "a",
+      {{0, {"/r/cluster/r0/t.json"}}, {1, {"/r/cluster/r1/t.json"}}, {7, {"/r/cluster/r7/t.json"}}},
+      kNow));
+  auto reduce = q.get(cluster.id);
+  CHECK(reduce->kind == JobKind::reduce);
+  CHECK(reduce->state == JobState::queued);
+  CHECK(reduce->attempts == 0);  // the claim that fanned it out is not an attempt at the reduce
+  auto ranks = q.rank_jobs(cluster.id);
+  REQUIRE(ranks.size() == 3);
+  CHECK(ranks[2].rank == 7);
+  CHECK(ranks[2].kind == JobKind::rank);
+  CHECK(ranks[2].parent == cluster.id);
+  CHECK(ranks[2].spec.inputs == std::vector<std::string>{"/r/cluster/r7/t.json"});
+  CHECK(ranks[2].spec.job == "job-a");
+  // The reduce is older but waits: the next claims take the other job and the ranks.
+  std::vector<int64_t> claimed;
+  for (int i = 0; i < 4; ++i) claimed.push_back(q.claim("b", kNow, 60000)->id);
+  CHECK(claimed == std::vector<int64_t>{later.id, ranks[0].id, ranks[1].id, ranks[2].id});
+  CHECK_FALSE(q.claim("b", kNow, 60000));
+  CHECK(q.complete(ranks[0].id, "b", 1, kNow));
+  CHECK(q.fail(ranks[1].id, "b", FailureKind::error, "input error: damaged", kNow) ==
+        JobState::failed);
+  CHECK_FALSE(q.claim("b", kNow, 60000));  // rank 7 still runs
+  CHECK(q.fail(ranks[2].id, "b", FailureKind::crash, "killed", kNow) == JobState::queued);
+  CHECK(q.claim("c", kNow, 60000)->id == ranks[2].id);  // retried: still not the reduce
+  CHECK(q.complete(ranks[2].id, "c", 2, kNow));
+  // Every rank job ended (one failed): the reduce is claimable, once, by anyone.
+  auto r = q.claim("c", kNow, 60000);
+  REQUIRE(r);
+  CHECK(r->id == cluster.id);
+  CHECK(r->kind == JobKind::reduce);
+  CHECK(r->attempts == 1);
+  // A reduce is never fanned out again.
+  CHECK_FALSE(q.fan_out(cluster.id, "c", {{0, {"/x"}}}, kNow));
+  // The folder dropped again is the same job, whatever it became.
+  CHECK_FALSE(q.enqueue(spec("/r/cluster"), Dedup::same_signature, kNow).added);
+}
