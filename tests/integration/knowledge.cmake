@@ -1,7 +1,7 @@
 set(PERFSAGE_TEST_LIBS perfsage_cli)
 perfsage_test(many_ranks_test integration/many_ranks_test.cpp
   integration/rank_decomposition_test.cpp integration/facts_without_events_test.cpp
-  integration/cluster_reduce_test.cpp)
+  integration/cluster_reduce_test.cpp integration/cluster_jobs_test.cpp)
 perfsage_test(ascend_knowledge_test integration/ascend_knowledge_test.cpp)
 perfsage_test(graph_only_test integration/graph_only_test.cpp)
 perfsage_test(cpu_run_test integration/cpu_run_test.cpp)
