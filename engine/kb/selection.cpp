@@ -1,10 +1,13 @@
 #include "engine/kb/selection.h"
 
 #include <fnmatch.h>
+#include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <chrono>
 
 #include "engine/error.h"
+#include "engine/kb/parallel_in_order.h"
 #include "engine/kb/reader.h"
 
 namespace perfsage::engine {
@@ -137,17 +140,38 @@ struct ReadResult {
 ReadResult read_all(const Selection& sel, std::vector<LoadMessage>& msgs) {
   ReadResult out;
   auto& packs = out.packs;
-  for (const auto& root : sel.paths) {
+  // Every pack folder is read first, in parallel; what was read is then taken in search order.
+  struct Folder {
+    fs::path dir;
+    std::optional<Pack> pack;
+    std::vector<LoadMessage> said;
+  };
+  std::vector<std::vector<Folder>> folders(sel.paths.size());
+  std::vector<Folder*> to_read;
+  std::vector<bool> exists(sel.paths.size());
+  for (size_t r = 0; r < sel.paths.size(); ++r) {
     std::error_code ec;
-    if (!fs::exists(root.path, ec)) {
+    exists[r] = fs::exists(sel.paths[r].path, ec);
+    if (!exists[r]) continue;
+    for (auto& dir : pack_dirs(sel.paths[r].path)) folders[r].push_back({std::move(dir), {}, {}});
+    for (auto& f : folders[r]) to_read.push_back(&f);
+  }
+  parallel_in_order(to_read.size(), [&](size_t i) {
+    to_read[i]->pack = read_pack(to_read[i]->dir, to_read[i]->said);
+  });
+  for (size_t r = 0; r < sel.paths.size(); ++r) {
+    const auto& root = sel.paths[r];
+    if (!exists[r]) {
       if (root.required)
         msgs.push_back({LoadCode::err_file_read, root.pos.file, root.pos.line, root.pos.column, "",
                         "kb.paths", "pack folder " + root.path.string() + " does not exist"});
       continue;
     }
-    for (const auto& dir : pack_dirs(root.path)) {
+    for (auto& folder : folders[r]) {
+      const auto& dir = folder.dir;
       const size_t before = msgs.size();
-      auto p = read_pack(dir, msgs);
+      msgs.insert(msgs.end(), folder.said.begin(), folder.said.end());
+      auto& p = folder.pack;
       if (!p) {
         auto first = std::find_if(msgs.begin() + static_cast<long>(before), msgs.end(),
                                   [](const LoadMessage& m) { return m.error(); });
@@ -202,13 +226,32 @@ const facts::Catalog& catalog_of(const Selection& sel) {
   if (!sel.catalog) throw EngineError("internal: a pack selection without a fact catalog");
   return *sel.catalog;
 }
+// Compiles the packs in parallel; their messages come out in the packs' order.
+std::vector<CompiledPack> compile_packs(const std::vector<const Pack*>& packs, const Selection& sel,
+                                        std::vector<LoadMessage>& messages) {
+  std::vector<CompiledPack> out(packs.size());
+  std::vector<std::vector<LoadMessage>> said(packs.size());
+  parallel_in_order(packs.size(), [&](size_t i) {
+    static const std::map<std::string, ParamOverride> none;
+    auto it = sel.params.find(packs[i]->name);
+    out[i] = compile_pack(*packs[i], said[i], catalog_of(sel),
+                          it == sel.params.end() ? none : it->second);
+  });
+  for (auto& m : said) messages.insert(messages.end(), m.begin(), m.end());
+  return out;
+}
+
 }  // namespace
 
 LoadedPacks load_pack_set(const Selection& sel) {
   LoadedPacks out;
   catalog_of(sel);
   out.set.catalog = sel.catalog;
+  const auto start = std::chrono::steady_clock::now();
   auto read = read_all(sel, out.messages);
+  spdlog::debug(
+      "knowledge: {} pack folder(s) read in {:.1f} ms", read.packs.size(),
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
   auto& packs = read.packs;
   for (const auto& want : sel.only) {
     if (std::any_of(packs.begin(), packs.end(),
@@ -232,6 +275,7 @@ LoadedPacks load_pack_set(const Selection& sel) {
     }
   }
   const int floor = sel.min_maturity.empty() ? 0 : maturity_rank(sel.min_maturity);
+  std::vector<const Pack*> selected;
   for (auto& p : packs) {
     if (!sel.only.empty() && std::none_of(sel.only.begin(), sel.only.end(),
                                           [&](const auto& w) { return glob_match(w, p.name); }))
@@ -246,11 +290,10 @@ LoadedPacks load_pack_set(const Selection& sel) {
     if (!p.rules.empty() &&
         std::none_of(p.rules.begin(), p.rules.end(), [](const Rule& r) { return r.enabled; }))
       continue;  // everything disabled: the pack does not run
-    auto it = sel.params.find(p.name);
-    static const std::map<std::string, ParamOverride> none;
-    out.set.packs.push_back(
-        compile_pack(p, out.messages, catalog_of(sel), it == sel.params.end() ? none : it->second));
+    selected.push_back(&p);
   }
+  for (auto& compiled : compile_packs(selected, sel, out.messages))
+    out.set.packs.push_back(std::move(compiled));
   // A selected pack that did not even read is in the set as an invalid pack named by its
   // folder, like one that did not compile: its evaluation is an error a gate sees, never a
   // pack that silently is not there.

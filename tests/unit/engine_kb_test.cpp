@@ -414,3 +414,44 @@ TEST_CASE("a list entry holding one variable with a list gives one action item p
   vars["top"] = clips::Value::of_string("a;b");
   CHECK(build_action(a, vars).aoe().ops_size() == 1);
 }
+
+TEST_CASE("selection: packs read and compiled in parallel say what a serial load says, in order") {
+  perfsage::test::TempDir dir;
+  // Eight packs over two search paths: warnings (an unused param), a rule that does not compile,
+  // a pack.yaml that does not read, and valid packs between them.
+  for (int i = 0; i < 8; ++i) {
+    const std::string name = std::string("p") + std::to_string(i);
+    std::string yaml = "name: " + name + "\nversion: 1.0.0\nuses: [op]\nparams:\n  unused_" +
+                       std::to_string(i) + ": 1\nrules:\n  - id: r\n    when: (op (name ?n))\n" +
+                       "    message: m\n";
+    if (i == 3) yaml += "  - id: bad\n    when: (op (name ?n)) (no-such-fact)\n    message: m\n";
+    if (i == 5) yaml = "name: " + name + "\nversion: [1\n";
+    dir.write(std::string(i < 4 ? "a/" : "b/") + name + "/pack.yaml", yaml);
+  }
+  auto sel = perfsage::test::untrusted_selection({dir.path() / "a", dir.path() / "b"});
+  auto loaded = load_pack_set(sel);
+
+  // The same, one pack after another: every pack read, then every pack compiled.
+  std::vector<LoadMessage> serial;
+  std::vector<Pack> read;
+  for (const char* root : {"a", "b"})
+    for (int i = 0; i < 8; ++i) {
+      auto d = dir.path() / root / (std::string("p") + std::to_string(i));
+      if (!std::filesystem::exists(d)) continue;
+      if (auto p = read_pack(d, serial)) read.push_back(std::move(*p));
+    }
+  std::vector<std::string> names;
+  for (const auto& p : read) {
+    names.push_back(p.name);
+    compile_pack(p, serial, *perfsage::test::catalog());
+  }
+  std::vector<std::string> said, expected;
+  for (const auto& m : loaded.messages) said.push_back(m.str());
+  for (const auto& m : serial) expected.push_back(m.str());
+  CHECK(said == expected);
+  REQUIRE(loaded.set.packs.size() == 8);  // the unreadable one too, last, named by its folder
+  for (size_t i = 0; i < names.size(); ++i) CHECK(loaded.set.packs[i].pack.name == names[i]);
+  CHECK(loaded.set.packs[7].pack.name == "p5");
+  CHECK_FALSE(loaded.set.packs[3].valid);
+  CHECK(loaded.set.packs[0].valid);
+}
