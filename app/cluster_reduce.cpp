@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <set>
 
 #include "analyzers/core/analyzer.h"
@@ -45,16 +46,43 @@ std::string quoted(const std::string& name) {
   return "\"" + name + "\"";
 }
 
-// What the reduce cannot yet compute from rank rows, when a rank holds it.
-std::string unsupported(store::Database& parts, int64_t id) {
-  auto st = parts.prepare(
-      "SELECT min(collector) FROM ingest_files WHERE run_id = ?1 AND collector NOT IN "
-      "('kineto', '')");
+// The first text `sql` selects for the rank's run `id`, if any.
+std::optional<std::string> first_text(store::Database& parts, int64_t id, const char* sql) {
+  auto st = parts.prepare(sql);
   st.bind(1, id);
-  if (st.step() && !st.is_null(0))
-    return "a rank holds " + st.text(0) +
-           " input: only Kineto ranks are kept per rank yet (Ascend op tables and timelines are "
-           "summed over ranks; model graphs are the run's)";
+  if (st.step() && !st.is_null(0)) return st.text(0);
+  return std::nullopt;
+}
+
+// What the reduce cannot compute from rank rows, when a rank holds it (docs/scale-out.md,
+// "What stands in the way").
+std::string unsupported(store::Database& parts, int64_t id) {
+  if (auto graph = first_text(parts, id,
+                              "SELECT min(path) FROM ingest_files WHERE run_id = ?1 AND collector "
+                              "IN ('ge-graph-dump', 'onnx-model', 'ascend.fusion_result')"))
+    return "a rank holds a model graph or its fusion results (" + *graph +
+           "): graphs belong to the run, and the graph tables (graph_op_matches, "
+           "fusion_candidates, transdata_chains, graph_cleanups) and the graph_node fact match "
+           "them against every rank's op tasks";
+  // msprof-analyze's cluster outputs hold every rank's rows in one file.
+  if (auto file = first_text(
+          parts, id,
+          "SELECT min(path) FROM ingest_files WHERE run_id = ?1 AND ((collector = "
+          "'ascend.step_trace' AND EXISTS (SELECT 1 FROM steps WHERE run_id = ?1 AND source = "
+          "'cluster_step_trace_time')) OR (collector = 'ascend.communication' AND (path LIKE "
+          "'%/cluster_communication%' OR path LIKE 'cluster_communication%')))"))
+    return "a rank holds a cluster file of msprof-analyze (" + *file +
+           "): it holds every rank's steps or collectives, and belongs to the whole cluster, not "
+           "to a rank";
+  // The patterns analyzer finds fusion candidates and TransData chains in the sequence of all
+  // ranks' op tasks at once (one node per op name across ranks), which rank rows cannot give.
+  if (auto tasks = first_text(parts, id,
+                              "SELECT rank FROM rank_totals WHERE run_id = ?1 AND op_tasks > 0 "
+                              "ORDER BY rank LIMIT 1"))
+    return "rank " + *tasks +
+           " holds Ascend op tasks: fusion_candidates and transdata_chains are found in the op "
+           "sequence of all ranks together (one node per op name across ranks), not per rank "
+           "yet";
   return {};
 }
 
@@ -108,6 +136,8 @@ Result<int64_t> assemble(store::Database& db, const ClusterParts& parts, const K
       return Error{ErrorKind::input,
                    what + ": rank " + std::to_string(ranks[i].rank) + " given twice"};
     store::import_run(pdb, id, {"cluster-reduce", ranks[i].rank}, ranks[i].extract);
+    if (auto why = unsupported(pdb, id); !why.empty())
+      return Error{ErrorKind::input, what + " cannot be assembled from its ranks: " + why};
     auto st = pdb.prepare(
         "SELECT rank FROM rank_totals WHERE run_id = ?1 UNION SELECT rank FROM steps WHERE "
         "run_id = ?1");
@@ -117,8 +147,6 @@ Result<int64_t> assemble(store::Database& db, const ClusterParts& parts, const K
         return Error{ErrorKind::input, what + ": the extract of rank " +
                                            std::to_string(ranks[i].rank) + " holds rank " +
                                            std::to_string(st.int64(0)) + "'s rows"};
-    if (auto why = unsupported(pdb, id); !why.empty())
-      return Error{ErrorKind::input, what + " cannot be assembled from its ranks: " + why};
   }
   auto first = store::load_run(pdb, 1).value();
   // The store's derived tables in their declared shapes, as an analysis leaves them.
@@ -166,6 +194,7 @@ Result<int64_t> assemble(store::Database& db, const ClusterParts& parts, const K
     analyzers::compute_run_totals(db, run, identity);
     analyzers::iteration::compute_rank_balance(db, run);
     auto hw = analyzers::roofline::compute_hardware_spec(db, run, kn.hardware);
+    analyzers::roofline::compute_ascend_roofline_of_ranks(db, run, hw);
     analyzers::roofline::compute_gpu_roofline_of_ranks(db, run, hw);
     analyzers::gpu::align_collectives_of_ranks(db, run);
     writer.commit();

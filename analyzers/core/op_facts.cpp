@@ -36,10 +36,17 @@ FactType block_dim_type() {
           {"top_ops", T::String, "", "up to 5 misaligned op names, longest first, ';'-separated",
            ""},
       },
-      // Tasks per (core type, name, block dim) from the op_stats analyzer's op_block_dims; a
-      // dynamic op from its op_name_totals.
+      // Tasks per (core type, name, block dim) from the op_stats analyzer's op_block_dims,
+      // summed over ranks (one rank's rows as they are, in their order); a dynamic op from its
+      // op_name_totals.
       R"sql(WITH hw AS (SELECT max(ai_core_num) AS aic, max(aiv_num) AS aiv FROM hardware WHERE run_id = ?1),
-bd AS (SELECT core_type, name, block_dim, tasks, dur_ns FROM op_block_dims WHERE run_id = ?1),
+bdr AS MATERIALIZED (SELECT rank, core_type, name, block_dim, tasks, dur_ns FROM op_block_dims WHERE run_id = ?1),
+nranks AS (SELECT count(DISTINCT rank) AS n FROM bdr),
+bd AS MATERIALIZED (
+  SELECT core_type, name, block_dim, tasks, dur_ns FROM bdr WHERE (SELECT n FROM nranks) = 1
+  UNION ALL
+  SELECT core_type, name, block_dim, sum(tasks), sum(dur_ns) FROM bdr WHERE (SELECT n FROM nranks) > 1
+  GROUP BY core_type, name, block_dim),
 inf AS (SELECT max(block_dim) AS aic FROM bd WHERE core_type = 'AI_CORE'),
 c AS (SELECT 'AI_CORE' AS core_type,
         CASE WHEN (SELECT aic FROM hw) > 0 THEN (SELECT aic FROM hw) ELSE (SELECT aic FROM inf) END AS cores,
@@ -122,7 +129,8 @@ ORDER BY total_us DESC LIMIT 100000)sql"});
 
   out.push_back(FactType{
       "op_type",
-      "Ascend operators aggregated by op type and core type.",
+      "Ascend operators aggregated by op type and core type. Multiple ranks are merged; "
+      "`share` is the mean over ranks.",
       "one per (op type, core type)",
       {
           {"type", T::Symbol, "", "op type", ""},
@@ -134,9 +142,17 @@ ORDER BY total_us DESC LIMIT 100000)sql"});
           {"max_us", T::Float, "us", "longest task", ""},
           {"share", T::Float, "ratio", "share of summed device task time", ""},
       },
-      R"sql(SELECT type, core_type, sum(count) AS count, sum(ops) AS ops, sum(total_us) AS total_us,
-  sum(total_us) / max(sum(count), 1) AS avg_us, max(max_us) AS max_us, sum(share) AS share
-FROM op_type_stats WHERE run_id = ?1 GROUP BY type, core_type)sql"});
+      // Per rank in op_type_stats: distinct names over the ranks from op_stats, the share the
+      // mean of the ranks' shares (as the op fact's).
+      R"sql(WITH nranks AS (SELECT count(DISTINCT rank) AS n FROM op_type_stats WHERE run_id = ?1)
+SELECT type, core_type, sum(count) AS count,
+  CASE WHEN (SELECT n FROM nranks) = 1 THEN sum(ops)
+       ELSE (SELECT count(DISTINCT o.name) FROM op_stats o WHERE o.run_id = ?1 AND o.type = s.type
+               AND o.core_type = s.core_type
+               AND o.rank IN (SELECT rank FROM op_type_stats WHERE run_id = ?1)) END AS ops,
+  sum(total_us) AS total_us, sum(total_us) / max(sum(count), 1) AS avg_us, max(max_us) AS max_us,
+  sum(share) / (SELECT n FROM nranks) AS share
+FROM op_type_stats s WHERE run_id = ?1 GROUP BY type, core_type)sql"});
   out.push_back(block_dim_type());
 }
 

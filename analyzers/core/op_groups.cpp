@@ -23,6 +23,12 @@ bool equals_folded(std::string_view s, std::string_view lower) {
   return true;
 }
 
+// Longest total first, ties by name, type and core type.
+bool longer(const OpGroup& a, const OpGroup& b) {
+  if (a.sum_ns != b.sum_ns) return a.sum_ns > b.sum_ns;
+  return std::tie(a.name, a.type, a.core_type) < std::tie(b.name, b.type, b.core_type);
+}
+
 }  // namespace
 
 std::vector<OpGroup> group_op_tasks(store::Database& db, int64_t run_id) {
@@ -54,11 +60,14 @@ std::vector<OpGroup> group_op_tasks(store::Database& db, int64_t run_id) {
     for (size_t r = 0; r < rows; ++r) {
       std::string_view name = b.text_at(c_name, r), type = b.text_at(c_type, r),
                        core = b.text_at(c_core, r);
-      key.assign(name).append(1, '\0').append(type).append(1, '\0').append(core);
+      const int64_t rank = b.int_at(c_rank, r);
+      key.assign(reinterpret_cast<const char*>(&rank), sizeof rank);
+      key.append(name).append(1, '\0').append(type).append(1, '\0').append(core);
       auto it = index.find(key);
       if (it == index.end()) {
         it = index.emplace(key, groups.size()).first;
         OpGroup g;
+        g.rank = rank;
         g.name = name;
         g.type = type;
         g.core_type = core;
@@ -67,7 +76,6 @@ std::vector<OpGroup> group_op_tasks(store::Database& db, int64_t run_id) {
       group_of[r] = it->second;
       OpGroup& g = groups[it->second];
       g.latest_rowid = std::max(g.latest_rowid, scan.rowid(r));
-      g.rank = std::min(g.rank, b.int_at(c_rank, r));
       int64_t dur = b.int_at(c_dur, r);
       ++g.count;
       g.sum_ns += dur;
@@ -102,10 +110,48 @@ std::vector<OpGroup> group_op_tasks(store::Database& db, int64_t run_id) {
     });
   }
   std::sort(groups.begin(), groups.end(), [](const OpGroup& a, const OpGroup& b) {
-    if (a.sum_ns != b.sum_ns) return a.sum_ns > b.sum_ns;
-    return std::tie(a.name, a.type, a.core_type) < std::tie(b.name, b.type, b.core_type);
+    if (a.rank != b.rank) return a.rank < b.rank;
+    return longer(a, b);
   });
   return groups;
+}
+
+std::vector<OpGroup> merge_ranks(const std::vector<OpGroup>& ranks) {
+  std::vector<OpGroup> merged;
+  std::unordered_map<std::string, size_t, store::TextHash, std::equal_to<>> index;
+  std::string key;
+  for (const OpGroup& r : ranks) {
+    key.assign(r.name).append(1, '\0').append(r.type).append(1, '\0').append(r.core_type);
+    auto [it, added] = index.emplace(key, merged.size());
+    if (added) {
+      merged.push_back(r);  // the first (lowest) rank's group, texts and all
+      continue;
+    }
+    OpGroup& g = merged[it->second];
+    g.rank = std::min(g.rank, r.rank);
+    g.count += r.count;
+    g.sum_ns += r.sum_ns;
+    g.min_ns = std::min(g.min_ns, r.min_ns);
+    g.max_ns = std::max(g.max_ns, r.max_ns);
+    if (r.block_dim) g.block_dim = std::max(g.block_dim.value_or(*r.block_dim), *r.block_dim);
+    for (auto [to, from] : {std::pair{&g.cube_fops, &r.cube_fops},
+                            {&g.vector_fops, &r.vector_fops},
+                            {&g.read_bytes, &r.read_bytes},
+                            {&g.write_bytes, &r.write_bytes}}) {
+      to->sum += from->sum;
+      to->n += from->n;
+    }
+    for (int p = 0; p < kPipes; ++p) {
+      g.ratio[p].sum += r.ratio[p].sum;
+      g.ratio[p].n += r.ratio[p].n;
+    }
+    g.state_tasks += r.state_tasks;
+    g.state_ns += r.state_ns;
+    g.dynamic = g.dynamic || r.dynamic;
+    g.is_static = g.is_static || r.is_static;
+  }
+  std::stable_sort(merged.begin(), merged.end(), longer);
+  return merged;
 }
 
 void fill_latest_texts(store::Database& db, std::vector<OpGroup>& groups) {
@@ -158,8 +204,9 @@ std::vector<BlockDimGroup> group_block_dims(store::Database& db, int64_t run_id)
   std::vector<BlockDimGroup> groups;
   std::unordered_map<std::string, size_t, store::TextHash, std::equal_to<>> index;
   std::string key;
+  const int c_rank = store::column_index(schema, "rank");
   store::BlockScan scan(db, schema, run_id, std::nullopt,
-                        {"core_type", "name", "block_dim", "dur_ns"});
+                        {"rank", "core_type", "name", "block_dim", "dur_ns"});
   while (scan.next()) {
     store::EventBlockReader& b = scan.block();
     if (b.all_null(c_block)) continue;
@@ -167,17 +214,23 @@ std::vector<BlockDimGroup> group_block_dims(store::Database& db, int64_t run_id)
       if (b.is_null(c_block, r) || b.int_at(c_block, r) <= 0) continue;
       int64_t block_dim = b.int_at(c_block, r);
       std::string_view core = b.text_at(c_core, r), name = b.text_at(c_name, r);
+      const int64_t rank = b.int_at(c_rank, r);
       key.assign(core).append(1, '\0').append(name).append(1, '\0');
       key.append(reinterpret_cast<const char*>(&block_dim), sizeof block_dim);
+      key.append(reinterpret_cast<const char*>(&rank), sizeof rank);
       auto it = index.find(key);
       if (it == index.end()) {
         it = index.emplace(key, groups.size()).first;
-        groups.push_back({std::string(core), std::string(name), block_dim, 0, 0});
+        groups.push_back({rank, std::string(core), std::string(name), block_dim, 0, 0});
       }
       ++groups[it->second].tasks;
       groups[it->second].dur_ns += b.int_at(c_dur, r);
     }
   }
+  // Each rank's groups in their order of first appearance (the tasks of a rank keep their
+  // order whatever the other ranks hold).
+  std::stable_sort(groups.begin(), groups.end(),
+                   [](const BlockDimGroup& a, const BlockDimGroup& b) { return a.rank < b.rank; });
   return groups;
 }
 

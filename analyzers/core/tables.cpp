@@ -10,7 +10,7 @@ const store::DerivedTable& op_stats() {
   static const store::DerivedTable t{
       "op_stats",
       "Device ops per (rank, name, type, core type) from Ascend op tables, or timeline tasks "
-      "when a run has no op table (analyzers/core/op_stats.cpp). Shapes, dtypes and formats "
+      "for a rank without an op table (analyzers/core/op_stats.cpp). Shapes, dtypes and formats "
       "are those of the latest execution; counter ratios are means over the executions that "
       "have them.",
       {integer("rank", "", "rank (device) of the profile").with_default("0"),
@@ -22,7 +22,7 @@ const store::DerivedTable& op_stats() {
        real("avg_us", "us", "mean duration"),
        real("min_us", "us", "shortest execution"),
        real("max_us", "us", "longest execution"),
-       real("share", "ratio", "total_us / all ops' total_us"),
+       real("share", "ratio", "total_us / the rank's ops' total_us"),
        integer("block_dim", "", "block dim (cores used)").or_null(),
        text("input_shapes", "input shapes, ';' between inputs").or_null(),
        text("input_dtypes", "input dtypes").or_null(),
@@ -47,22 +47,27 @@ const store::DerivedTable& op_stats() {
 const store::DerivedTable& op_type_stats() {
   static const store::DerivedTable t{
       "op_type_stats",
-      "op_stats summed per (op type, core type), for runs with an op table "
+      "op_stats summed per (rank, op type, core type), for the ranks with an op table "
       "(analyzers/core/op_stats.cpp).",
-      {text("type", "op type"), text("core_type", "core type"),
+      {integer("rank", "", "rank (device) of the profile; 0 in a run published by an older daemon")
+           .with_default("0"),
+       text("type", "op type"), text("core_type", "core type"),
        integer("count", "count", "executions"), integer("ops", "count", "distinct op names"),
        real("total_us", "us", "summed duration"), real("avg_us", "us", "mean execution"),
        real("max_us", "us", "longest execution"),
-       real("share", "ratio", "total_us / all ops' total_us")},
-      {}};
+       real("share", "ratio", "total_us / the rank's ops' total_us")},
+      {"run_id"}};
   return t;
 }
 
 const store::DerivedTable& op_block_dims() {
   static const store::DerivedTable t{
       "op_block_dims",
-      "Device tasks per (core type, op name, block dim) (analyzers/core/op_stats.cpp).",
-      {text("core_type", "core type"), text("name", "op name"),
+      "Device tasks per (rank, core type, op name, block dim) (analyzers/core/op_stats.cpp). "
+      "Rows by rank, each rank's in the order its tasks first show them.",
+      {integer("rank", "", "rank (device) of the profile; 0 in a run published by an older daemon")
+           .with_default("0"),
+       text("core_type", "core type"), text("name", "op name"),
        integer("block_dim", "", "block dim"), integer("tasks", "count", "tasks"),
        integer("dur_ns", "ns", "their summed duration")},
       {"run_id"}};
@@ -72,10 +77,12 @@ const store::DerivedTable& op_block_dims() {
 const store::DerivedTable& op_name_totals() {
   static const store::DerivedTable t{
       "op_name_totals",
-      "Device tasks per op name over all ranks, types and core types, with their OP State "
+      "Device tasks per rank and op name over all types and core types, with their OP State "
       "(analyzers/core/op_stats.cpp), for the fusion_candidate, dynamic_shape and block_dim "
-      "facts. Rows in name order.",
-      {text("name", "op name"), integer("tasks", "count", "tasks"),
+      "facts. Rows in (rank, name) order.",
+      {integer("rank", "", "rank (device) of the profile; 0 in a run published by an older daemon")
+           .with_default("0"),
+       text("name", "op name"), integer("tasks", "count", "tasks"),
        integer("dur_ns", "ns", "their summed duration"),
        integer("state_tasks", "count", "tasks with an OP State"),
        integer("state_dur_ns", "ns", "their summed duration"),

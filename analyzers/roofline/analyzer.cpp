@@ -15,8 +15,8 @@ Analyzer roofline_analyzer() {
   // the roofline runs beside the GPU analyzer, and whichever asks first makes the pass.
   a.reads = {"runs",        "hardware",    "op_tasks",   "device_events",
              "host_events", "graph_nodes", "graph_edges"};
-  a.writes = {tables::hardware_specs(), tables::roofline_ops(), tables::gpu_op_groups(),
-              tables::activation_patterns(), tables::shape_alignment()};
+  a.writes = {tables::hardware_specs(),   tables::roofline_ops(),        tables::gpu_op_groups(),
+              tables::ascend_op_groups(), tables::activation_patterns(), tables::shape_alignment()};
   a.uses_launch_pass = true;
   a.run = [](store::Database& db, int64_t run_id, const AnalyzerResources& resources) {
     roofline::analyze_roofline(db, run_id, resources.hardware, resources.passes);

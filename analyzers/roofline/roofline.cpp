@@ -114,12 +114,11 @@ void write_row(store::RowInserter& st, int64_t run_id, const Row& r) {
             reason);
 }
 
-// Ascend ops on AI Core / AI Vector cores, aggregated per op name (op_groups.h), with the
-// shapes and data types of each op's latest task.
-std::vector<Row> ascend_rows(store::Database& db, int64_t run_id, const HardwareSpec& hw,
+// Ascend ops on AI Core / AI Vector cores, aggregated per op name over the ranks (op_groups.h),
+// with the shapes and data types of the lowest rank's latest task of each op.
+std::vector<Row> ascend_rows(std::vector<OpGroup> all, const HardwareSpec& hw,
                              std::vector<Misalignment>& misaligned) {
   std::vector<Row> rows;
-  std::vector<OpGroup> all = group_op_tasks(db, run_id);
   if (all.empty()) return rows;
   bool flop_counters = false, byte_counters = false;
   int64_t device_ns = 0;
@@ -134,7 +133,6 @@ std::vector<Row> ascend_rows(store::Database& db, int64_t run_id, const Hardware
         groups.size() < 100000)
       groups.push_back(std::move(g));
   }
-  fill_latest_texts(db, groups);
   double device_us = static_cast<double>(device_ns) / 1000.0;
   static const char* kPipeNames[] = {"mac", "vec", "scalar", "mte1", "mte2", "mte3", "fixpipe"};
   for (const OpGroup& g : groups) {
@@ -192,6 +190,55 @@ std::vector<Row> ascend_rows(store::Database& db, int64_t run_id, const Hardware
     rows.push_back(std::move(r));
   }
   return rows;
+}
+
+void write_ascend_groups(store::Database& db, int64_t run_id, const std::vector<OpGroup>& ranks) {
+  db.prepare("DELETE FROM ascend_op_groups WHERE run_id = ?1").bind(1, run_id).run();
+  store::RowInserter insert(db, tables::ascend_op_groups());
+  for (const OpGroup& g : ranks) {
+    const auto& r = g.ratio;
+    insert.insert(run_id, g.rank, g.name, g.type, g.core_type, g.count, g.sum_ns, g.cube_fops.sum,
+                  g.cube_fops.n, g.vector_fops.sum, g.vector_fops.n, g.read_bytes.sum,
+                  g.read_bytes.n, g.write_bytes.sum, g.write_bytes.n, r[kMac].sum, r[kMac].n,
+                  r[kVec].sum, r[kVec].n, r[kScalar].sum, r[kScalar].n, r[kMte1].sum, r[kMte1].n,
+                  r[kMte2].sum, r[kMte2].n, r[kMte3].sum, r[kMte3].n, r[kFixpipe].sum,
+                  r[kFixpipe].n, g.input_shapes, g.input_dtypes, g.input_formats, g.output_shapes,
+                  g.output_dtypes, g.output_formats);
+  }
+}
+
+// The ranks' groups as write_ascend_groups kept them, by rank.
+std::vector<OpGroup> ascend_groups_of_ranks(store::Database& db, int64_t run_id) {
+  std::string cols;
+  for (const auto& c : tables::ascend_op_groups().columns)
+    cols += (cols.empty() ? "\"" : ", \"") + c.name + "\"";
+  auto st = db.prepare("SELECT " + cols +
+                       " FROM ascend_op_groups WHERE run_id = ?1 ORDER BY rank, rowid");
+  st.bind(1, run_id);
+  std::vector<OpGroup> out;
+  while (st.step()) {
+    OpGroup g;
+    int c = 0;
+    g.rank = st.int64(c++);
+    g.name = st.text(c++);
+    g.type = st.text(c++);
+    g.core_type = st.text(c++);
+    g.count = st.int64(c++);
+    g.sum_ns = st.int64(c++);
+    auto sum = [&](NullableSum& s) {
+      s.sum = st.real(c++);
+      s.n = st.int64(c++);
+    };
+    for (NullableSum* s : {&g.cube_fops, &g.vector_fops, &g.read_bytes, &g.write_bytes}) sum(*s);
+    for (int p = 0; p < kPipes; ++p) sum(g.ratio[p]);
+    for (auto* t : {&g.input_shapes, &g.input_dtypes, &g.input_formats, &g.output_shapes,
+                    &g.output_dtypes, &g.output_formats}) {
+      if (!st.is_null(c)) *t = st.text(c);
+      ++c;
+    }
+    out.push_back(std::move(g));
+  }
+  return out;
 }
 
 // GPU ops per (op name, input dims, input types), over the op instances (rank, External id)
@@ -406,12 +453,25 @@ int compute_roofline(store::Database& db, int64_t run_id, const HardwareSpec& hw
                      const LaunchPass& pass) {
   db.prepare("DELETE FROM roofline_ops WHERE run_id = ?1").bind(1, run_id).run();
   std::vector<Misalignment> misaligned;
-  auto rows = ascend_rows(db, run_id, hw, misaligned);
+  std::vector<OpGroup> ascend = group_op_tasks(db, run_id);
+  fill_latest_texts(db, ascend);
+  write_ascend_groups(db, run_id, ascend);
+  auto rows = ascend_rows(merge_ranks(ascend), hw, misaligned);
   write_alignment(db, run_id, misaligned);
   const RankGroups ranks = rank_groups(pass);
   write_rank_groups(db, run_id, ranks);
   auto gpu = gpu_rows(gpu_kernels(pass, ranks), hw);
   rows.insert(rows.end(), std::make_move_iterator(gpu.begin()), std::make_move_iterator(gpu.end()));
+  store::RowInserter st(db, tables::roofline_ops());
+  for (const auto& r : rows) write_row(st, run_id, r);
+  return static_cast<int>(rows.size());
+}
+
+int compute_ascend_roofline_of_ranks(store::Database& db, int64_t run_id, const HardwareSpec& hw) {
+  db.prepare("DELETE FROM roofline_ops WHERE run_id = ?1 AND scope = 'op'").bind(1, run_id).run();
+  std::vector<Misalignment> misaligned;
+  auto rows = ascend_rows(merge_ranks(ascend_groups_of_ranks(db, run_id)), hw, misaligned);
+  write_alignment(db, run_id, misaligned);
   store::RowInserter st(db, tables::roofline_ops());
   for (const auto& r : rows) write_row(st, run_id, r);
   return static_cast<int>(rows.size());

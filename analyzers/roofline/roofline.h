@@ -42,6 +42,9 @@ int compute_roofline(store::Database& db, int64_t run_id, const HardwareSpec& hw
 // (gpu_op_groups, kernel_groups, kernel_totals) instead of the events: the points of a cluster
 // run assembled from rank extracts (docs/scale-out.md). Returns the rows written.
 int compute_gpu_roofline_of_ranks(store::Database& db, int64_t run_id, const HardwareSpec& hw);
+// Rebuilds the Ascend points of roofline_ops (scope op) and shape_alignment from the ranks'
+// ascend_op_groups instead of the op tasks, for the same. Returns the rows written.
+int compute_ascend_roofline_of_ranks(store::Database& db, int64_t run_id, const HardwareSpec& hw);
 // Hardware spec, then roofline: the analyzer family's entry point for analyze_run. The launch
 // pass comes from `passes` (analyze_run's), or is made here without.
 void analyze_roofline(store::Database& db, int64_t run_id, const HardwareDb& hardware,

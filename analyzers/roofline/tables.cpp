@@ -98,6 +98,41 @@ const store::DerivedTable& gpu_op_groups() {
   return t;
 }
 
+const store::DerivedTable& ascend_op_groups() {
+  static const store::DerivedTable t = [] {
+    std::vector<store::Column> cols{integer("rank", "", "rank (device) of the profile"),
+                                    text("name", "op name"),
+                                    text("type", "op type"),
+                                    text("core_type", "core type"),
+                                    integer("count", "count", "tasks"),
+                                    integer("dur_ns", "ns", "their summed duration")};
+    // Counter sums with the number of tasks that had the counter, so that ranks merge exactly.
+    for (auto [c, unit] : {std::pair{"cube_fops", "flop"},
+                           {"vector_fops", "flop"},
+                           {"read_bytes", "bytes"},
+                           {"write_bytes", "bytes"}}) {
+      cols.push_back(real(c, unit, "summed over the tasks that have it"));
+      cols.push_back(integer(std::string(c) + "_n", "count", "tasks that have it"));
+    }
+    for (const char* p : {"mac", "vec", "scalar", "mte1", "mte2", "mte3", "fixpipe"}) {
+      cols.push_back(real(std::string(p) + "_ratio_sum", "ratio", "pipe ratio summed"));
+      cols.push_back(integer(std::string(p) + "_ratio_n", "count", "tasks that have it"));
+    }
+    for (const char* c : {"input_shapes", "input_dtypes", "input_formats", "output_shapes",
+                          "output_dtypes", "output_formats"})
+      cols.push_back(text(c, "of the rank's latest task of the group").or_null());
+    return store::DerivedTable{
+        "ascend_op_groups",
+        "Ascend op tasks per rank and (op name, type, core type) (analyzers/roofline/"
+        "roofline.cpp): what the Ascend Roofline points and shape_alignment are computed from, "
+        "kept per rank so that a cluster run's points can be computed from its ranks' rows "
+        "(docs/scale-out.md). Rows by rank, then longest total first.",
+        std::move(cols),
+        {"run_id"}};
+  }();
+  return t;
+}
+
 const store::DerivedTable& activation_patterns() {
   static const store::DerivedTable t{
       "activation_patterns",

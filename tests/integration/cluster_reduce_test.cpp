@@ -17,15 +17,12 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Each rank folder under `root` analysed into a store of its own, as its extract.
-std::vector<app::RankExtract> rank_extracts(const TempDir& dir, const fs::path& root,
-                                            const std::map<int, std::string>& samples) {
+// Each rank folder of `cluster` analysed into a store of its own, as its extract.
+std::vector<app::RankExtract> rank_extracts(const TempDir& dir, const ClusterDirs& cluster) {
   std::vector<app::RankExtract> out;
-  for (const auto& [rank, sample] : samples) {
+  for (const auto& [rank, folder] : cluster.ranks) {
     const std::string path = (dir.path() / ("rank" + std::to_string(rank) + ".db")).string();
-    REQUIRE(run_command("analyze",
-                        {(root / ("rank_" + std::to_string(rank))).string(), "--store", path, "-q"})
-                .code == 0);
+    REQUIRE(run_command("analyze", {folder.string(), "--store", path, "-q"}).code == 0);
     store::Database db(path);
     out.push_back({rank, store::extract_run(db, 1)});
   }
@@ -42,19 +39,18 @@ int64_t runs_in(store::Database& db) {
   return st.int64(0);
 }
 
-// The folder of `samples` analysed on one machine, and each rank alone and reduced: the same
-// run summary, tables computed across ranks, findings and pack results.
-void check_reduce_equals_whole(const std::map<int, std::string>& samples, bool with_collectives) {
-  TempDir dir;
-  const fs::path root = dir.path() / "cluster";
-  for (const auto& [rank, sample] : samples) add_rank(root, sample, rank);
+// The cluster folder analysed on one machine, and each rank alone and reduced: the same run
+// summary, tables computed across ranks, findings and pack results.
+void check_reduce_equals_whole(const TempDir& dir, const ClusterDirs& cluster,
+                               bool with_collectives) {
+  const fs::path& root = cluster.root;
   const std::string whole_store = (dir.path() / "whole.db").string();
   auto one = run_command("analyze", {root.string(), "--store", whole_store, "--format", "json"});
   REQUIRE(one.code == 0);
   auto whole = parse_report(one.out);
   REQUIRE(whole.recommendations_size() > 0);
 
-  auto extracts = rank_extracts(dir, root, samples);
+  auto extracts = rank_extracts(dir, cluster);
   store::Database db((dir.path() / "reduce.db").string());
   app::ClusterParts parts{header(root), extracts, {}};
   auto run = app::reduce_cluster(db, parts, *test::shipped_knowledge(), {});
@@ -64,7 +60,8 @@ void check_reduce_equals_whole(const std::map<int, std::string>& samples, bool w
   auto reduced = app::load_report(db, *run);
   REQUIRE(reduced);
   store::Database whole_db(whole_store);
-  for (const char* table : {"iteration_ranks", "gpu_collective_ranks", "hardware_specs"}) {
+  for (const char* table : {"iteration_ranks", "gpu_collective_ranks", "hardware_specs",
+                            "roofline_ops", "shape_alignment"}) {
     INFO(table);
     const auto columns = columns_but_run(db, table);
     CHECK(rows_of(db, table, columns, "run_id = " + std::to_string(*run)) ==
@@ -112,22 +109,71 @@ void check_reduce_equals_whole(const std::map<int, std::string>& samples, bool w
 TEST_CASE("a cluster run reduced from its ranks' extracts has the one-machine findings",
           "[ranks]") {
   PERFSAGE_REQUIRE_SAMPLES();
-  check_reduce_equals_whole(four_rank_samples(), false);
+  TempDir dir;
+  check_reduce_equals_whole(dir, kineto_cluster(dir.path() / "cluster", four_rank_samples()),
+                            false);
 }
 
 TEST_CASE("a data-parallel cluster reduced from its ranks: collectives aligned across ranks",
           "[ranks]") {
   PERFSAGE_REQUIRE_SAMPLES();
-  check_reduce_equals_whole(ddp_rank_samples(), true);
+  TempDir dir;
+  check_reduce_equals_whole(dir, kineto_cluster(dir.path() / "cluster", ddp_rank_samples()), true);
+}
+
+TEST_CASE("an Ascend cluster of timelines reduced from its ranks has the one-machine findings",
+          "[ranks]") {
+  PERFSAGE_REQUIRE_SAMPLES();
+  TempDir dir;
+  check_reduce_equals_whole(
+      dir, ascend_cluster(dir.path() / "cluster", ascend_timeline_rank_samples()), false);
+}
+
+TEST_CASE("Ascend ranks the reduce cannot assemble are refused, naming what stands in the way",
+          "[ranks]") {
+  PERFSAGE_REQUIRE_SAMPLES();
+  TempDir dir;
+  auto refused = [&](const std::string& name, const std::map<int, AscendRankFiles>& samples) {
+    auto cluster = ascend_cluster(dir.path() / name, samples);
+    TempDir ranks;
+    auto extracts = rank_extracts(ranks, cluster);
+    store::Database db((dir.path() / (name + ".db")).string());
+    auto run = app::reduce_cluster(db, {header(cluster.root), extracts, {}},
+                                   *test::shipped_knowledge(), {});
+    REQUIRE_FALSE(run);
+    CHECK(run.error().kind == app::ErrorKind::input);
+    CHECK(runs_in(db) == 0);
+    return run.error().message;
+  };
+  // Op tables: the fusion and TransData patterns are found in all ranks' op sequence at once.
+  CHECK_THAT(refused("op_tables", ascend_rank_samples()),
+             Catch::Contains("rank 0 holds Ascend op tasks") &&
+                 Catch::Contains("fusion_candidates and transdata_chains"));
+  // The timeline cluster with one more file in a rank's profiler output.
+  auto with_file = [](int rank, const fs::path& source) {
+    auto samples = ascend_timeline_rank_samples();
+    samples[rank].push_back({source, source.filename().string()});
+    return samples;
+  };
+  // A model graph belongs to the run.
+  CHECK_THAT(
+      refused("graph",
+              with_file(1, samples_dir() / "ascend" / "oam-tools" / "ge_proto_00056_Build.txt")),
+      Catch::Contains("a rank holds a model graph") && Catch::Contains("ge_proto_00056_Build.txt"));
+  // msprof-analyze's cluster step trace holds every rank's steps.
+  CHECK_THAT(refused("cluster_file", with_file(0, samples_dir() / "ascend" / "mstt" /
+                                                      "cluster_step_trace_time.csv")),
+             Catch::Contains("a rank holds a cluster file of msprof-analyze") &&
+                 Catch::Contains("cluster_step_trace_time.csv"));
 }
 
 TEST_CASE("a cluster run with a missing or mislabelled rank is refused and stores nothing",
           "[ranks]") {
   PERFSAGE_REQUIRE_SAMPLES();
   TempDir dir;
-  const fs::path root = dir.path() / "cluster";
-  for (const auto& [rank, sample] : four_rank_samples()) add_rank(root, sample, rank);
-  auto extracts = rank_extracts(dir, root, four_rank_samples());
+  const auto cluster = kineto_cluster(dir.path() / "cluster", four_rank_samples());
+  const fs::path& root = cluster.root;
+  auto extracts = rank_extracts(dir, cluster);
   store::Database db((dir.path() / "reduce.db").string());
 
   // Rank 2's job failed: the reduce says so instead of a cluster of three.

@@ -1,5 +1,6 @@
 // For the cluster-run tests: cluster folders (each rank a Kineto sample with its distributedInfo
-// rank rewritten, in root/rank_<rank>/trace.json) and a table's rows as exact text.
+// rank rewritten, in root/rank_<rank>/trace.json; or an Ascend rank in a PyTorch-on-Ascend rank
+// folder) and a table's rows as exact text.
 #pragma once
 
 #include <filesystem>
@@ -23,6 +24,78 @@ inline void add_rank(const std::filesystem::path& root, const std::string& sampl
   std::filesystem::path dir = root / ("rank_" + std::to_string(rank));
   std::filesystem::create_directories(dir);
   std::ofstream(dir / "trace.json", std::ios::binary) << text;
+}
+
+// One Ascend rank's profiler output: files copied into its ASCEND_PROFILER_OUTPUT folder, each
+// (source, name there).
+using AscendRankFiles = std::vector<std::pair<std::filesystem::path, std::string>>;
+
+// The rank's folder as torch_npu's profiler writes one per rank of a job
+// (<host>_<pid>_<time>_ascend_pt holding profiler_info_<rank>.json; collectors/ascend/layout.cpp
+// reads the rank from that name), under `root`.
+inline std::filesystem::path add_ascend_rank(const std::filesystem::path& root, int rank,
+                                             const AscendRankFiles& files) {
+  std::filesystem::path dir = root / (std::string("node0_") + std::to_string(40100 + rank) +
+                                      "_20231109083545392_ascend_pt");
+  std::filesystem::create_directories(dir / "ASCEND_PROFILER_OUTPUT");
+  std::ofstream(dir / (std::string("profiler_info_") + std::to_string(rank) + ".json"),
+                std::ios::binary)
+      << "{\"rank_id\": " << rank << "}\n";
+  for (const auto& [source, name] : files)
+    std::filesystem::copy_file(source, dir / "ASCEND_PROFILER_OUTPUT" / name);
+  return dir;
+}
+
+inline std::filesystem::path ascend_example_output() {
+  return source_dir() / "examples" / "resnet50_rank0_ascend_pt" / "ASCEND_PROFILER_OUTPUT";
+}
+
+// Four different Ascend programs as four ranks: the bundled ResNet-50 example (op table,
+// timeline, step trace), msprof-analyze's op table of a 910B training step with HCCL tasks, its
+// timeline of a small CNN step (no op table: its device tasks stand for the ops) and its
+// 8-task inference op table.
+inline std::map<int, AscendRankFiles> ascend_rank_samples() {
+  const auto example = ascend_example_output();
+  const auto mstt = samples_dir() / "ascend" / "mstt";
+  return {{0,
+           {{example / "kernel_details.csv", "kernel_details.csv"},
+            {example / "trace_view.json", "trace_view.json"},
+            {example / "step_trace_time.csv", "step_trace_time.csv"}}},
+          {1, {{mstt / "kernel_details_arith_util.csv", "kernel_details.csv"}}},
+          {2, {{mstt / "trace_view.json", "trace_view.json"}}},
+          {3, {{mstt / "kernel_details_minimal_names.csv", "kernel_details.csv"}}}};
+}
+
+// Ascend ranks without an op table (timelines and a step trace): two different programs.
+inline std::map<int, AscendRankFiles> ascend_timeline_rank_samples() {
+  const auto example = ascend_example_output();
+  return {{0,
+           {{example / "trace_view.json", "trace_view.json"},
+            {example / "step_trace_time.csv", "step_trace_time.csv"}}},
+          {1, {{samples_dir() / "ascend" / "mstt" / "trace_view.json", "trace_view.json"}}}};
+}
+
+// A cluster folder and each rank's own folder in it.
+struct ClusterDirs {
+  std::filesystem::path root;
+  std::map<int, std::filesystem::path> ranks;
+};
+
+inline ClusterDirs kineto_cluster(const std::filesystem::path& root,
+                                  const std::map<int, std::string>& samples) {
+  ClusterDirs out{root, {}};
+  for (const auto& [rank, sample] : samples) {
+    add_rank(root, sample, rank);
+    out.ranks[rank] = root / (std::string("rank_") + std::to_string(rank));
+  }
+  return out;
+}
+
+inline ClusterDirs ascend_cluster(const std::filesystem::path& root,
+                                  const std::map<int, AscendRankFiles>& samples) {
+  ClusterDirs out{root, {}};
+  for (const auto& [rank, files] : samples) out.ranks[rank] = add_ascend_rank(root, rank, files);
+  return out;
 }
 
 // Four different programs as four ranks: GPU traces with one and several streams, and a

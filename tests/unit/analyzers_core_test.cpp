@@ -160,8 +160,8 @@ TEST_CASE("analyze_run says how many analyzers have ended, one after another and
 }
 
 TEST_CASE(
-    "op_stats, op_block_dims and op_name_totals from the C++ grouping equal SQL's GROUP BY, "
-    "across blocks") {
+    "op_stats, op_block_dims and op_name_totals from the C++ grouping equal SQL's GROUP BY per "
+    "rank, across blocks") {
   test::AnalysisStore db;
   int64_t run;
   {
@@ -194,31 +194,44 @@ TEST_CASE(
     }
     return out;
   };
+  // Each rank's groups on their own, the share of the rank's own op time.
   CHECK(rows("SELECT name, type, core_type, rank, count, total_us, min_us, max_us, block_dim, "
-             "cube_fops, round(mac_ratio, 9), input_shapes FROM op_stats WHERE run_id = ?1 "
-             "ORDER BY name, type, core_type") ==
-        rows("WITH a AS (SELECT name, type, core_type, min(rank) AS rank, count(*) AS n, "
+             "cube_fops, round(mac_ratio, 9), input_shapes, round(share, 12) FROM op_stats "
+             "WHERE run_id = ?1 ORDER BY name, type, core_type, rank") ==
+        rows("WITH a AS (SELECT name, type, core_type, rank, count(*) AS n, "
              "sum(dur_ns) / 1000.0 AS t, min(dur_ns) / 1000.0 AS lo, max(dur_ns) / 1000.0 AS hi, "
              "max(block_dim) AS bd, sum(cube_fops) AS cf, round(avg(mac_ratio), 9) AS mr, "
-             "max(rowid) AS rid FROM op_tasks WHERE run_id = ?1 GROUP BY name, type, core_type) "
+             "max(rowid) AS rid, sum(dur_ns) AS ns FROM op_tasks WHERE run_id = ?1 "
+             "GROUP BY name, type, core_type, rank), "
+             "r AS (SELECT rank, sum(dur_ns) AS ns FROM op_tasks WHERE run_id = ?1 GROUP BY rank) "
              "SELECT a.name, a.type, a.core_type, a.rank, a.n, a.t, a.lo, a.hi, a.bd, a.cf, a.mr, "
-             "l.input_shapes FROM a JOIN op_tasks l ON l.rowid = a.rid "
-             "ORDER BY a.name, a.type, a.core_type"));
-  CHECK(rows("SELECT core_type, name, block_dim, tasks, dur_ns FROM op_block_dims "
-             "WHERE run_id = ?1 ORDER BY 1, 2, 3") ==
-        rows("SELECT core_type, name, block_dim, count(*), sum(dur_ns) FROM op_tasks "
-             "WHERE run_id = ?1 AND block_dim > 0 GROUP BY 1, 2, 3 ORDER BY 1, 2, 3"));
+             "l.input_shapes, round(a.ns * 1.0 / r.ns, 12) FROM a JOIN op_tasks l ON l.rowid = "
+             "a.rid JOIN r ON r.rank = a.rank ORDER BY a.name, a.type, a.core_type, a.rank"));
+  CHECK(rows("SELECT rank, core_type, name, block_dim, tasks, dur_ns FROM op_block_dims "
+             "WHERE run_id = ?1 ORDER BY 1, 2, 3, 4") ==
+        rows("SELECT rank, core_type, name, block_dim, count(*), sum(dur_ns) FROM op_tasks "
+             "WHERE run_id = ?1 AND block_dim > 0 GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4"));
+  CHECK(rows("SELECT rank, type, core_type, count, ops, round(total_us, 6), round(share, 12) "
+             "FROM op_type_stats WHERE run_id = ?1 ORDER BY 1, 2, 3") ==
+        rows("WITH r AS (SELECT rank, sum(dur_ns) AS ns FROM op_tasks WHERE run_id = ?1 "
+             "GROUP BY rank) SELECT o.rank, type, core_type, count(*), count(DISTINCT name), "
+             "round(sum(dur_ns) / 1000.0, 6), round(sum(dur_ns) * 1.0 / max(r.ns), 12) "
+             "FROM op_tasks o JOIN r ON r.rank = o.rank WHERE run_id = ?1 "
+             "GROUP BY 1, 2, 3 ORDER BY 1, 2, 3"));
   CHECK(rows("SELECT count(*) FROM op_block_dims WHERE run_id = ?1") != "0|\n");
   // What the fusion_candidate, dynamic_shape and block_dim facts grouped the tasks for.
-  CHECK(rows("SELECT name, tasks, dur_ns, state_tasks, state_dur_ns, dynamic, static "
+  CHECK(rows("SELECT rank, name, tasks, dur_ns, state_tasks, state_dur_ns, dynamic, static "
              "FROM op_name_totals WHERE run_id = ?1") ==
-        rows("SELECT name, count(*), sum(dur_ns), "
+        rows("SELECT rank, name, count(*), sum(dur_ns), "
              "sum(op_state IS NOT NULL AND op_state != ''), "
              "sum(CASE WHEN op_state IS NOT NULL AND op_state != '' THEN dur_ns ELSE 0 END), "
              "coalesce(max(lower(op_state) = 'dynamic'), 0), "
              "coalesce(max(lower(op_state) = 'static'), 0) "
-             "FROM op_tasks WHERE run_id = ?1 GROUP BY name"));
-  CHECK(rows("SELECT sum(dynamic), sum(static) FROM op_name_totals WHERE run_id = ?1") == "3|2|\n");
+             "FROM op_tasks WHERE run_id = ?1 GROUP BY rank, name"));
+  // Op1 and Op2 dynamic on every rank, Op3 on the odd ranks (odd tasks); Op3 static on the even
+  // ranks, Op4 on every rank.
+  CHECK(rows("SELECT sum(dynamic), sum(static) FROM op_name_totals WHERE run_id = ?1") ==
+        "10|6|\n");
 }
 
 TEST_CASE("launch-op keys hash ids of any size (the Ascend sample's overflowed a signed product)") {

@@ -89,6 +89,18 @@ std::pair<int64_t, int64_t> analysed_and_claimed(app::JobQueue& queue, const fs:
   return {local, job.id};
 }
 
+// `table`'s rows of run `id`: some, and all of rank 0.
+void check_rank_zero(store::Database& replica, const std::string& table, int64_t id) {
+  INFO(table);
+  auto st = replica.prepare("SELECT count(*), count(DISTINCT rank), min(rank) FROM " + table +
+                            " WHERE run_id = ?1");
+  st.bind(1, id);
+  REQUIRE(st.step());
+  CHECK(st.int64(0) > 0);
+  CHECK(st.int64(1) == 1);
+  CHECK(st.int64(2) == 0);
+}
+
 }  // namespace
 
 TEST_CASE("run extract: an imported run reads as in the store that analysed it") {
@@ -144,14 +156,24 @@ TEST_CASE("run extract: a run published before its tables had a rank column read
   auto opened = app::open_catalog_replica(dir.path() / "replica.db");
   store::Database& replica = *opened;
   store::import_run(replica, 70, {"host-a", a}, store::extract_run(db, a));
-  auto st = replica.prepare(
-      "SELECT count(*), count(DISTINCT rank), min(rank) FROM kernel_totals WHERE run_id = 70");
-  REQUIRE(st.step());
-  CHECK(st.int64(0) > 0);
-  CHECK(st.int64(1) == 1);
-  CHECK(st.int64(2) == 0);
+  check_rank_zero(replica, "kernel_totals", 70);
   // The report, findings and charts read the same as in the older store.
   CHECK(same_view(db, a, replica, 70));
+}
+
+TEST_CASE("run extract: an Ascend run published before its op tables had a rank column") {
+  test::TempDir dir;
+  store::Database db((dir.path() / "store.db").string());
+  const int64_t a = analyse(db, example(), "resnet");
+  // An older daemon's store: these tables summed over all ranks and had no rank column.
+  for (const char* t : {"op_type_stats", "op_block_dims", "op_name_totals"})
+    db.exec(std::string("ALTER TABLE ") + t + " DROP COLUMN rank");
+  auto opened = app::open_catalog_replica(dir.path() / "replica.db");
+  store::Database& replica = *opened;
+  store::import_run(replica, 71, {"host-a", a}, store::extract_run(db, a));
+  for (const char* t : {"op_type_stats", "op_block_dims", "op_name_totals"})
+    check_rank_zero(replica, t, 71);
+  CHECK(same_view(db, a, replica, 71));
 }
 
 TEST_CASE("run extract: a damaged extract is refused and changes nothing") {
