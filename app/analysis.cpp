@@ -7,6 +7,9 @@
 #include <chrono>
 #include <cstdlib>
 #include <ctime>
+#include <functional>
+#include <optional>
+#include <stdexcept>
 
 #include "analyzers/core/analyze_run.h"
 #include "app/actions_service.h"
@@ -73,6 +76,14 @@ void progress(const AnalysisRequest& req, std::string_view stage, double fractio
   if (req.progress) req.progress(stage, fraction);
 }
 
+// What an analysis reads of its knowledge: the analyzers' part (hardware specs, patterns) at
+// once, the packs when they are needed, waiting for them while they load (KnowledgeInFlight;
+// `packs` then throws when the load failed, and the caller reports the load's error).
+struct KnowledgeAccess {
+  const Knowledge& analyzers;
+  std::function<const Knowledge&()> packs;
+};
+
 // Test-only (tests/integration/store_integrity_test.cpp, which kills perfsage at these points):
 // with PERFSAGE_TEST_PAUSE_AT=<stage> set, perfsage writes "perfsage: paused at <stage>" to
 // stderr on reaching the stage and waits there until it is killed. Stages: ingest (every row
@@ -81,9 +92,10 @@ void progress(const AnalysisRequest& req, std::string_view stage, double fractio
 // With PERFSAGE_TEST_PAUSE_FLAG=<file> as well, only the first to reach the stage pauses (it
 // creates the file), and it goes on when the file is removed (tests/integration/
 // daemon_shared_test.cpp: a job finished by a daemon that lost its lease meanwhile).
-void test_pause_at(std::string_view stage) {
+void test_pause_at(std::string_view stage, const KnowledgeAccess& kn) {
   const char* at = std::getenv("PERFSAGE_TEST_PAUSE_AT");
   if (!at || stage != at) return;
+  kn.packs();  // nothing is said before the packs' load is
   const char* flag = std::getenv("PERFSAGE_TEST_PAUSE_FLAG");
   if (flag) {
     if (::access((std::string(flag) + ".done").c_str(), F_OK) == 0) return;
@@ -112,21 +124,22 @@ struct Ingested {
 // Runs the analyzers on a committed run, saying how many have ended; only then is the run
 // complete.
 void analyze_stored(store::Database& db, int64_t run_id, const analyzers::RunIdentity& identity,
-                    const Knowledge& kn, const AnalysisRequest& req) {
+                    const KnowledgeAccess& kn, const AnalysisRequest& req) {
   store::BackgroundCheckpoint checkpoint(db.path());  // while the analyzers run
   progress(req, "analyzers", 0);
-  analyzers::analyze_run(
-      db, run_id, identity, {kn.hardware, kn.patterns}, 0, [&](size_t done, size_t total) {
-        progress(req, "analyzers", static_cast<double>(done) / static_cast<double>(total));
-      });
-  test_pause_at("analysis");
+  analyzers::analyze_run(db, run_id, identity, {kn.analyzers.hardware, kn.analyzers.patterns}, 0,
+                         [&](size_t done, size_t total) {
+                           progress(req, "analyzers",
+                                    static_cast<double>(done) / static_cast<double>(total));
+                         });
+  test_pause_at("analysis", kn);
   store::set_run_status(db, run_id, store::kRunAnalyzed);
 }
 
 // Inputs from this size on are analysed without the packs' ready environments.
 constexpr uint64_t kKeepPackEnvironmentsBelow = 64ull << 20;
 
-Result<Ingested> ingest(store::Database& db, const AnalysisRequest& req, const Knowledge& kn,
+Result<Ingested> ingest(store::Database& db, const AnalysisRequest& req, const KnowledgeAccess& kn,
                         const Limits& limits) {
   for (const auto& p : req.inputs) {
     std::error_code ec;
@@ -142,7 +155,7 @@ Result<Ingested> ingest(store::Database& db, const AnalysisRequest& req, const K
   }
   // The packs' ready environments save a small run tens of ms and hold tens of MB through the
   // ingest's peak: a big run's peak memory matters more (docs/performance.md).
-  if (total >= kKeepPackEnvironmentsBelow) engine::release_pristine_environments(kn.packs);
+  if (total >= kKeepPackEnvironmentsBelow) engine::release_pristine_environments(kn.packs().packs);
   if (limits.max_input_bytes > 0) {
     if (total > limits.max_input_bytes)
       return Error{ErrorKind::input,
@@ -155,6 +168,11 @@ Result<Ingested> ingest(store::Database& db, const AnalysisRequest& req, const K
   // Another perfsage storing the same inputs into this store finishes first (its run is then
   // reused) instead of storing them twice; held until this run is complete.
   store::RunLock lock(db.path(), fp, [&] {
+    try {
+      kn.packs();  // nothing is said before the packs' load is
+    } catch (...) {
+      // The load's error is reported once the lock is taken.
+    }
     spdlog::warn("another perfsage is storing these inputs in {}; waiting for it to finish",
                  db.path());
     progress(req, "waiting", -1);
@@ -204,12 +222,15 @@ Result<Ingested> ingest(store::Database& db, const AnalysisRequest& req, const K
     store::RunWriter writer(db, header);
     auto result = collectors::ingest(files, writer, req.mode,
                                      [&](double done) { progress(req, "ingest", done); });
-    test_pause_at("ingest");
+    test_pause_at("ingest", kn);
     hints = result.hints;
     writer.set_identity(hints.framework, hints.device, hints.chip);
     writer.commit();
     out.run_id = writer.run_id();
-    if (req.run_known) req.run_known(out.run_id);
+    if (req.run_known) {
+      kn.packs();
+      req.run_known(out.run_id);
+    }
     spdlog::debug("ingest: {} file(s) in {:.1f} ms", files.size(), ms_since(start));
   }
   analyze_stored(db, out.run_id, {hints.framework, hints.device, hints.chip}, kn, req);
@@ -253,17 +274,18 @@ Result<T> guarded(F&& f) {
   }
 }
 
-}  // namespace
-
-Result<AnalysisOutcome> analyze(store::Database& db, const AnalysisRequest& request,
-                                const Knowledge& knowledge, const Limits& limits) {
+Result<AnalysisOutcome> analyze_with(store::Database& db, const AnalysisRequest& request,
+                                     const KnowledgeAccess& knowledge, const Limits& limits) {
   return guarded<AnalysisOutcome>([&]() -> Result<AnalysisOutcome> {
     auto ingested = ingest(db, request, knowledge, limits);
     if (!ingested) return ingested.error();
     AnalysisOutcome out;
     out.run_id = ingested->run_id;
     out.reused = ingested->reused;
-    if (out.reused && request.run_known) request.run_known(out.run_id);
+    if (out.reused && request.run_known) {
+      knowledge.packs();
+      request.run_known(out.run_id);
+    }
     out.notices = ingested->notices;
     if (out.reused && out.notices.empty())
       out.notices.push_back("these inputs are already stored as run " + std::to_string(out.run_id) +
@@ -283,8 +305,8 @@ Result<AnalysisOutcome> analyze(store::Database& db, const AnalysisRequest& requ
       opts.on_pack = [&](size_t done, size_t total) {
         progress(request, "packs", static_cast<double>(done) / static_cast<double>(total));
       };
-      test_pause_at("packs");
-      auto ev = engine::evaluate(db, out.run_id, knowledge.packs, opts);
+      test_pause_at("packs", knowledge);
+      auto ev = engine::evaluate(db, out.run_id, knowledge.packs().packs, opts);
       if (auto full = save_results(db, out.run_id, out.reused, ev.packs, to_stored(ev.findings)))
         out.notices.push_back(*full);
       progress(request, "packs", 1);
@@ -304,6 +326,41 @@ Result<AnalysisOutcome> analyze(store::Database& db, const AnalysisRequest& requ
       store::truncate_log(db.path());  // in use by another connection: a later one cuts it
     return out;
   });
+}
+
+// The load's failure, where an analysis asks for packs that did not load.
+struct KnowledgeFailed : std::runtime_error {
+  KnowledgeFailed() : std::runtime_error("the knowledge did not load") {}
+};
+
+}  // namespace
+
+Result<AnalysisOutcome> analyze(store::Database& db, const AnalysisRequest& request,
+                                const Knowledge& knowledge, const Limits& limits) {
+  return analyze_with(db, request, {knowledge, [&]() -> const Knowledge& { return knowledge; }},
+                      limits);
+}
+
+Result<AnalysisOutcome> analyze(store::Database& db, const AnalysisRequest& request,
+                                KnowledgeInFlight& knowledge, const Limits& limits) {
+  // Whatever the analysis did meanwhile, a load that failed is the outcome, as when the
+  // knowledge is loaded first.
+  auto loaded_or_error = [&]() -> std::optional<Error> {
+    const auto& loaded = knowledge.wait();
+    return loaded ? std::nullopt : std::optional<Error>(loaded.error());
+  };
+  const Knowledge* analyzers = knowledge.analyzer_knowledge();
+  if (!analyzers) return *loaded_or_error();
+  auto out = analyze_with(db, request,
+                          {*analyzers,
+                           [&]() -> const Knowledge& {
+                             const auto& loaded = knowledge.wait();
+                             if (!loaded) throw KnowledgeFailed();
+                             return **loaded;
+                           }},
+                          limits);
+  if (auto failed = loaded_or_error()) return *failed;
+  return out;
 }
 
 Result<perfsage::v1::AnalysisReport> load_report(store::Database& db, int64_t run_id) {

@@ -19,6 +19,7 @@
 
 #include "app/config.h"
 #include "app/knowledge.h"
+#include "app/knowledge_in_flight.h"
 #include "app/result.h"
 #include "collectors/common/collector.h"
 #include "perfsage/v1/report.pb.h"
@@ -66,6 +67,14 @@ struct AnalysisOutcome {
 
 Result<AnalysisOutcome> analyze(store::Database& db, const AnalysisRequest& request,
                                 const Knowledge& knowledge, const Limits& limits);
+
+// The same analysis while the packs are still loading: the store is written and the analyzers
+// run meanwhile, and it waits for the packs before it says anything (a warning, a test pause,
+// run_known) and before they are evaluated. The outcome is the one that loading the knowledge
+// first gives: a failed load is its error whatever the analysis did; the caller's store must be
+// one nothing outlives (StoreHandle("")), since a failed load has then written it.
+Result<AnalysisOutcome> analyze(store::Database& db, const AnalysisRequest& request,
+                                KnowledgeInFlight& knowledge, const Limits& limits);
 
 // Evaluated findings in the form the store keeps them (store/results.h).
 std::vector<store::StoredFinding> to_stored(const std::vector<perfsage::v1::Finding>& findings);

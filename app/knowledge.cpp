@@ -15,6 +15,10 @@ namespace perfsage::app {
 namespace fs = std::filesystem;
 namespace {
 
+double ms_since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
+}
+
 bool is_dir(const fs::path& p) {
   std::error_code ec;
   return !p.empty() && fs::is_directory(p, ec);
@@ -103,13 +107,9 @@ engine::Selection compose_selection(const AppConfig& config, const Resources& re
   return sel;
 }
 
-Result<std::shared_ptr<const Knowledge>> load_knowledge(const AppConfig& config,
-                                                        const Resources& resources,
-                                                        const KnowledgeRequest& request) {
+Result<std::shared_ptr<Knowledge>> load_packs(const AppConfig& config, const Resources& resources,
+                                              const KnowledgeRequest& request) {
   const auto start = std::chrono::steady_clock::now();
-  auto ms_since = [](std::chrono::steady_clock::time_point t) {
-    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
-  };
   auto kn = std::make_shared<Knowledge>();
   engine::Selection sel = compose_selection(config, resources, request, kn->messages);
   for (const auto& p : sel.paths) kn->pack_paths.push_back(p.path);
@@ -131,7 +131,12 @@ Result<std::shared_ptr<const Knowledge>> load_knowledge(const AppConfig& config,
     }
     return Error{ErrorKind::usage, why};
   }
+  return kn;
+}
 
+std::optional<Error> load_analyzer_knowledge(const AppConfig& config, const Resources& resources,
+                                             Knowledge& kn) {
+  const auto start = std::chrono::steady_clock::now();
   // Hardware specs and fusion patterns: the built-in ones, then those of each configured
   // kb path that has hardware/ or patterns/ beside its packs.
   std::vector<fs::path> hw_dirs, pattern_dirs;
@@ -142,17 +147,26 @@ Result<std::shared_ptr<const Knowledge>> load_knowledge(const AppConfig& config,
     if (is_dir(p.path / "patterns")) pattern_dirs.push_back(p.path / "patterns");
   }
   try {
-    kn->hardware = analyzers::roofline::HardwareDb::load(hw_dirs);
+    kn.hardware = analyzers::roofline::HardwareDb::load(hw_dirs);
     for (const auto& dir : pattern_dirs) {
       auto ps = analyzers::patterns::load_patterns(dir);
-      kn->patterns.insert(kn->patterns.end(), ps.begin(), ps.end());
+      kn.patterns.insert(kn.patterns.end(), ps.begin(), ps.end());
     }
   } catch (const std::exception& e) {
     return Error{ErrorKind::usage, e.what()};
   }
-  spdlog::debug("knowledge: loaded in {:.1f} ms with the hardware specs and fusion patterns",
+  spdlog::debug("knowledge: hardware specs and fusion patterns loaded in {:.1f} ms",
                 ms_since(start));
-  return std::shared_ptr<const Knowledge>(std::move(kn));
+  return std::nullopt;
+}
+
+Result<std::shared_ptr<const Knowledge>> load_knowledge(const AppConfig& config,
+                                                        const Resources& resources,
+                                                        const KnowledgeRequest& request) {
+  auto kn = load_packs(config, resources, request);
+  if (!kn) return kn.error();
+  if (auto failed = load_analyzer_knowledge(config, resources, **kn)) return *failed;
+  return std::shared_ptr<const Knowledge>(std::move(*kn));
 }
 
 }  // namespace perfsage::app

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,8 @@ std::vector<std::string> fact_type_mismatches();
 // docs/facts.md: the fact types, then the derived tables they read.
 std::string facts_reference();
 
+// load_packs fills the packs, messages and paths, load_analyzer_knowledge the rest (a new
+// member is filled by one of them, and KnowledgeInFlight::wait() moves the packs' part over).
 struct Knowledge {
   engine::PackSet packs;  // valid and invalid packs (an invalid one reports status error)
   analyzers::roofline::HardwareDb hardware;
@@ -48,6 +51,16 @@ struct KnowledgeRequest {
 engine::Selection compose_selection(const AppConfig& config, const Resources& resources,
                                     const KnowledgeRequest& request,
                                     std::vector<engine::LoadMessage>& messages);
+
+// The packs of load_knowledge alone: a Knowledge without hardware specs and patterns, or the
+// request's error (the selection names nothing that exists, a configured path is missing).
+Result<std::shared_ptr<Knowledge>> load_packs(const AppConfig& config, const Resources& resources,
+                                              const KnowledgeRequest& request = {});
+
+// The rest of load_knowledge: the hardware specs and fusion patterns, into `kn`; an Error
+// (usage) when one of their files is broken.
+std::optional<Error> load_analyzer_knowledge(const AppConfig& config, const Resources& resources,
+                                             Knowledge& kn);
 
 // Loads packs, hardware specs and patterns. An Error (kind usage or pack) when the selection
 // names nothing that exists, a configured path is missing, or hardware/pattern files are

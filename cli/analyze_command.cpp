@@ -1,6 +1,7 @@
 #include <spdlog/spdlog.h>
 
 #include <boost/program_options.hpp>
+#include <optional>
 
 #include "app/front_end_names.h"
 #include "app/report.h"
@@ -66,9 +67,25 @@ int run_analyze(const Args& args, std::ostream& out, std::ostream& err) {
 
   auto ctx = load_context(config, err);
   if (!ctx) return report_error(ctx.error(), err);
-  // Packs are loaded before any input is read so a broken selection fails fast.
-  auto knowledge = load_knowledge(*ctx, kbs, err);
-  if (!knowledge) return report_error(knowledge.error(), err);
+  // Packs are loaded before any input is read so a broken selection fails fast; with a
+  // temporary store, which nothing outlives, they compile while the inputs are stored and
+  // analysed, and a failed load is still the outcome (app::KnowledgeInFlight).
+  std::optional<app::KnowledgeInFlight> in_flight;
+  std::shared_ptr<const app::Knowledge> loaded;
+  if (store_path.empty()) {
+    in_flight.emplace(ctx->config, ctx->resources, app::KnowledgeRequest{kbs},
+                      [&](const app::Knowledge& kn) { print_load_messages(kn, err); });
+  } else {
+    auto knowledge = load_knowledge(*ctx, kbs, err);
+    if (!knowledge) return report_error(knowledge.error(), err);
+    loaded = std::move(*knowledge);
+  }
+  // The load's own error (or what it threw) comes before the store's or the analysis's.
+  auto knowledge_failure = [&]() -> std::optional<app::Error> {
+    if (!in_flight) return std::nullopt;
+    const auto& k = in_flight->wait();
+    return k ? std::nullopt : std::optional<app::Error>(k.error());
+  };
 
   app::AnalysisRequest req;
   req.inputs.assign(inputs.begin(), inputs.end());
@@ -80,16 +97,24 @@ int run_analyze(const Args& args, std::ostream& out, std::ostream& err) {
     ProgressLine progress(!vm.count("quiet") && !vm.count("verbose") &&
                           ProgressLine::stderr_is_terminal());
     req.progress = progress.callback();
+    // The line shows nothing before the packs' messages are out.
+    if (in_flight && req.progress)
+      req.progress = [&, show = req.progress](std::string_view stage, double fraction) {
+        if (in_flight->loaded()) show(stage, fraction);
+      };
     app::StoreHandle store(store_path);
-    outcome = app::analyze(store.db(), req, **knowledge, ctx->config.limits);
+    outcome = in_flight ? app::analyze(store.db(), req, *in_flight, ctx->config.limits)
+                        : app::analyze(store.db(), req, *loaded, ctx->config.limits);
     if (outcome && format == "html") {  // charts are read from the store while it is open
       auto page = app::render_run_html(store.db(), outcome->run_id);
       if (!page) return report_error(page.error(), err);
       html = std::move(*page);
     }
   } catch (const std::exception& e) {  // the store could not be opened
+    if (auto failed = knowledge_failure()) return report_error(*failed, err);
     return report_error({app::ErrorKind::store, e.what()}, err);
   }
+  if (auto failed = knowledge_failure()) return report_error(*failed, err);
   if (!outcome) return report_error(outcome.error(), err);
   for (const auto& n : outcome->notices) err << "perfsage: " << n << "\n";
   const auto& report = outcome->report;

@@ -45,8 +45,12 @@ app::Result<std::shared_ptr<const app::Knowledge>> load_knowledge(
     const Context& ctx, const std::vector<std::string>& only, std::ostream& err) {
   auto kn = app::load_knowledge(ctx.config, ctx.resources, {only});
   if (!kn) return kn.error();
-  for (const auto& m : (*kn)->messages) err << m.str() << "\n";
+  print_load_messages(**kn, err);
   return kn;
+}
+
+void print_load_messages(const app::Knowledge& knowledge, std::ostream& err) {
+  for (const auto& m : knowledge.messages) err << m.str() << "\n";
 }
 
 }  // namespace perfsage::cli

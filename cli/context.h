@@ -31,4 +31,7 @@ app::Result<Context> load_context(const std::string& config_path, std::ostream& 
 app::Result<std::shared_ptr<const app::Knowledge>> load_knowledge(
     const Context& ctx, const std::vector<std::string>& only, std::ostream& err);
 
+// What was said while loading the knowledge (warnings, pack errors), one line each.
+void print_load_messages(const app::Knowledge& knowledge, std::ostream& err);
+
 }  // namespace perfsage::cli

@@ -28,8 +28,9 @@ void keep_freed_memory() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  // Logs (warnings, --verbose timings) go to stderr so that stdout holds only the report.
-  spdlog::set_default_logger(spdlog::stderr_color_st("perfsage"));
+  // Logs (warnings, --verbose timings) go to stderr so that stdout holds only the report; from
+  // several threads (the packs compile beside the ingest, the analyzers run on two).
+  spdlog::set_default_logger(spdlog::stderr_color_mt("perfsage"));
   keep_freed_memory();
   return perfsage::cli::run({argv + 1, argv + argc}, std::cout, std::cerr, PERFSAGE_VERSION);
 }
