@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "app/front_end_names.h"
 #include "cli/dispatch.h"
 
 namespace {
@@ -25,6 +26,14 @@ void keep_freed_memory() {
   mallopt(M_TRIM_THRESHOLD, 1 << 30);
 #endif
 }
+
+// The packs' CLIPS environments are left to the exit rather than freed one by one (about 5 % of
+// the bundled example's CPU); LeakSanitizer would call them leaks, so its builds free them.
+void leave_environments_to_exit() {
+#if !defined(__SANITIZE_ADDRESS__)
+  perfsage::app::leave_environments_to_exit(64u << 20);
+#endif
+}
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -32,5 +41,6 @@ int main(int argc, char** argv) {
   // several threads (the packs compile beside the ingest, the analyzers run on two).
   spdlog::set_default_logger(spdlog::stderr_color_mt("perfsage"));
   keep_freed_memory();
+  leave_environments_to_exit();
   return perfsage::cli::run({argv + 1, argv + argc}, std::cout, std::cerr, PERFSAGE_VERSION);
 }
