@@ -1,8 +1,10 @@
 #include "app/cluster_reduce.h"
 
+#include <spdlog/spdlog.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
@@ -100,6 +102,8 @@ class PartsStore {
     dir_ = dir;
     path_ = dir_ / "ranks.db";
     db_ = open_catalog_replica(path_);
+    // Gone with the reduce, whatever happens to the machine: no sync.
+    db_->exec("PRAGMA synchronous=OFF");
   }
   ~PartsStore() {
     db_.reset();
@@ -128,6 +132,13 @@ Result<int64_t> assemble(store::Database& db, const ClusterParts& parts, const K
   std::vector<RankExtract> ranks = parts.ranks;
   std::sort(ranks.begin(), ranks.end(),
             [](const RankExtract& a, const RankExtract& b) { return a.rank < b.rank; });
+  auto start = std::chrono::steady_clock::now();
+  auto lap = [&](const char* stage) {
+    auto now = std::chrono::steady_clock::now();
+    spdlog::debug("reduce of {} ranks: {} in {:.1f} ms", ranks.size(), stage,
+                  std::chrono::duration<double, std::milli>(now - start).count());
+    start = now;
+  };
   PartsStore part_store;
   store::Database& pdb = part_store.db();
   for (size_t i = 0; i < ranks.size(); ++i) {
@@ -148,6 +159,7 @@ Result<int64_t> assemble(store::Database& db, const ClusterParts& parts, const K
                                            std::to_string(ranks[i].rank) + " holds rank " +
                                            std::to_string(st.int64(0)) + "'s rows"};
   }
+  lap("importing the extracts");
   auto first = store::load_run(pdb, 1).value();
   // The store's derived tables in their declared shapes, as an analysis leaves them.
   store::ensure_derived_tables(db, analyzers::derived_tables());
@@ -189,6 +201,7 @@ Result<int64_t> assemble(store::Database& db, const ClusterParts& parts, const K
           "sum(kernels) FROM parts.run_counts")
         .bind(1, run)
         .run();
+    lap("copying the ranks' rows");
     // What is computed across ranks, from the ranks' rows.
     analyzers::RunIdentity identity{first.framework, first.device, first.chip};
     analyzers::compute_run_totals(db, run, identity);
@@ -199,6 +212,7 @@ Result<int64_t> assemble(store::Database& db, const ClusterParts& parts, const K
     analyzers::gpu::align_collectives_of_ranks(db, run);
     writer.commit();
   }
+  lap("computing across ranks");
   store::set_run_status(db, run, store::kRunAnalyzed);
   engine::EvaluationOptions opts;
   opts.budget = limits.pack_budget;
@@ -207,6 +221,7 @@ Result<int64_t> assemble(store::Database& db, const ClusterParts& parts, const K
   auto ev = engine::evaluate(db, run, kn.packs, opts);
   if (auto full = save_results(db, run, false, ev.packs, to_stored(ev.findings)))
     return Error{ErrorKind::store, *full};
+  lap("the packs");
   return run;
 }
 
