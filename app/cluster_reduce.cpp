@@ -76,15 +76,6 @@ std::string unsupported(store::Database& parts, int64_t id) {
     return "a rank holds a cluster file of msprof-analyze (" + *file +
            "): it holds every rank's steps or collectives, and belongs to the whole cluster, not "
            "to a rank";
-  // The patterns analyzer finds fusion candidates and TransData chains in the sequence of all
-  // ranks' op tasks at once (one node per op name across ranks), which rank rows cannot give.
-  if (auto tasks = first_text(parts, id,
-                              "SELECT rank FROM rank_totals WHERE run_id = ?1 AND op_tasks > 0 "
-                              "ORDER BY rank LIMIT 1"))
-    return "rank " + *tasks +
-           " holds Ascend op tasks: fusion_candidates and transdata_chains are found in the op "
-           "sequence of all ranks together (one node per op name across ranks), not per rank "
-           "yet";
   return {};
 }
 
@@ -206,7 +197,7 @@ Result<int64_t> assemble(store::Database& db, const ClusterParts& parts, const K
     analyzers::RunIdentity identity{first.framework, first.device, first.chip};
     analyzers::compute_run_totals(db, run, identity);
     analyzers::iteration::compute_rank_balance(db, run);
-    auto hw = analyzers::roofline::compute_hardware_spec(db, run, kn.hardware);
+    auto hw = analyzers::roofline::compute_hardware_spec_of_ranks(db, run, kn.hardware);
     analyzers::roofline::compute_ascend_roofline_of_ranks(db, run, hw);
     analyzers::roofline::compute_gpu_roofline_of_ranks(db, run, hw);
     analyzers::gpu::align_collectives_of_ranks(db, run);

@@ -36,8 +36,8 @@ const std::set<std::string>& tables_computed_across_ranks();
 
 // The cluster run's id in `db`. Refused, with nothing stored, when a rank is missing (never a
 // silently partial cluster), when an extract is damaged or holds another rank, and where the
-// reduce cannot yet compute a table from rank rows (Ascend op tables, model graphs), naming
-// what stands in the way.
+// reduce cannot compute a table from rank rows (model graphs, msprof-analyze's cluster files),
+// naming what stands in the way.
 Result<int64_t> reduce_cluster(store::Database& db, const ClusterParts& parts,
                                const Knowledge& knowledge, const Limits& limits);
 

@@ -51,15 +51,26 @@ Cost cost_of(const OpGraph& g, const std::vector<size_t>& nodes, const patterns:
 PatternSummary analyze_patterns(store::Database& db, int64_t run_id,
                                 const std::vector<patterns::Pattern>& pats) {
   PatternSummary summary;
+  // A model graph is the run's, costed with the op times of all ranks; without one, each
+  // rank's task sequence with the rank's own op times, so that a rank's rows do not depend on
+  // the other ranks (docs/scale-out.md, "Cluster runs").
   std::vector<OpGraph> views = patterns::graphs_from_store(db, run_id);
-  if (views.empty()) {
-    auto seq = patterns::sequence_from_store(db, run_id);
-    if (!seq.nodes.empty()) views.push_back(std::move(seq));
-  }
+  if (views.empty()) views = patterns::sequences_from_store(db, run_id);
   if (!views.empty()) summary.source = views.front().source;
-  auto times = patterns::load_op_times(db, run_id);
+  patterns::OpTimes times;
   double device_us = 0;
-  for (const auto& [name, t] : times) device_us += t.total_us;
+  bool loaded = false;
+  std::optional<int64_t> times_of;  // the rank `times` are of; none: the run's
+  auto load_times = [&](const OpGraph& g) {
+    const std::optional<int64_t> want =
+        g.source == "sequence" ? std::optional<int64_t>(g.rank) : std::nullopt;
+    if (loaded && want == times_of) return;
+    times = want ? patterns::load_op_times(db, run_id, *want) : patterns::load_op_times(db, run_id);
+    loaded = true;
+    times_of = want;
+    device_us = 0;
+    for (const auto& [name, t] : times) device_us += t.total_us;
+  };
 
   store::Transaction txn(db);
   for (const char* table : {"fusion_candidates", "transdata_chains", "graph_cleanups"})
@@ -71,6 +82,7 @@ PatternSummary analyze_patterns(store::Database& db, int64_t run_id,
   auto opt_bytes = [](int64_t b) { return b < 0 ? std::optional<int64_t>() : b; };
 
   for (const auto& g : views) {
+    load_times(g);
     // Structural estimates (graphs only): fusing keeps every member's output but the last on
     // chip; removing a TransData or a clean-up node removes its output.
     const bool graph = g.source == "graph";
@@ -85,7 +97,7 @@ PatternSummary analyze_patterns(store::Database& db, int64_t run_id,
       Cost c = cost_of(g, m.nodes, times);
       std::vector<size_t> inner(m.nodes.begin(), m.nodes.end() - 1);
       auto est = patterns::estimate(g, size, inner);
-      add_candidate.insert(run_id, m.pattern->name, m.pattern->kind, m.pattern->pass,
+      add_candidate.insert(run_id, g.rank, m.pattern->name, m.pattern->kind, m.pattern->pass,
                            m.pattern->fix, g.source, g.graph, join(names), join(types), join(c.ops),
                            int64_t{m.fused}, c.count, c.total_us, share(c.total_us), format,
                            graph ? opt_bytes(est.bytes) : std::nullopt,
@@ -99,8 +111,8 @@ PatternSummary analyze_patterns(store::Database& db, int64_t run_id,
       for (size_t n : chain.transdata) tds.push_back(g.nodes[n].name);
       Cost c = cost_of(g, chain.transdata, times);
       auto est = patterns::estimate(g, size, chain.transdata);
-      add_chain.insert(run_id, chain.kind, g.source, g.graph, join(names), join(tds), chain.formats,
-                       chain.culprit, c.count, c.total_us, share(c.total_us), format,
+      add_chain.insert(run_id, g.rank, chain.kind, g.source, g.graph, join(names), join(tds),
+                       chain.formats, chain.culprit, c.count, c.total_us, share(c.total_us), format,
                        graph ? opt_bytes(est.bytes) : std::nullopt,
                        graph ? std::optional<double>(est.share) : std::nullopt);
       ++summary.chains;
@@ -117,10 +129,10 @@ PatternSummary analyze_patterns(store::Database& db, int64_t run_id,
       }
       Cost c = cost_of(g, f.nodes, times);
       auto est = patterns::estimate(g, size, f.kept);
-      add_candidate.insert(run_id, f.pattern, f.kind, f.pass, std::string(), g.source, g.graph,
-                           join(names), join(types), join(c.ops), int64_t{f.fused}, c.count,
-                           c.total_us, share(c.total_us), format, opt_bytes(est.bytes), est.share,
-                           f.detail, f.rewrite);
+      add_candidate.insert(run_id, g.rank, f.pattern, f.kind, f.pass, std::string(), g.source,
+                           g.graph, join(names), join(types), join(c.ops), int64_t{f.fused},
+                           c.count, c.total_us, share(c.total_us), format, opt_bytes(est.bytes),
+                           est.share, f.detail, f.rewrite);
       ++summary.candidates;
     }
     for (const auto& cl : patterns::find_cleanups(g)) {

@@ -34,7 +34,8 @@ void declare_patterns_facts(std::vector<FactType>& out) {
           {"profiled", T::Symbol, "", "yes when the members were joined to profiled ops", "no"},
           {"count", T::Integer, "count", "executions of the group (fewest of a member)", ""},
           {"total_us", T::Float, "us", "summed task time of the members", ""},
-          {"share", T::Float, "ratio", "total_us / summed device task time", ""},
+          {"share", T::Float, "ratio",
+           "total_us / summed device task time (several ranks: the mean of the ranks' shares)", ""},
           {"first_us", T::Float, "us", "task time of the first node (the cube op of UB patterns)",
            ""},
           {"last_us", T::Float, "us", "task time of the last node (the conv of AIPP patterns)", ""},
@@ -59,7 +60,20 @@ void declare_patterns_facts(std::vector<FactType>& out) {
       // first_us / last_us: time of the end nodes' ops (graph_op_matches, else same name), from
       // the op_stats analyzer's per-name totals (grouped again: one row per name, so SQLite
       // orders t as it did when it grouped the tasks themselves).
-      R"sql(WITH c AS MATERIALIZED (
+      // Each rank's sequence matches are merged over ranks (one rank's rows as they are).
+      R"sql(WITH nranks AS (SELECT count(DISTINCT rank) AS n FROM fusion_candidates WHERE run_id = ?1),
+fc AS (
+  SELECT pattern, kind, pass, fix, source, graph, nodes, types, ops, fused, count, total_us, share,
+    graph_format, saved_bytes, structural_share, detail, rewrite
+  FROM fusion_candidates WHERE run_id = ?1 AND (SELECT n FROM nranks) = 1
+  UNION ALL
+  SELECT pattern, kind, pass, fix, source, graph, nodes, types, max(ops), fused, sum(count),
+    sum(total_us), sum(share) / (SELECT n FROM nranks), graph_format, max(saved_bytes),
+    max(structural_share), detail, rewrite
+  FROM fusion_candidates WHERE run_id = ?1 AND (SELECT n FROM nranks) > 1
+  GROUP BY pattern, kind, pass, fix, source, graph, nodes, types, fused, graph_format, detail,
+    rewrite),
+c AS MATERIALIZED (
   SELECT pattern, kind, pass, fix, source, graph, nodes,
     CASE WHEN instr(nodes, ';') > 0 THEN substr(nodes, 1, instr(nodes, ';') - 1) ELSE nodes END AS first,
     replace(nodes, rtrim(nodes, replace(nodes, ';', '')), '') AS last,
@@ -68,7 +82,7 @@ void declare_patterns_facts(std::vector<FactType>& out) {
     CASE WHEN coalesce(ops, '') <> '' THEN 'yes' ELSE 'no' END AS profiled,
     count, total_us, share, coalesce(graph_format, 'none') AS graph_format,
     saved_bytes, structural_share, coalesce(detail, '') AS detail, coalesce(rewrite, '') AS rewrite
-  FROM fusion_candidates WHERE run_id = ?1 ORDER BY total_us DESC, structural_share DESC
+  FROM fc ORDER BY total_us DESC, structural_share DESC
   LIMIT 5000),
 t AS MATERIALIZED (
   SELECT name, sum(dur_ns) / 1000.0 AS us FROM op_name_totals
@@ -100,11 +114,14 @@ FROM c ORDER BY c.total_us DESC)sql"});
           {"first", T::String, "", "first TransData node", ""},
           {"formats", T::String, "", "formats along the chain, e.g. NCHW>NC1HWC0>NCHW", ""},
           {"culprit", T::String, "", "the interrupting op of a reshape_interrupt chain", ""},
-          {"chains", T::Integer, "count", "chains of this kind, formats and culprit", "1"},
+          {"chains", T::Integer, "count",
+           "chains of this kind, formats and culprit (one found on several ranks counts once)",
+           "1"},
           {"count", T::Integer, "count", "executions (per chain: fewest of its TransData nodes)",
            ""},
           {"total_us", T::Float, "us", "summed task time of the TransData nodes of all chains", ""},
-          {"share", T::Float, "ratio", "total_us / summed device task time", ""},
+          {"share", T::Float, "ratio",
+           "total_us / summed device task time (several ranks: the mean of the ranks' shares)", ""},
           {"graph_format", T::Symbol, "", "ge or onnx for graph chains, none for sequences",
            "none"},
           {"bytes", T::Integer, "bytes", "graph only: output bytes of the TransData nodes", ""},
@@ -115,12 +132,17 @@ FROM c ORDER BY c.total_us DESC)sql"});
       },
       // Chains of one kind, formats and culprit are one cause: they are grouped, and the
       // costliest chain (taken with the group's single max()) names the example.
-      R"sql(SELECT kind, source, graph, nodes, transdata,
+      // Over ranks: a chain found on several ranks counts once, its executions and time on
+      // each; the share is the mean of the ranks'.
+      R"sql(WITH nranks AS (SELECT count(DISTINCT rank) AS n FROM transdata_chains WHERE run_id = ?1)
+SELECT kind, source, graph, nodes, transdata,
   CASE WHEN instr(transdata, ';') > 0 THEN substr(transdata, 1, instr(transdata, ';') - 1)
        ELSE transdata END AS first,
   formats, culprit, chains, count, total_us, share, graph_format, bytes, structural_share
-FROM (SELECT kind, source, graph, nodes, transdata, formats, culprit, count(*) AS chains,
-        sum(count) AS count, sum(total_us) AS total_us, sum(share) AS share,
+FROM (SELECT kind, source, graph, nodes, transdata, formats, culprit,
+        CASE WHEN (SELECT n FROM nranks) > 1 THEN count(DISTINCT transdata || '|' || nodes)
+             ELSE count(*) END AS chains,
+        sum(count) AS count, sum(total_us) AS total_us, sum(share) / (SELECT n FROM nranks) AS share,
         max(total_us) AS costliest, coalesce(max(graph_format), 'none') AS graph_format,
         sum(bytes) AS bytes, sum(structural_share) AS structural_share
       FROM transdata_chains WHERE run_id = ?1

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 #include <tuple>
 #include <unordered_map>
@@ -88,18 +89,23 @@ std::string format_family(const std::string& format) {
   return it == families.end() ? "" : it->second;
 }
 
-OpTimes load_op_times(store::Database& db, int64_t run_id) {
+namespace {
+
+// The op times of the run's tasks, or of one rank's.
+OpTimes op_times(store::Database& db, int64_t run_id, std::optional<int64_t> rank) {
   OpTimes out;
   // Summed per name over the blocks (store/block_scan.h): SQL's GROUP BY would sort every task.
   const auto& schema = store::op_task_schema();
   const int c_name = store::column_index(schema, "name"),
-            c_dur = store::column_index(schema, "dur_ns");
+            c_dur = store::column_index(schema, "dur_ns"),
+            c_rank = store::column_index(schema, "rank");
   std::unordered_map<std::string, std::pair<int64_t, int64_t>, store::TextHash, std::equal_to<>>
       sums;  // name -> (ns, tasks)
-  store::BlockScan scan(db, schema, run_id, std::nullopt, {"name", "dur_ns"});
+  store::BlockScan scan(db, schema, run_id, std::nullopt, {"rank", "name", "dur_ns"});
   while (scan.next()) {
     auto& b = scan.block();
     for (size_t r = 0; r < b.rows(); ++r) {
+      if (rank && b.int_at(c_rank, r) != *rank) continue;
       std::string_view name = b.text_at(c_name, r);
       auto it = sums.find(name);
       if (it == sums.end())
@@ -111,10 +117,22 @@ OpTimes load_op_times(store::Database& db, int64_t run_id) {
   for (auto& [name, v] : sums) out[name] = {static_cast<double>(v.first) / 1000.0, v.second};
   if (!out.empty()) return out;
   auto stats = db.prepare(
-      "SELECT name, sum(total_us), sum(count) FROM op_stats WHERE run_id=?1 GROUP BY name");
+      "SELECT name, sum(total_us), sum(count) FROM op_stats WHERE run_id=?1 AND (?2 IS NULL OR "
+      "rank = ?2) GROUP BY name");
   stats.bind(1, run_id);
+  if (rank) stats.bind(2, *rank);
   while (stats.step()) out[stats.text(0)] = {stats.real(1), stats.int64(2)};
   return out;
+}
+
+}  // namespace
+
+OpTimes load_op_times(store::Database& db, int64_t run_id) {
+  return op_times(db, run_id, std::nullopt);
+}
+
+OpTimes load_op_times(store::Database& db, int64_t run_id, int64_t rank) {
+  return op_times(db, run_id, rank);
 }
 
 std::vector<OpGraph> graphs_from_store(store::Database& db, int64_t run_id) {
@@ -253,9 +271,8 @@ std::vector<OpGraph> graphs_from_store(store::Database& db, int64_t run_id) {
   return out;
 }
 
-OpGraph sequence_from_store(store::Database& db, int64_t run_id) {
-  OpGraph g;
-  g.source = "sequence";
+std::vector<OpGraph> sequences_from_store(store::Database& db, int64_t run_id) {
+  std::vector<OpGraph> out;
   // The timed tasks as compact rows over interned texts, sorted per stream by start in C++:
   // SQL's ORDER BY would sort every task with its texts.
   struct Task {
@@ -296,12 +313,19 @@ OpGraph sequence_from_store(store::Database& db, int64_t run_id) {
     return std::tie(a.rank, a.device, a.stream, a.start, a.rowid) <
            std::tie(b.rank, b.device, b.stream, b.start, b.rowid);
   });
-  std::vector<size_t> node_of(texts.size(), SIZE_MAX);  // by interned name
+  std::vector<size_t> node_of;  // by interned name, in the rank's view
   std::tuple<int64_t, int64_t, int64_t> stream{-2, -2, -2};
   size_t prev = SIZE_MAX;
   for (const Task& t : tasks) {
     const std::string& type = *texts[t.type];
     if (runtime_task(type)) continue;
+    if (out.empty() || out.back().rank != t.rank) {
+      out.emplace_back();
+      out.back().source = "sequence";
+      out.back().rank = t.rank;
+      node_of.assign(texts.size(), SIZE_MAX);
+    }
+    OpGraph& g = out.back();
     std::tuple<int64_t, int64_t, int64_t> here{t.rank, t.device, t.stream};
     if (here != stream) prev = SIZE_MAX;
     stream = here;
@@ -319,7 +343,7 @@ OpGraph sequence_from_store(store::Database& db, int64_t run_id) {
     if (prev != SIZE_MAX) g.add_edge(prev, node);
     prev = node;
   }
-  return g;
+  return out;
 }
 
 }  // namespace perfsage::analyzers::patterns

@@ -41,6 +41,7 @@ struct OpGraph {
   std::string source;  // "graph" or "sequence"
   std::string graph;   // graph name ("" for sequences)
   std::string format;  // ge or onnx for graphs, "" for sequences
+  int64_t rank = 0;    // the rank of a sequence; graphs are the run's (0)
   std::unordered_map<std::string, std::string> value_dtypes;  // graph inputs and initializers
   std::unordered_set<std::string> initializers;               // ONNX constants read by name
   std::vector<OpNode> nodes;
@@ -58,12 +59,15 @@ struct OpTime {
 };
 using OpTimes = std::unordered_map<std::string, OpTime>;
 OpTimes load_op_times(store::Database& db, int64_t run_id);
+// The same for one rank's op tasks.
+OpTimes load_op_times(store::Database& db, int64_t run_id, int64_t rank);
 
 // One view per graph of the run (subgraphs separately); none when the run has no graph.
 std::vector<OpGraph> graphs_from_store(store::Database& db, int64_t run_id);
 
-// One view of the run's task sequence (all streams and ranks); empty when no op tasks.
-OpGraph sequence_from_store(store::Database& db, int64_t run_id);
+// One view of each rank's task sequence (all its streams), by rank; none when no op tasks. A
+// rank's view does not depend on the other ranks' tasks.
+std::vector<OpGraph> sequences_from_store(store::Database& db, int64_t run_id);
 
 // Format family of a device format: 4D, 5HD, NZ, ND, or "" when unknown.
 std::string format_family(const std::string& format);

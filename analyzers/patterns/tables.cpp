@@ -11,8 +11,13 @@ const store::DerivedTable& fusion_candidates() {
       "fusion_candidates",
       "Op sequences matching a fusion pattern in a model graph or the device task sequence, "
       "with their profiled cost, or a structural estimate for graphs without a profile "
-      "(analyzers/patterns/analyze_patterns.cpp).",
-      {text("pattern", "pattern name"), text("kind", "pattern kind"),
+      "(analyzers/patterns/analyze_patterns.cpp). A task sequence is each rank's own, costed "
+      "with the rank's op times.",
+      {integer("rank", "",
+               "rank of the task sequence; 0 for a model graph (the run's) and in a run "
+               "published by an older daemon")
+           .with_default("0"),
+       text("pattern", "pattern name"), text("kind", "pattern kind"),
        text("pass", "the fusion pass that would fuse it").or_null(),
        text("fix", "what to do").or_null(), text("source", "graph or sequence"),
        text("graph", "graph name").or_null(), text("nodes", "member nodes, ';' between"),
@@ -21,7 +26,7 @@ const store::DerivedTable& fusion_candidates() {
        integer("fused", "", "1 when the graph already fused it"),
        integer("count", "count", "executions of the members").or_null(),
        real("total_us", "us", "their device time").or_null(),
-       real("share", "ratio", "total_us / all device time").or_null(),
+       real("share", "ratio", "total_us / the rank's (a graph: the run's) device time").or_null(),
        text("graph_format", "ge or onnx for graph matches").or_null(),
        integer("saved_bytes", "bytes", "intermediate bytes fusing keeps on chip").or_null(),
        real("structural_share", "ratio", "estimated share of the graph's work").or_null(),
@@ -35,8 +40,13 @@ const store::DerivedTable& transdata_chains() {
   static const store::DerivedTable t{
       "transdata_chains",
       "Chains of format conversions (TransData) that undo each other or feed one op "
-      "(analyzers/patterns/transdata.cpp).",
-      {text("kind",
+      "(analyzers/patterns/transdata.cpp). A task sequence is each rank's own, costed with the "
+      "rank's op times.",
+      {integer("rank", "",
+               "rank of the task sequence; 0 for a model graph (the run's) and in a run "
+               "published by an older daemon")
+           .with_default("0"),
+       text("kind",
             "round_trip, reshape_interrupt, or the format pair of a single conversion (5hd_nz, "
             "nd_nz, 4d_5hd, other, unknown)"),
        text("source", "graph or sequence"), text("graph", "graph name").or_null(),
@@ -46,7 +56,7 @@ const store::DerivedTable& transdata_chains() {
        text("culprit", "the op whose format choice causes it").or_null(),
        integer("count", "count", "executions of the TransData nodes").or_null(),
        real("total_us", "us", "their device time").or_null(),
-       real("share", "ratio", "total_us / all device time").or_null(),
+       real("share", "ratio", "total_us / the rank's (a graph: the run's) device time").or_null(),
        text("graph_format", "ge or onnx for graph chains").or_null(),
        integer("bytes", "bytes", "bytes the conversions write").or_null(),
        real("structural_share", "ratio", "estimated share of the graph's work").or_null()},

@@ -35,7 +35,8 @@ std::string gfx_id(const std::string& text) {
   return id;
 }
 
-RunFacts read_run(store::Database& db, int64_t run_id) {
+// The run's facts; the op task features from the events, or (of_ranks) from the ranks' tables.
+RunFacts read_run(store::Database& db, int64_t run_id, bool of_ranks) {
   RunFacts f;
   auto st = db.prepare(
       "SELECT coalesce(name, chip), ai_core_num, aiv_num, sm_count, freq_mhz, memory_bytes, "
@@ -76,6 +77,20 @@ RunFacts read_run(store::Database& db, int64_t run_id) {
       // The Kineto collector says rocm for a run on AMD GPUs.
       if (f.dev.vendor.empty() && !r.is_null(1) && r.text(1) == "rocm") f.dev.vendor = "AMD";
     }
+  }
+  if (of_ranks) {
+    // The same from the ranks' rank_totals and op_block_dims (a cube block dim that is not
+    // above 0 is never used).
+    auto st = db.prepare(
+        "SELECT EXISTS (SELECT 1 FROM rank_totals WHERE run_id = ?1 AND op_tasks > 0), "
+        "(SELECT max(block_dim) FROM op_block_dims WHERE run_id = ?1 AND core_type IN "
+        "('AI_CORE', 'MIX_AIC'))");
+    st.bind(1, run_id);
+    if (st.step()) {
+      f.ascend_ops = st.int64(0) != 0;
+      if (!st.is_null(1)) f.max_cube_block_dim = static_cast<int>(st.int64(1));
+    }
+    return f;
   }
   // Whether the run has op tasks, and the largest cube block dim: two columns read from the
   // blocks (the same through SQL's virtual table cost 0.2 s per million tasks).
@@ -156,8 +171,10 @@ void resolve_precisions(HardwareSpec& s, const RunFacts& f, const Part* part) {
 
 }  // namespace
 
-HardwareSpec resolve_hardware(store::Database& db, int64_t run_id, const HardwareDb& hw) {
-  RunFacts f = read_run(db, run_id);
+namespace {
+
+HardwareSpec resolve(store::Database& db, int64_t run_id, const HardwareDb& hw, bool of_ranks) {
+  RunFacts f = read_run(db, run_id, of_ranks);
   HardwareSpec s;
   MatchResult m = hw.match(f.dev);
   s.match = m.how;
@@ -250,8 +267,7 @@ HardwareSpec resolve_hardware(store::Database& db, int64_t run_id, const Hardwar
   return s;
 }
 
-HardwareSpec compute_hardware_spec(store::Database& db, int64_t run_id, const HardwareDb& hw) {
-  HardwareSpec s = resolve_hardware(db, run_id, hw);
+HardwareSpec write_spec(store::Database& db, int64_t run_id, HardwareSpec s) {
   db.prepare("DELETE FROM hardware_specs WHERE run_id = ?1").bind(1, run_id).run();
   auto opt = [](double v) { return v > 0 ? std::optional<double>(v) : std::nullopt; };
   store::RowInserter(db, tables::hardware_specs())
@@ -263,6 +279,21 @@ HardwareSpec compute_hardware_spec(store::Database& db, int64_t run_id, const Ha
               s.peak_source, s.bw_source, s.note, s.vendor, s.arch, s.isa, s.matrix_for("fp16"),
               s.matrix_for("bf16"), s.matrix_for("tf32"), s.matrix_for("fp8"));
   return s;
+}
+
+}  // namespace
+
+HardwareSpec resolve_hardware(store::Database& db, int64_t run_id, const HardwareDb& hw) {
+  return resolve(db, run_id, hw, false);
+}
+
+HardwareSpec compute_hardware_spec(store::Database& db, int64_t run_id, const HardwareDb& hw) {
+  return write_spec(db, run_id, resolve(db, run_id, hw, false));
+}
+
+HardwareSpec compute_hardware_spec_of_ranks(store::Database& db, int64_t run_id,
+                                            const HardwareDb& hw) {
+  return write_spec(db, run_id, resolve(db, run_id, hw, true));
 }
 
 }  // namespace perfsage::analyzers::roofline

@@ -43,5 +43,10 @@ HardwareSpec resolve_hardware(store::Database& db, int64_t run_id, const Hardwar
 
 // Rebuilds the run's hardware_specs row.
 HardwareSpec compute_hardware_spec(store::Database& db, int64_t run_id, const HardwareDb& hw);
+// The same with the op task features (any op task, the largest cube block dim) read from the
+// ranks' rank_totals and op_block_dims instead of the events: the spec of a cluster run
+// assembled from rank extracts (docs/scale-out.md).
+HardwareSpec compute_hardware_spec_of_ranks(store::Database& db, int64_t run_id,
+                                            const HardwareDb& hw);
 
 }  // namespace perfsage::analyzers::roofline

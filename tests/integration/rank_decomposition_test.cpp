@@ -32,10 +32,6 @@ const std::map<std::string, std::string>& run_level_tables() {
        "points per op over all ranks: the GPU points from gpu_op_groups, the Ascend points from "
        "ascend_op_groups (both compared below)"},
       {"shape_alignment", "Ascend ops over all ranks: from ascend_op_groups (compared below)"},
-      {"fusion_candidates",
-       "graphs, or the op sequence of all ranks together (one node per op name): not per rank"},
-      {"transdata_chains",
-       "graphs, or the op sequence of all ranks together (one node per op name): not per rank"},
       {"graph_cleanups", "graphs: not per rank"},
       {"graph_op_matches", "graphs matched to op tables: not yet per rank"},
   };
@@ -103,14 +99,17 @@ std::pair<int, int> check_ranks_alone(const TempDir& dir, const ClusterDirs& clu
     ++compared;
     compared_rows += static_cast<int>(all_rows);
   }
-  // The Roofline points (GPU and Ascend) and the Ascend shape checks computed again from the
-  // ranks' tables (as the reduce of a cluster run assembled from rank extracts computes them)
-  // are those of the whole run.
+  // The hardware spec, the Roofline points (GPU and Ascend) and the Ascend shape checks computed
+  // again from the ranks' tables (as the reduce of a cluster run assembled from rank extracts
+  // computes them) are those of the whole run.
   std::map<std::string, std::vector<std::string>> before;
   for (const char* table : {"roofline_ops", "shape_alignment"})
     before[table] = rows_of(whole, table, columns_but_run(whole, table), "run_id = 1");
   CHECK(before["roofline_ops"].size() >= 5);
-  auto hw = perfsage::analyzers::roofline::compute_hardware_spec(whole, 1, shipped_hardware());
+  before["hardware_specs"] =
+      rows_of(whole, "hardware_specs", columns_but_run(whole, "hardware_specs"), "run_id = 1");
+  auto hw =
+      perfsage::analyzers::roofline::compute_hardware_spec_of_ranks(whole, 1, shipped_hardware());
   whole.exec("DELETE FROM roofline_ops; DELETE FROM shape_alignment");
   perfsage::analyzers::roofline::compute_ascend_roofline_of_ranks(whole, 1, hw);
   perfsage::analyzers::roofline::compute_gpu_roofline_of_ranks(whole, 1, hw);

@@ -104,9 +104,9 @@ TEST_CASE("derived tables: a store made by the migrations takes the declared sha
     if (migrated.count(changed)) recreated.insert(changed);
   // Reshaped on purpose since the migrations made them: the rank column of the tables a
   // cluster run assembles from its ranks (kernel_groups, host_op_self, activation_patterns,
-  // op_type_stats, op_block_dims).
+  // op_type_stats, op_block_dims, fusion_candidates, transdata_chains).
   INFO("re-created: " << Catch::Detail::stringify(recreated));
-  CHECK(recreated.size() <= 5);
+  CHECK(recreated.size() <= 7);
   CHECK(store::ensure_derived_tables(db, analyzers::derived_tables()).empty());
 }
 

@@ -190,6 +190,7 @@ TEST_CASE("GE dump samples: graphs are matched without inventing candidates") {
                            "ascend/oam-tools/ge_proto_00056_Build.txt"}) {
     test::Ingested in;
     test::ingest_into(in, {test::samples_dir() / file});
+    store::ensure_derived_tables(in.db, analyzers::derived_tables());  // as an analysis does
     analyzers::match_graph_to_ops(in.db, in.run_id);
     auto s = analyzers::analyze_patterns(in.db, in.run_id, builtin());
     INFO(file);

@@ -80,6 +80,7 @@ TEST_CASE("minimal_names sample: first-layer Cast/TransData/Cast before Conv2D17
   PERFSAGE_REQUIRE_SAMPLES();
   test::Ingested in;
   test::ingest_into(in, {test::samples_dir() / "ascend/mstt/kernel_details_minimal_names.csv"});
+  store::ensure_derived_tables(in.db, analyzers::derived_tables());  // as an analysis does
   analyzers::match_graph_to_ops(in.db, in.run_id);
   auto s = analyzers::analyze_patterns(in.db, in.run_id, builtin_patterns());
   CHECK(s.source == "sequence");
