@@ -1,5 +1,8 @@
 #include "app/cluster_jobs.h"
 
+#include <unistd.h>
+
+#include <fstream>
 #include <map>
 
 #include "app/cluster_reduce.h"
@@ -8,6 +11,7 @@
 #include "collectors/kineto/trace_metadata.h"
 #include "store/file_bytes.h"
 #include "store/pg/pg_catalog.h"
+#include "store/run_extract.h"
 #include "store/run_registry.h"
 
 namespace perfsage::app {
@@ -37,6 +41,64 @@ std::optional<std::vector<store::RankInputs>> plan_rank_jobs(const std::vector<f
   std::vector<store::RankInputs> out;
   for (auto& [rank, files] : ranks) out.push_back({rank, std::move(files)});
   return out;
+}
+
+fs::path rank_spool(const fs::path& store) {
+  return fs::path(store.string() + ".ranks");
+}
+
+namespace {
+std::string folder_prefix(int64_t job_id) {
+  return "job-" + std::to_string(job_id) + "-";
+}
+}  // namespace
+
+void remove_rank_folders(const fs::path& spool, int64_t job_id) {
+  std::error_code ec;
+  for (fs::directory_iterator it(spool, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (job_id == 0 || name.rfind(folder_prefix(job_id), 0) == 0) {
+      std::error_code rm;
+      fs::remove_all(it->path(), rm);
+    }
+  }
+}
+
+Result<fs::path> analyze_rank(const AnalysisRequest& request, const fs::path& spool, int64_t job_id,
+                              const Knowledge& knowledge, const Limits& limits) {
+  fs::path dir;
+  try {
+    fs::create_directories(spool);
+    std::string tmpl = (spool / (folder_prefix(job_id) + "XXXXXX")).string();
+    if (::mkdtemp(tmpl.data()) == nullptr)
+      return Error{ErrorKind::store, "cannot make a folder for the rank in " + spool.string()};
+    dir = tmpl;
+    std::string extract;
+    {
+      store::Database db((dir / "rank.db").string(), store::StoreLifetime::disposable);
+      AnalysisRequest req = request;
+      req.evaluate_packs = false;  // the reduce's, on the cluster run
+      req.reuse_existing = false;
+      auto out = analyze(db, req, knowledge, limits);
+      if (!out) return out.error();
+      if (out->nothing_recognised) {
+        std::string why = "nothing recognised in the rank's inputs";
+        for (const auto& n : out->notices)
+          if (n.rfind("nothing recognised", 0) == 0) why = n;
+        return Error{ErrorKind::input, why};
+      }
+      extract = store::extract_run(db, out->run_id);
+    }
+    for (const char* f : {"rank.db", "rank.db-wal", "rank.db-shm"}) fs::remove(dir / f);
+    std::ofstream out(dir / "extract", std::ios::binary);
+    out.write(extract.data(), static_cast<std::streamsize>(extract.size()));
+    out.close();
+    if (!out) return Error{ErrorKind::store, "cannot write the rank's extract in " + dir.string()};
+    return dir;
+  } catch (const std::exception& e) {
+    return Error{ErrorKind::store,
+                 std::string("rank analysis in ") + dir.string() + ": " + e.what()};
+  }
 }
 
 namespace {

@@ -26,6 +26,21 @@ namespace perfsage::app {
 std::optional<std::vector<store::RankInputs>> plan_rank_jobs(
     const std::vector<std::filesystem::path>& inputs);
 
+// A rank job's analysis: the rank alone, into a disposable store in a new folder
+// `<spool>/job-<id>-XXXXXX` (never the daemon's store: a rank's events serve only its extract, and
+// would grow the store by every rank of every cluster), its packs left to the reduce; the run's
+// extract is written to `<folder>/extract` and the store removed. The folder; the caller removes
+// it (remove_rank_folders). An input error when nothing in the rank was recognised.
+Result<std::filesystem::path> analyze_rank(const AnalysisRequest& request,
+                                           const std::filesystem::path& spool, int64_t job_id,
+                                           const Knowledge& knowledge, const Limits& limits);
+
+// The folder rank jobs analyse in, for a daemon's store.
+std::filesystem::path rank_spool(const std::filesystem::path& store);
+// Removes rank job `job_id`'s folders from `spool` (all of them when `job_id` is 0: at start,
+// what workers of an earlier process left). Never throws.
+void remove_rank_folders(const std::filesystem::path& spool, int64_t job_id);
+
 struct ReduceRequest {
   std::string postgres;  // the shared database, where the rank jobs' results wait
   int64_t job_id = 0;    // the reduce job

@@ -7,10 +7,12 @@
 #include "app/front_end_names.h"
 #include "store/database.h"
 #include "store/derived_tables.h"
+#include "store/file_bytes.h"
 #include "store/pg/pg_catalog.h"
 #include "store/results.h"
 #include "store/run_extract.h"
 #include "store/run_registry.h"
+#include "store/schema.h"
 
 namespace perfsage::app {
 namespace fs = std::filesystem;
@@ -106,12 +108,16 @@ std::optional<int64_t> FleetCatalog::publish_job_run(int64_t job_id, const std::
   return impl_->catalog.publish_and_complete(job_id, owner, run, now);
 }
 
-bool FleetCatalog::keep_rank_run(int64_t job_id, const std::string& owner, const fs::path& store,
-                                 int64_t local_run_id, const std::string& now) {
-  store::Database db(store.string());
-  return impl_->catalog.keep_rank_and_complete(job_id, owner, {impl_->instance, local_run_id},
-                                               db.schema_version(),
-                                               store::extract_run(db, local_run_id), now);
+bool FleetCatalog::keep_rank_extract(int64_t job_id, const std::string& owner,
+                                     const fs::path& extract, const std::string& now) {
+  std::string bytes;
+  try {
+    bytes = store::read_file(extract);
+  } catch (const std::exception& e) {
+    throw store::StoreError("rank job " + std::to_string(job_id) + ": " + e.what());
+  }
+  return impl_->catalog.keep_rank_and_complete(job_id, owner, {impl_->instance, 0},
+                                               store::current_schema_version(), bytes, now);
 }
 
 std::optional<int64_t> FleetCatalog::republish(const fs::path& store, int64_t local_run_id) {

@@ -35,11 +35,12 @@ class FleetCatalog {
   std::optional<int64_t> publish_job_run(int64_t job_id, const std::string& owner,
                                          const std::filesystem::path& store, int64_t local_run_id,
                                          const std::string& now);
-  // Keeps local run `local_run_id`, the result of rank job `job_id`, for the job's reduce (never
-  // listed among the fleet's runs) and marks the job done, when `owner` still holds it; false
-  // when the lease was lost. Throws app::StoreError when the database is away.
-  bool keep_rank_run(int64_t job_id, const std::string& owner, const std::filesystem::path& store,
-                     int64_t local_run_id, const std::string& now);
+  // Keeps the extract in file `extract` (app/cluster_jobs.h, analyze_rank), the result of rank
+  // job `job_id`, for the job's reduce (never listed among the fleet's runs) and marks the job
+  // done, when `owner` still holds it; false when the lease was lost. Throws app::StoreError
+  // when the database is away or the file cannot be read.
+  bool keep_rank_extract(int64_t job_id, const std::string& owner,
+                         const std::filesystem::path& extract, const std::string& now);
   // Publishes a local run again after its actions changed; its catalog id, nullopt when it was
   // never published.
   std::optional<int64_t> republish(const std::filesystem::path& store, int64_t local_run_id);

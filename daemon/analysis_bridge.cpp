@@ -139,14 +139,26 @@ ipc::JobResult run_job(const ipc::RunJob& job, const Serving& serving, const Pro
         return out;
       }
     }
+    if (job.kind() == "rank") {
+      req.job = job.job();
+      req.progress = [&](std::string_view s, double fraction) { progress(s, fraction, 0); };
+      auto folder = app::analyze_rank(req, app::rank_spool(job.store()), job.job_id(),
+                                      *serving.knowledge, *serving.limits);
+      if (!folder) {
+        out.set_error_kind(app::to_string(folder.error().kind));
+        out.set_error(folder.error().message);
+        return out;
+      }
+      out.set_ok(true);
+      out.set_rank_folder(folder->string());
+      return out;
+    }
     app::Database db(job.store());
     // Other workers may hold the write lock for a whole ingest: wait for them, bounded by the
     // job's own time limit (the daemon kills the worker then).
     sqlite3_busy_timeout(db.handle(), 24 * 3600 * 1000);
     if (job.kind() == "reduce") return reduce_job(job, serving, db, progress);
     req.job = job.job();
-    // A rank's packs are the reduce's: they run on the cluster run.
-    req.evaluate_packs = job.kind() != "rank";
     req.mode = job.lenient() ? app::InputMode::lenient : app::InputMode::strict;
     int64_t run_id = 0;
     std::string stage = "ingest";

@@ -16,6 +16,7 @@
 #include <map>
 #include <thread>
 
+#include "app/cluster_jobs.h"
 #include "app/front_end_names.h"
 #include "app/input_scope.h"
 #include "app/job_identity.h"
@@ -444,6 +445,8 @@ bool Daemon::start_up() {
       if (int n = app::drop_unfinished_runs(store, published, held))
         spdlog::info("{} unfinished run(s) of interrupted jobs removed from the store", n);
     }
+    // What rank jobs of the last process left (their jobs are queued again).
+    app::remove_rank_folders(app::rank_spool(config_.store), 0);
   }
   if (int n = queue_->recover(owner_, iso_now())) {
     spdlog::info("{} job(s) interrupted by the last stop are queued again", n);
@@ -457,15 +460,19 @@ bool Daemon::start_up() {
   runner_ = std::make_unique<JobRunner>(*queue_, pool_, metrics_, config_,
                                         Clocks{[this] { return iso_now(); }, wall_ms}, owner_);
   if (catalog_) {
-    runner_->set_completion([this](const app::QueuedJob& job, int64_t run_id) {
+    runner_->set_completion([this](const app::QueuedJob& job, const ipc::JobResult& result) {
       if (job.kind == app::JobKind::rank) {
         // A rank's run waits in the catalog for the cluster's reduce; it is not the fleet's.
-        bool kept = catalog_->keep_rank_run(job.id, owner_, config_.store, run_id, iso_now());
+        const fs::path folder = result.rank_folder();
+        bool kept = catalog_->keep_rank_extract(job.id, owner_, folder / "extract", iso_now());
+        std::error_code ec;
+        fs::remove_all(folder, ec);
         if (kept)
-          spdlog::info("job {} ({}): rank {} (run {}) kept for the reduce, job {}", job.id,
-                       job.spec.job, job.rank, run_id, job.parent);
+          spdlog::info("job {} ({}): rank {} kept for the reduce, job {}", job.id, job.spec.job,
+                       job.rank, job.parent);
         return kept;
       }
+      const int64_t run_id = result.run_id();
       auto id = catalog_->publish_job_run(job.id, owner_, config_.store, run_id, iso_now());
       if (id) {
         metrics_.add("perfsage_catalog_published_total", 1);

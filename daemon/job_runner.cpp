@@ -5,6 +5,8 @@
 
 #include <csignal>
 
+#include "app/cluster_jobs.h"
+
 namespace perfsage::daemon {
 namespace {
 
@@ -83,6 +85,11 @@ void JobRunner::end(std::map<int64_t, Running>::iterator it, const ipc::WorkerEx
   // the queue hands it out again, instead of it being stuck here.
   Running r = std::move(it->second);
   running_.erase(it);
+  const bool rank_result = r.result && r.result->ok() && !r.result->rank_folder().empty();
+  // A rank job's folder whose extract will not be kept (the worker failed or died, or the
+  // lease was lost) goes now; one with a result goes once it is kept.
+  if (r.job.kind == app::JobKind::rank && (!rank_result || r.lost || r.interrupted))
+    app::remove_rank_folders(app::rank_spool(config_.store), r.job.id);
   finish(r, exited, now);
 }
 
@@ -126,10 +133,11 @@ void JobRunner::finish(Running& r, const ipc::WorkerExited& exited, SteadyTime n
   bool died = exited.signal() != 0 || (exited.exit_code() != 0 && exited.exit_code() != -1);
   if (r.result && r.result->ok() && r.result->ranks_size() > 0) return fan_out(r);
   if (r.result && r.result->ok()) {
-    const int64_t id = r.job.id, run_id = r.result->run_id();
-    record(id, [this, job = r.job, run_id] {
-      bool written = completion_ ? completion_(job, run_id)
-                                 : queue_.complete(job.id, owner_, run_id, clocks_.iso_now());
+    const int64_t id = r.job.id;
+    record(id, [this, job = r.job, result = *r.result] {
+      bool written = completion_
+                         ? completion_(job, result)
+                         : queue_.complete(job.id, owner_, result.run_id(), clocks_.iso_now());
       if (!written)
         spdlog::warn(
             "job {} ({}): no longer this daemon's (its lease ran out); its result is "

@@ -51,7 +51,7 @@ class JobRunner {
   // How a job's end with a run is written: true when written, false when this daemon no longer
   // holds the job (its result is dropped); throws app::StoreError when the queue's database is
   // away (retried). Default: the queue's complete(); shared mode publishes the run with it.
-  using Completion = std::function<bool(const app::QueuedJob& job, int64_t run_id)>;
+  using Completion = std::function<bool(const app::QueuedJob& job, const ipc::JobResult& result)>;
   void set_completion(Completion c) { completion_ = std::move(c); }
 
   // Claims and starts jobs while slots are free (and jobs are accepted).

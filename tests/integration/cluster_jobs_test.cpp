@@ -42,22 +42,27 @@ int64_t fanned_out(app::JobQueue& queue, const fs::path& root, const std::string
   return job.id;
 }
 
-// Claims the next rank job and analyses its rank into `store` as a daemon's worker does (the
-// packs are the reduce's); the local run.
-std::pair<app::QueuedJob, int64_t> analyse_next_rank(app::JobQueue& queue,
-                                                     const fs::path& store_path,
-                                                     const std::string& owner) {
+// Claims the next rank job as daemon `owner` and does what its worker and the daemon do: the
+// rank analysed in the spool beside `store_path` (never in the store), its extract kept for
+// the reduce, the folder removed. The job.
+app::QueuedJob analyse_next_rank(app::JobQueue& queue, app::FleetCatalog& catalog,
+                                 const fs::path& store_path, const std::string& owner) {
   auto job = queue.claim(owner, kNow, far_lease());
   REQUIRE(job);
   REQUIRE(job->kind == app::JobKind::rank);
-  store::Database db(store_path.string());
   app::AnalysisRequest req;
   for (const auto& in : job->spec.inputs) req.inputs.emplace_back(in);
   req.job = job->spec.job;
-  req.evaluate_packs = false;
-  auto out = app::analyze(db, req, *shipped_knowledge(), {});
-  REQUIRE(out);
-  return {*job, out->run_id};
+  auto folder =
+      app::analyze_rank(req, app::rank_spool(store_path), job->id, *shipped_knowledge(), {});
+  INFO((folder ? std::string() : folder.error().message));
+  REQUIRE(folder);
+  CHECK(folder->parent_path() == app::rank_spool(store_path));
+  CHECK_FALSE(fs::exists(*folder / "rank.db"));
+  CHECK(catalog.keep_rank_extract(job->id, owner, *folder / "extract", kNow));
+  app::remove_rank_folders(app::rank_spool(store_path), job->id);
+  CHECK_FALSE(fs::exists(*folder));
+  return *job;
 }
 
 // The data-parallel cluster (tests/integration/cluster_support.h) under `dir`: its folder.
@@ -131,13 +136,12 @@ TEST_CASE("a cluster job fanned out through the shared queue is reduced to the o
   const fs::path store_a = dir.path() / "a.db", store_b = dir.path() / "b.db";
   for (int i = 0; i < 3; ++i) {
     const bool on_a = i != 1;
-    auto [job, run] =
-        analyse_next_rank(*queue, on_a ? store_a : store_b, on_a ? "host-a" : "host-b");
+    auto job = analyse_next_rank(*queue, on_a ? a : b, on_a ? store_a : store_b,
+                                 on_a ? "host-a" : "host-b");
     CHECK(job.parent == reduce_id);
-    CHECK((on_a ? a : b)
-              .keep_rank_run(job.id, on_a ? "host-a" : "host-b", on_a ? store_a : store_b, run,
-                             kNow));
   }
+  // The ranks' runs are not in the daemons' stores.
+  CHECK_FALSE(fs::exists(store_a));
   // No rank's run is listed among the fleet's runs.
   CHECK(a.sync() == 0);
   auto reduce = queue->claim("host-b", kNow, far_lease());
@@ -211,8 +215,7 @@ TEST_CASE("a rank job that failed makes the reduce name the rank and why, storin
                   kNow);
       continue;
     }
-    auto [job, run] = analyse_next_rank(*queue, store_a, "host-a");
-    CHECK(a.keep_rank_run(job.id, "host-a", store_a, run, kNow));
+    analyse_next_rank(*queue, a, store_a, "host-a");
   }
   store::Database db(store_a.string());
   const auto before = store::list_runs(db).size();

@@ -311,6 +311,8 @@ TEST_CASE("shared mode: three daemons on one queue analyse 20 runs exactly once,
   // Every daemon's own store is sound, and so is its replica of the catalog.
   for (int i = 0; i < 3; ++i) {
     fs::path home = dir.path() / ("d" + std::to_string(i));
+    // The ranks were analysed beside the store, not in it, and nothing of them is left there.
+    CHECK((!fs::exists(home / "perf.db.ranks") || fs::is_empty(home / "perf.db.ranks")));
     for (const auto& f : {home / "perf.db", home / "perf.db.catalog"}) {
       INFO(f);
       perfsage::store::Database db(f.string());
