@@ -2,11 +2,14 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <fstream>
 #include <map>
+#include <set>
 
 #include "app/cluster_reduce.h"
 #include "app/job_identity.h"
+#include "collectors/ascend/layout.h"
 #include "collectors/ingest.h"
 #include "collectors/kineto/trace_metadata.h"
 #include "store/file_bytes.h"
@@ -17,29 +20,84 @@
 namespace perfsage::app {
 namespace fs = std::filesystem;
 
+namespace {
+
+bool under(const fs::path& file, const std::string& dir) {
+  return file.string().rfind(dir + "/", 0) == 0;
+}
+
+// The rank the Kineto collector will give a trace: distributedInfo, else the file name. One
+// whose distributedInfo comes after the events cannot be told up front (its file name might say
+// another rank).
+std::optional<int64_t> kineto_rank(const collectors::FileProbe& probe) {
+  if (auto rank = collectors::kineto::rank_in_head(probe.head)) return rank;
+  if (probe.head.find("\"distributedInfo\"") != std::string::npos) return std::nullopt;
+  return collectors::kineto::rank_from_file_name(probe.path.filename().string());
+}
+
+// An Ascend file that belongs to one rank's framework-profiler folder (`*_ascend_pt`, whose
+// rank the collector reads from the folder): that rank and folder. Graphs and fusion results
+// belong to the run, msprof-analyze's cluster files to every rank: nullopt.
+std::optional<std::pair<int64_t, std::string>> ascend_rank(const collectors::InputFile& f,
+                                                           const std::string& collector) {
+  if (collector == "ascend.fusion_result") return std::nullopt;
+  if (collectors::ascend::base_name(f.path).rfind("cluster_", 0) == 0) return std::nullopt;
+  auto loc = collectors::ascend::locate(f.path);
+  if (loc.rank_dir.empty()) return std::nullopt;
+  return std::make_pair(loc.rank, loc.rank_dir.string());
+}
+
+}  // namespace
+
 std::optional<std::vector<store::RankInputs>> plan_rank_jobs(const std::vector<fs::path>& inputs) {
-  std::map<int64_t, std::vector<std::string>> ranks;
+  // Each rank's inputs: Kineto traces by file, Ascend ranks by their folder, so that a rank job
+  // expands the folder into the very files (profiler_info, raw data) the whole folder lists.
+  std::map<int64_t, std::set<std::string>> ranks;
+  std::set<std::string> rank_dirs;
+  std::vector<fs::path> loose, traces;  // files no collector reads or only counts; traces
   try {
     for (const auto& f : collectors::expand_inputs(normal_inputs(inputs))) {
-      // A file the analysis only counts (msprof's raw data) belongs to no rank: one job.
-      if (!f.skip_reason.empty()) return std::nullopt;
+      if (!f.skip_reason.empty()) {
+        loose.push_back(f.path);
+        continue;
+      }
       auto probe = collectors::probe_file(f.path);
       const auto* collector = collectors::detect_collector(probe);
-      if (!collector || collector->name() != "kineto") return std::nullopt;
-      // The rank the collector will give the file: distributedInfo, else the file name. One
-      // named after the events cannot be seen up front (its file name might say another).
-      auto rank = collectors::kineto::rank_in_head(probe.head);
-      if (!rank && probe.head.find("\"distributedInfo\"") == std::string::npos)
-        rank = collectors::kineto::rank_from_file_name(f.path.filename().string());
-      if (!rank) return std::nullopt;
-      ranks[*rank].push_back(f.path.string());
+      if (!collector) {
+        loose.push_back(f.path);
+        continue;
+      }
+      const std::string name = collector->name();
+      if (name == "kineto") {
+        auto rank = kineto_rank(probe);
+        if (!rank) return std::nullopt;
+        ranks[*rank].insert(f.path.string());
+        traces.push_back(f.path);
+      } else if (name.rfind("ascend.", 0) == 0) {
+        auto rank = ascend_rank(f, name);
+        if (!rank) return std::nullopt;
+        ranks[rank->first].insert(rank->second);
+        rank_dirs.insert(rank->second);
+      } else {
+        return std::nullopt;  // a model graph: the run's, not a rank's
+      }
     }
   } catch (const std::exception&) {
     return std::nullopt;
   }
+  // Every other file must go with a rank's folder (it would be missing from the cluster run),
+  // and no trace may be read twice (as itself and in a rank's folder).
+  auto in_rank_dir = [&](const fs::path& p) {
+    return std::any_of(rank_dirs.begin(), rank_dirs.end(),
+                       [&](const std::string& d) { return under(p, d); });
+  };
+  for (const auto& p : loose)
+    if (!in_rank_dir(p)) return std::nullopt;
+  for (const auto& p : traces)
+    if (in_rank_dir(p)) return std::nullopt;
   if (ranks.size() < 2) return std::nullopt;
   std::vector<store::RankInputs> out;
-  for (auto& [rank, files] : ranks) out.push_back({rank, std::move(files)});
+  for (auto& [rank, files] : ranks) out.push_back({rank, {files.begin(), files.end()}});
   return out;
 }
 

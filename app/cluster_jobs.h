@@ -17,12 +17,14 @@
 
 namespace perfsage::app {
 
-// The ranks of inputs that fan out by rank, each rank's files together: two ranks or more, every
-// file a Kineto trace whose rank its distributedInfo (before the events) or, without one, its
-// file name gives. nullopt when they do not: they are analysed as one job (one rank, Ascend
-// output, model graphs, files nothing recognises, a trace whose rank cannot be told up front).
-// Reads the first bytes of every file; an input it cannot read is left to the analysis to report
-// (nullopt).
+// The ranks of inputs that fan out by rank: two ranks or more, every file a Kineto trace whose
+// rank its distributedInfo (before the events) or, without one, its file name gives (the rank's
+// inputs: its traces), or an Ascend profiler file in a rank's framework-profiler folder
+// (`*_ascend_pt`; the rank's inputs: its folders); a file no collector reads only inside such a
+// folder. nullopt when they do not: they are analysed as one job (one rank, model graphs and
+// fusion results, msprof-analyze cluster files, msprof's PROF_* layout, a stray file, a trace
+// whose rank cannot be told up front). Reads the first bytes of every file; an input it cannot
+// read is left to the analysis to report (nullopt).
 std::optional<std::vector<store::RankInputs>> plan_rank_jobs(
     const std::vector<std::filesystem::path>& inputs);
 

@@ -116,25 +116,26 @@ TEST_CASE("a folder of Kineto ranks is planned as one rank job per rank; other i
   CHECK(twice->at(1).inputs.size() == 1);
 }
 
-TEST_CASE("a cluster job fanned out through the shared queue is reduced to the one-machine run",
-          "[ranks]") {
-  PERFSAGE_REQUIRE_SAMPLES();
-  PERFSAGE_REQUIRE_POSTGRES(server);
-  TempDir dir;
-  const fs::path root = ddp_cluster(dir);
+namespace {
+
+// The cluster at `root` (in `dir`) fanned out through the shared queue, its ranks analysed on
+// two daemons and reduced on one: the one-machine analysis' findings.
+void check_fanned_out_equals_whole(perfsage::test::PgServer& server, const TempDir& dir,
+                                   const fs::path& root, size_t ranks) {
   auto one = run_command("analyze", {root.string(), "--store", (dir.path() / "whole.db").string(),
                                      "--format", "json"});
   REQUIRE(one.code == 0);
   auto whole = parse_report(one.out);
 
-  const std::string uri = server->fresh_database();
+  const std::string uri = server.fresh_database();
   auto queue = app::open_shared_queue(uri, {}, "");
   app::FleetCatalog a(uri, "host-a", dir.path() / "a.catalog");
   app::FleetCatalog b(uri, "host-b", dir.path() / "b.catalog");
   const int64_t reduce_id = fanned_out(*queue, root, "host-a");
   // The ranks go to two daemons, each into its own store.
   const fs::path store_a = dir.path() / "a.db", store_b = dir.path() / "b.db";
-  for (int i = 0; i < 3; ++i) {
+  REQUIRE(queue->rank_jobs(reduce_id).size() == ranks);
+  for (size_t i = 0; i < ranks; ++i) {
     const bool on_a = i != 1;
     auto job = analyse_next_rank(*queue, on_a ? a : b, on_a ? store_a : store_b,
                                  on_a ? "host-a" : "host-b");
@@ -193,6 +194,32 @@ TEST_CASE("a cluster job fanned out through the shared queue is reduced to the o
     CHECK(r.state == "done");
     CHECK_FALSE(r.extract);
   }
+}
+
+}  // namespace
+
+TEST_CASE("a Kineto cluster fanned out through the shared queue is reduced to the one-machine run",
+          "[ranks]") {
+  PERFSAGE_REQUIRE_SAMPLES();
+  PERFSAGE_REQUIRE_POSTGRES(server);
+  TempDir dir;
+  check_fanned_out_equals_whole(*server, dir, ddp_cluster(dir), 3);
+}
+
+TEST_CASE("an Ascend cluster fanned out by rank folder is reduced to the one-machine run",
+          "[ranks]") {
+  PERFSAGE_REQUIRE_SAMPLES();
+  PERFSAGE_REQUIRE_POSTGRES(server);
+  TempDir dir;
+  const auto cluster = ascend_cluster(dir.path() / "cluster", ascend_rank_samples());
+  // Each rank's inputs are its torch_npu folder, profiler_info and all.
+  auto plan = app::plan_rank_jobs({cluster.root});
+  REQUIRE(plan);
+  REQUIRE(plan->size() == cluster.ranks.size());
+  for (const auto& r : *plan)
+    CHECK(r.inputs ==
+          std::vector<std::string>{cluster.ranks.at(static_cast<int>(r.rank)).string()});
+  check_fanned_out_equals_whole(*server, dir, cluster.root, cluster.ranks.size());
 }
 
 TEST_CASE("a rank job that failed makes the reduce name the rank and why, storing nothing",
