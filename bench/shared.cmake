@@ -18,3 +18,11 @@ target_compile_definitions(shared_daemons_bench PRIVATE PERFSAGE_SOURCE_DIR="${C
 target_link_libraries(shared_daemons_bench PRIVATE perfsage_store_pg PkgConfig::BENCH_HTTPLIB
   Threads::Threads)
 add_dependencies(shared_daemons_bench perfsaged)
+# A cluster run fanned out by rank over 1-3 perfsaged against one analysing it alone.
+add_executable(shared_cluster_bench shared_cluster_bench.cpp)
+target_include_directories(shared_cluster_bench PRIVATE ${CMAKE_SOURCE_DIR})
+target_compile_definitions(shared_cluster_bench PRIVATE PERFSAGE_SOURCE_DIR="${CMAKE_SOURCE_DIR}"
+  PERFSAGE_BINARY_DIR="${CMAKE_BINARY_DIR}" PERFSAGE_SAMPLES_DIR="${PERFSAGE_SAMPLES_DIR}")
+target_link_libraries(shared_cluster_bench PRIVATE perfsage_store_pg PkgConfig::BENCH_HTTPLIB
+  Threads::Threads)
+add_dependencies(shared_cluster_bench perfsaged)
