@@ -27,7 +27,7 @@ void keep_freed_memory() {
 #endif
 }
 
-// The packs' CLIPS environments are left to the exit rather than freed one by one (about 5 % of
+// The packs' CLIPS environments are left to the exit rather than freed one by one (3.5 % of
 // the bundled example's CPU); LeakSanitizer would call them leaks, so its builds free them.
 void leave_environments_to_exit() {
 #if !defined(__SANITIZE_ADDRESS__)
