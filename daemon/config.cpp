@@ -187,6 +187,7 @@ void read_section(Reader& r, const YAML::Node& d, DaemonConfig& c) {
           "queue_store",
           "instance",
           "postgres",
+          "fan_out",
           "listen",
           "token",
           "token_file",
@@ -211,6 +212,7 @@ void read_section(Reader& r, const YAML::Node& d, DaemonConfig& c) {
   r.path(d["queue_store"], "daemon.queue_store", c.queue_store);
   r.text(d["instance"], "daemon.instance", c.instance);
   r.text(d["postgres"], "daemon.postgres", c.postgres);
+  r.boolean(d["fan_out"], "daemon.fan_out", c.fan_out);
   r.text(d["listen"], "daemon.listen", c.listen);
   if (d["listen"]) {
     std::string err;

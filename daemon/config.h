@@ -74,6 +74,9 @@ struct DaemonConfig {
   // Shared mode (docs/scale-out.md): a libpq connection URI of the PostgreSQL database whose job
   // queue several daemons share; empty: the SQLite queue file. Its password is never logged.
   std::string postgres;
+  // Shared mode: a run folder of several ranks is analysed as a rank job per rank and a reduce
+  // (docs/scale-out.md, "Cluster runs"); false: as one job, as one daemon does.
+  bool fan_out = true;
   std::string listen = "127.0.0.1:7737";
   std::string token;
   std::filesystem::path token_file;

@@ -36,7 +36,7 @@ void JobRunner::fill(SteadyTime now) {
     req.set_memory_bytes(config_.job_limits.memory_bytes);
     req.set_cpu_ms(static_cast<uint64_t>(config_.job_limits.cpu.count()));
     req.set_kind(app::to_string(job->kind));
-    if (job->kind == app::JobKind::run) req.set_fan_out(queue_.fans_out());
+    if (job->kind == app::JobKind::run) req.set_fan_out(config_.fan_out && queue_.fans_out());
     if (job->kind == app::JobKind::reduce) req.set_postgres(config_.postgres);
     // Actions are applied on a whole run's facts: not a rank's, and the reduce's run has none.
     if (config_.auto_apply_actions && job->kind == app::JobKind::run)

@@ -19,6 +19,8 @@ const Entries& config_keys() {
       {"daemon.queue_store", "the job queue's own SQLite file (default: STORE.queue)"},
       {"daemon.postgres",
        "shared mode: a PostgreSQL URI whose job queue several daemons share (--postgres)"},
+      {"daemon.fan_out",
+       "shared mode: a run folder of several ranks becomes a job per rank and a reduce (true)"},
       {"daemon.instance", "this daemon's name as a queue owner (default: the host name)"},
       {"daemon.listen",
        "HOST:PORT of the API (default 127.0.0.1:7737); any address but loopback needs a token"},

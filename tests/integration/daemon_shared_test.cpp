@@ -9,6 +9,7 @@
 // store and replica passes integrity_check.
 #include <set>
 
+#include "cluster_support.h"
 #include "daemon_support.h"
 #include "pg_server.h"
 #include "store/database.h"
@@ -319,4 +320,31 @@ TEST_CASE("shared mode: three daemons on one queue analyse 20 runs exactly once,
       CHECK(db.integrity_problems().empty());
     }
   }
+}
+
+TEST_CASE("shared mode with fan_out: false analyses a cluster folder as one job") {
+  PERFSAGE_REQUIRE_SAMPLES();
+  PERFSAGE_REQUIRE_POSTGRES(server);
+  const std::string uri = server->fresh_database();
+  TempDir dir;
+  const fs::path runs = dir.path() / "runs", home = dir.path() / "d";
+  fs::create_directories(runs);
+  fs::create_directories(home);
+  DaemonProcess daemon(home, shared_config(home, runs, uri) + "  fan_out: false\n");
+  REQUIRE(daemon.start());
+  INFO(daemon.log());
+  const fs::path staging = dir.path() / "staging" / "cluster2";
+  for (int r = 0; r < 2; ++r)
+    add_rank(staging,
+             "hta__critical_path__alexnet__benchmark_result_2869224_1695835535_trace.json.gz", r);
+  fs::rename(staging, runs / "cluster2");
+  REQUIRE(eventually(120, [&] { return counts(daemon)["done"] == 1; }));
+  auto jobs = all_jobs(daemon);
+  REQUIRE(jobs.size() == 1);
+  CHECK(jobs[0].kind() == "run");
+  // Listed once the daemon's replica has imported it.
+  REQUIRE(eventually(30, [&] { return analysed_runs(daemon).size() == 1; }));
+  auto detail = daemon.get_json<v1::RunDetail>("/api/v1/runs/" + std::to_string(jobs[0].run_id()));
+  CHECK(detail.report().run().ranks() == 2);
+  CHECK(daemon.kill(SIGTERM) == 0);
 }

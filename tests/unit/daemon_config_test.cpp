@@ -48,6 +48,7 @@ daemon:
   quiet: 1.5s
   debounce: 200ms
   lease: 10s
+  fan_out: false
   watch:
     - path: runs
       runs: "*/*"
@@ -65,6 +66,7 @@ daemon:
   CHECK(c.quiet == Millis(1500));
   CHECK(c.debounce == Millis(200));
   CHECK(c.lease == Millis(10000));
+  CHECK_FALSE(c.fan_out);
   REQUIRE(c.watch.size() == 1);
   CHECK(c.watch[0].path == dir.path() / "runs");
   CHECK(c.watch[0].runs == std::vector<std::string>{"*/*"});
