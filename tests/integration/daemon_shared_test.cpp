@@ -348,3 +348,41 @@ TEST_CASE("shared mode with fan_out: false analyses a cluster folder as one job"
   CHECK(detail.report().run().ranks() == 2);
   CHECK(daemon.kill(SIGTERM) == 0);
 }
+
+TEST_CASE("shared mode: a rank job that fails makes the cluster's reduce fail naming the rank") {
+  PERFSAGE_REQUIRE_SAMPLES();
+  PERFSAGE_REQUIRE_POSTGRES(server);
+  const std::string uri = server->fresh_database();
+  TempDir dir;
+  const fs::path runs = dir.path() / "runs", home = dir.path() / "d";
+  fs::create_directories(runs);
+  fs::create_directories(home);
+  DaemonProcess daemon(home, shared_config(home, runs, uri));
+  REQUIRE(daemon.start());
+  INFO(daemon.log());
+  const fs::path staging = dir.path() / "staging" / "cluster3";
+  for (int r = 0; r < 3; ++r)
+    add_rank(staging,
+             "hta__critical_path__alexnet__benchmark_result_2869224_1695835535_trace.json.gz", r);
+  // Rank 1's trace was cut off while it was written: its head names the rank, its end is gone.
+  const fs::path cut = staging / "rank_1" / "trace.json";
+  fs::resize_file(cut, fs::file_size(cut) / 2);
+  fs::rename(staging, runs / "cluster3");
+  REQUIRE(eventually(120, [&] {
+    auto c = counts(daemon);
+    return c["failed"] == 2 && c["queued"] + c["running"] == 0;
+  }));
+  std::map<std::string, std::vector<v1::QueueJob>> by_kind;
+  for (const auto& j : all_jobs(daemon)) by_kind[j.kind()].push_back(j);
+  REQUIRE(by_kind["rank"].size() == 3);
+  REQUIRE(by_kind["reduce"].size() == 1);
+  const auto& reduce = by_kind["reduce"][0];
+  CHECK(reduce.state() == "failed");
+  CHECK_THAT(reduce.reason(), Catch::Contains("rank 1 could not be analysed; no partial cluster "
+                                              "run is made"));
+  CHECK_THAT(reduce.reason(), Catch::Contains("rank 1 (job "));
+  for (const auto& j : by_kind["rank"]) CHECK(j.state() == (j.rank() == 1 ? "failed" : "done"));
+  // No cluster run is listed; the ranks' results that served nothing stay unlisted too.
+  CHECK(analysed_runs(daemon).empty());
+  CHECK(daemon.kill(SIGTERM) == 0);
+}
