@@ -1,5 +1,6 @@
 #include "app/cluster_jobs.h"
 
+#include <spdlog/spdlog.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -7,6 +8,7 @@
 #include <map>
 #include <set>
 
+#include "app/actions_service.h"
 #include "app/cluster_reduce.h"
 #include "app/job_identity.h"
 #include "collectors/ascend/layout.h"
@@ -186,6 +188,14 @@ Result<int64_t> reduce(store::Database& db, const ReduceRequest& req, const Know
   if (auto stored = store::find_run_by_fingerprint(db, parts.header.fingerprint))
     store::delete_run(db, *stored);
   auto run = reduce_cluster(db, parts, kn, limits);
+  if (run) {
+    // Closing the loop as an analysis does: applied actions of this job whose next run this is
+    // are judged now (an error leaves them unjudged, as it does there).
+    auto judged = verify_applied_actions(db, default_actor(req.clock), *run);
+    if (!judged)
+      spdlog::warn("cluster run {}: applied actions could not be judged: {}", *run,
+                   judged.error().message);
+  }
   if (run || why_missing.empty()) return run;
   Error e = run.error();
   e.message += why_missing;

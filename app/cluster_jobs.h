@@ -54,7 +54,8 @@ struct ReduceRequest {
 // Assembles the cluster run of reduce job `req.job_id` in `db` from its rank jobs' results and
 // evaluates the packs on it; the run's id. A rank job that did not end done fails the reduce
 // naming each missing rank and why (never a partial cluster run). The run replaces a stored
-// run of the same inputs, as a fresh analysis does.
+// run of the same inputs, as a fresh analysis does, and applied actions of the job whose next
+// run it is are judged on it.
 Result<int64_t> reduce_cluster_job(store::Database& db, const ReduceRequest& req,
                                    const Knowledge& knowledge, const Limits& limits);
 

@@ -5,6 +5,7 @@
 // the rank and why; inputs that cannot be assembled from ranks are analysed as one job.
 #include "app/cluster_jobs.h"
 
+#include "app/actions_service.h"
 #include "app/fleet_catalog.h"
 #include "app/shared_queue.h"
 #include "app_knowledge.h"
@@ -257,4 +258,52 @@ TEST_CASE("a rank job that failed makes the reduce name the rank and why, storin
         std::string::npos);
   CHECK(why.find("input error: trace.json truncated") != std::string::npos);
   CHECK(store::list_runs(db).size() == before);
+}
+
+TEST_CASE("actions applied on a reduced cluster run are judged on the job's next one", "[ranks]") {
+  PERFSAGE_REQUIRE_SAMPLES();
+  PERFSAGE_REQUIRE_POSTGRES(server);
+  TempDir dir;
+  const std::string uri = server->fresh_database();
+  auto queue = app::open_shared_queue(uri, {}, "");
+  app::FleetCatalog catalog(uri, "host-a", dir.path() / "a.catalog");
+  const fs::path store_path = dir.path() / "a.db";
+  // Two runs of one job: the same four Ascend programs as rank folders, written twice.
+  auto reduced = [&](const fs::path& root) {
+    ascend_cluster(root, ascend_rank_samples());
+    const int64_t reduce_id = fanned_out(*queue, root, "host-a");
+    for (size_t i = 0; i < ascend_rank_samples().size(); ++i)
+      analyse_next_rank(*queue, catalog, store_path, "host-a");
+    REQUIRE(queue->claim("host-a", kNow, far_lease())->id == reduce_id);
+    store::Database db(store_path.string());
+    // The real clock: the next run is the one made after the action was applied.
+    auto run =
+        app::reduce_cluster_job(db, {uri, reduce_id, "cluster", {root}, app::system_clock_iso8601},
+                                *shipped_knowledge(), {});
+    INFO((run ? std::string() : run.error().message));
+    REQUIRE(run);
+    return *run;
+  };
+  const int64_t first = reduced(dir.path() / "run1");
+  int64_t applied = 0;
+  {
+    store::Database db(store_path.string());
+    auto plans = app::plan_run_actions(db, first, {}, app::default_actor());
+    REQUIRE(plans);
+    REQUIRE_FALSE(plans->plans.empty());
+    auto apply = app::apply_planned_action(db, plans->plans.front().id(),
+                                           {dir.path() / "actions", true}, app::default_actor());
+    INFO((apply ? std::string() : apply.error().message));
+    REQUIRE(apply);
+    applied = apply->id();
+  }
+  const int64_t second = reduced(dir.path() / "run2");
+  store::Database db(store_path.string());
+  auto st = db.prepare(
+      "SELECT count(*), min(before_run), min(after_run) FROM action_verdicts WHERE apply_id = ?1");
+  st.bind(1, applied);
+  REQUIRE(st.step());
+  CHECK(st.int64(0) > 0);
+  CHECK(st.int64(1) == first);
+  CHECK(st.int64(2) == second);
 }
