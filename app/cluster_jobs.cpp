@@ -173,10 +173,12 @@ Result<int64_t> reduce(store::Database& db, const ReduceRequest& req, const Know
   parts.header.created = req.clock();
   std::string why_missing;
   store::pg::PgCatalog catalog(req.postgres);
-  for (auto& r : catalog.rank_results(req.job_id)) {
-    if (r.state == "done" && r.extract) {
-      parts.ranks.push_back({r.rank, std::move(*r.extract)});
-      continue;
+  for (const auto& r : catalog.rank_results(req.job_id)) {
+    if (r.state == "done" && r.kept) {
+      if (auto extract = catalog.rank_extract(r.job_id)) {
+        parts.ranks.push_back({r.rank, std::move(*extract)});
+        continue;
+      }
     }
     parts.missing.push_back(r.rank);
     why_missing += "; rank " + std::to_string(r.rank) + " (job " + std::to_string(r.job_id) + ", " +

@@ -134,9 +134,9 @@ bool PgCatalog::keep_rank_and_complete(int64_t job_id, const std::string& owner,
 std::vector<RankResult> PgCatalog::rank_results(int64_t reduce_id) {
   std::lock_guard lock(mutex_);
   auto r = c_.exec(
-      "SELECT j.id, j.rank, j.state, coalesce(j.reason, ''), e.extract IS NOT NULL, "
-      "encode(e.extract, 'hex') FROM jobs j LEFT JOIN catalog_rank_extracts e ON e.job_id = j.id "
-      "WHERE j.parent = $1 ORDER BY j.rank, j.id",
+      "SELECT j.id, j.rank, j.state, coalesce(j.reason, ''), EXISTS (SELECT 1 FROM "
+      "catalog_rank_extracts e WHERE e.job_id = j.id) FROM jobs j WHERE j.parent = $1 ORDER BY "
+      "j.rank, j.id",
       {param(reduce_id)});
   std::vector<RankResult> out;
   for (int i = 0; i < r.rows(); ++i) {
@@ -145,10 +145,18 @@ std::vector<RankResult> PgCatalog::rank_results(int64_t reduce_id) {
     x.rank = r.int64(i, 1);
     x.state = r.text(i, 2);
     x.reason = r.text(i, 3);
-    if (r.text(i, 4) == "t") x.extract = from_hex(r.text(i, 5));
+    x.kept = r.text(i, 4) == "t";
     out.push_back(std::move(x));
   }
   return out;
+}
+
+std::optional<std::string> PgCatalog::rank_extract(int64_t job_id) {
+  std::lock_guard lock(mutex_);
+  auto r = c_.exec("SELECT encode(extract, 'hex') FROM catalog_rank_extracts WHERE job_id = $1",
+                   {param(job_id)});
+  if (r.rows() == 0) return std::nullopt;
+  return from_hex(r.text(0, 0));
 }
 
 std::optional<int64_t> PgCatalog::republish(const CatalogRun& run) {

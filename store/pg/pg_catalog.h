@@ -40,12 +40,12 @@ struct CatalogEntry {
   std::string extract;
 };
 
-// A rank job of a cluster run fanned out by rank, as its reduce reads it: how the job ended and,
-// when it is done, its run's extract.
+// A rank job of a cluster run fanned out by rank, as its reduce reads it: how the job ended and
+// whether its run's extract is kept.
 struct RankResult {
   int64_t job_id = 0, rank = 0;
   std::string state, reason;
-  std::optional<std::string> extract;
+  bool kept = false;
 };
 
 struct DaemonPack {
@@ -68,8 +68,11 @@ class PgCatalog {
   // The rank's run is never listed among the catalog's runs.
   bool keep_rank_and_complete(int64_t job_id, const std::string& owner, const RunOrigin& origin,
                               int store_schema, const std::string& extract, const std::string& now);
-  // The rank jobs of reduce job `reduce_id`, by rank, with the extracts of those done.
+  // The rank jobs of reduce job `reduce_id`, by rank.
   std::vector<RankResult> rank_results(int64_t reduce_id);
+  // The extract kept for rank job `job_id` (read one at a time: a cluster's extracts together,
+  // as text, would be twice their size in memory); nullopt when none is.
+  std::optional<std::string> rank_extract(int64_t job_id);
   // Publishes a run again (its actions changed): same id, a new revision. nullopt when the
   // origin was never published.
   std::optional<int64_t> republish(const CatalogRun& run);

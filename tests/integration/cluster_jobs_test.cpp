@@ -193,7 +193,8 @@ void check_fanned_out_equals_whole(perfsage::test::PgServer& server, const TempD
   store::pg::PgCatalog catalog(uri);
   for (const auto& r : catalog.rank_results(reduce_id)) {
     CHECK(r.state == "done");
-    CHECK_FALSE(r.extract);
+    CHECK_FALSE(r.kept);
+    CHECK_FALSE(catalog.rank_extract(r.job_id));
   }
 }
 
