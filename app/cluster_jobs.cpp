@@ -57,8 +57,9 @@ std::optional<std::vector<store::RankInputs>> plan_rank_jobs(const std::vector<f
   std::map<int64_t, std::set<std::string>> ranks;
   std::set<std::string> rank_dirs;
   std::vector<fs::path> loose, traces;  // files no collector reads or only counts; traces
+  const auto named = normal_inputs(inputs);
   try {
-    for (const auto& f : collectors::expand_inputs(normal_inputs(inputs))) {
+    for (const auto& f : collectors::expand_inputs(named)) {
       if (!f.skip_reason.empty()) {
         loose.push_back(f.path);
         continue;
@@ -97,6 +98,11 @@ std::optional<std::vector<store::RankInputs>> plan_rank_jobs(const std::vector<f
     if (!in_rank_dir(p)) return std::nullopt;
   for (const auto& p : traces)
     if (in_rank_dir(p)) return std::nullopt;
+  // A rank's folder must lie within what the job names (a folder above it is not the job's).
+  for (const auto& d : rank_dirs)
+    if (std::none_of(named.begin(), named.end(),
+                     [&](const fs::path& n) { return d == n.string() || under(d, n.string()); }))
+      return std::nullopt;
   if (ranks.size() < 2) return std::nullopt;
   std::vector<store::RankInputs> out;
   for (auto& [rank, files] : ranks) out.push_back({rank, {files.begin(), files.end()}});

@@ -221,6 +221,9 @@ TEST_CASE("an Ascend cluster fanned out by rank folder is reduced to the one-mac
   for (const auto& r : *plan)
     CHECK(r.inputs ==
           std::vector<std::string>{cluster.ranks.at(static_cast<int>(r.rank)).string()});
+  // The output folder of one rank's torch_npu folder names a folder above it: one job.
+  CHECK_FALSE(app::plan_rank_jobs({cluster.ranks.begin()->second / "ASCEND_PROFILER_OUTPUT",
+                                   std::prev(cluster.ranks.end())->second}));
   check_fanned_out_equals_whole(*server, dir, cluster.root, cluster.ranks.size());
 }
 
