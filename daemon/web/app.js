@@ -204,7 +204,9 @@
     api("/queue?limit=100").then(function (q) {
       var counts = Object.keys(q.counts || {}).map(function (k) { return k + " " + q.counts[k]; }).join(" · ");
       var rows = (q.jobs || []).map(function (j) {
-        return el("tr", null, [td(j.id), td(j.job), el("td", { class: "state-" + j.state, text: j.state + (j.stage ? " (" + j.stage + ")" : "") }),
+        // A cluster run fanned out by rank: its rank jobs and their reduce (docs/scale-out.md).
+        var kind = j.kind === "rank" ? " · rank " + j.rank + " of job " + j.parent : j.kind === "reduce" ? " · reduce of its ranks" : "";
+        return el("tr", null, [td(j.id), td(j.job + kind), el("td", { class: "state-" + j.state, text: j.state + (j.stage ? " (" + j.stage + ")" : "") }),
           td((j.inputs || []).join(" ")), td(j.attempts, "num"), td(j.reason),
           el("td", null, j.run_id && j.run_id !== "0" ? link("#/run/" + j.run_id, "run " + j.run_id) : null), td(j.submitted)]);
       });
