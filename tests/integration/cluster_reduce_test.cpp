@@ -80,28 +80,9 @@ void check_reduce_equals_whole(const TempDir& dir, const ClusterDirs& cluster,
   CHECK(b.kernels() == a.kernels());
   CHECK(b.ops() == a.ops());
   CHECK(b.device() == a.device());
-  // Every finding, in rank order, with its id, severity, gain, message and evidence.
-  REQUIRE(reduced->recommendations_size() == whole.recommendations_size());
-  for (int i = 0; i < whole.recommendations_size(); ++i) {
-    const auto &x = whole.recommendations(i), &y = reduced->recommendations(i);
-    INFO(x.pack() << "/" << x.rule() << ": " << x.title());
-    CHECK(y.id() == x.id());
-    CHECK(y.severity() == x.severity());
-    CHECK(y.estimated_gain_us() == Approx(x.estimated_gain_us()).epsilon(1e-12));
-    CHECK(y.estimated_gain_share() == Approx(x.estimated_gain_share()).epsilon(1e-12));
-    CHECK(y.title() == x.title());
-    CHECK(y.message() == x.message());
-    REQUIRE(y.evidence_size() == x.evidence_size());
-    for (int e = 0; e < x.evidence_size(); ++e)
-      CHECK(y.evidence(e).display() == x.evidence(e).display());
-  }
-  // The packs ran on it as on the whole folder.
-  REQUIRE(reduced->packs_size() == whole.packs_size());
-  for (int i = 0; i < whole.packs_size(); ++i) {
-    CHECK(reduced->packs(i).name() == whole.packs(i).name());
-    CHECK(reduced->packs(i).status() == whole.packs(i).status());
-    CHECK(reduced->packs(i).fired() == whole.packs(i).fired());
-  }
+  // Every finding, in rank order, with its id, severity, gain, message and evidence; the packs
+  // ran on it as on the whole folder.
+  check_same_findings(whole, *reduced);
 }
 
 }  // namespace

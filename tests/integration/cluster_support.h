@@ -1,6 +1,6 @@
 // For the cluster-run tests: cluster folders (each rank a Kineto sample with its distributedInfo
 // rank rewritten, in root/rank_<rank>/trace.json; or an Ascend rank in a PyTorch-on-Ascend rank
-// folder) and a table's rows as exact text.
+// folder), a table's rows as exact text, and two reports' findings and pack results compared.
 #pragma once
 
 #include <filesystem>
@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "perfsage/v1/report.pb.h"
 #include "store/database.h"
 #include "store/file_bytes.h"
 #include "test_support.h"
@@ -142,6 +143,32 @@ inline std::vector<std::string> rows_of(store::Database& db, const std::string& 
   std::vector<std::string> out;
   while (st.step()) out.push_back(st.text(0));
   return out;
+}
+
+// `b` has every finding of `a`, in order, with its id, severity, gain and share (to 1e-12),
+// title, message and evidence, and every pack's status and fired rules.
+inline void check_same_findings(const perfsage::v1::AnalysisReport& a,
+                                const perfsage::v1::AnalysisReport& b) {
+  REQUIRE(b.recommendations_size() == a.recommendations_size());
+  for (int i = 0; i < a.recommendations_size(); ++i) {
+    const auto &x = a.recommendations(i), &y = b.recommendations(i);
+    INFO(x.pack() << "/" << x.rule() << ": " << x.title());
+    CHECK(y.id() == x.id());
+    CHECK(y.severity() == x.severity());
+    CHECK(y.estimated_gain_us() == Approx(x.estimated_gain_us()).epsilon(1e-12));
+    CHECK(y.estimated_gain_share() == Approx(x.estimated_gain_share()).epsilon(1e-12));
+    CHECK(y.title() == x.title());
+    CHECK(y.message() == x.message());
+    REQUIRE(y.evidence_size() == x.evidence_size());
+    for (int e = 0; e < x.evidence_size(); ++e)
+      CHECK(y.evidence(e).display() == x.evidence(e).display());
+  }
+  REQUIRE(b.packs_size() == a.packs_size());
+  for (int i = 0; i < a.packs_size(); ++i) {
+    CHECK(b.packs(i).name() == a.packs(i).name());
+    CHECK(b.packs(i).status() == a.packs(i).status());
+    CHECK(b.packs(i).fired() == a.packs(i).fired());
+  }
 }
 
 }  // namespace perfsage::test
