@@ -322,22 +322,41 @@ TEST_CASE("shared mode: three daemons on one queue analyse 20 runs exactly once,
   }
 }
 
+namespace {
+
+// One shared-mode daemon watching `runs` (config `extra` appended), and a cluster of `ranks`
+// copies of one Kineto sample (rank rewritten) dropped into it whole as runs/<name>.
+struct OneSharedDaemon {
+  TempDir dir;
+  fs::path runs = dir.path() / "runs", home = dir.path() / "d";
+  std::unique_ptr<DaemonProcess> daemon;
+
+  OneSharedDaemon(const std::string& uri, const std::string& extra) {
+    fs::create_directories(runs);
+    fs::create_directories(home);
+    daemon = std::make_unique<DaemonProcess>(home, shared_config(home, runs, uri) + extra);
+  }
+  // The cluster's ranks' traces, before it is dropped in.
+  fs::path stage_cluster(const std::string& name, int ranks) {
+    const fs::path staging = dir.path() / "staging" / name;
+    for (int r = 0; r < ranks; ++r)
+      add_rank(staging,
+               "hta__critical_path__alexnet__benchmark_result_2869224_1695835535_trace.json.gz", r);
+    return staging;
+  }
+  void drop(const fs::path& staged) { fs::rename(staged, runs / staged.filename()); }
+};
+
+}  // namespace
+
 TEST_CASE("shared mode with fan_out: false analyses a cluster folder as one job") {
   PERFSAGE_REQUIRE_SAMPLES();
   PERFSAGE_REQUIRE_POSTGRES(server);
-  const std::string uri = server->fresh_database();
-  TempDir dir;
-  const fs::path runs = dir.path() / "runs", home = dir.path() / "d";
-  fs::create_directories(runs);
-  fs::create_directories(home);
-  DaemonProcess daemon(home, shared_config(home, runs, uri) + "  fan_out: false\n");
+  OneSharedDaemon one(server->fresh_database(), "  fan_out: false\n");
+  DaemonProcess& daemon = *one.daemon;
   REQUIRE(daemon.start());
   INFO(daemon.log());
-  const fs::path staging = dir.path() / "staging" / "cluster2";
-  for (int r = 0; r < 2; ++r)
-    add_rank(staging,
-             "hta__critical_path__alexnet__benchmark_result_2869224_1695835535_trace.json.gz", r);
-  fs::rename(staging, runs / "cluster2");
+  one.drop(one.stage_cluster("cluster2", 2));
   REQUIRE(eventually(120, [&] { return counts(daemon)["done"] == 1; }));
   auto jobs = all_jobs(daemon);
   REQUIRE(jobs.size() == 1);
@@ -352,22 +371,15 @@ TEST_CASE("shared mode with fan_out: false analyses a cluster folder as one job"
 TEST_CASE("shared mode: a rank job that fails makes the cluster's reduce fail naming the rank") {
   PERFSAGE_REQUIRE_SAMPLES();
   PERFSAGE_REQUIRE_POSTGRES(server);
-  const std::string uri = server->fresh_database();
-  TempDir dir;
-  const fs::path runs = dir.path() / "runs", home = dir.path() / "d";
-  fs::create_directories(runs);
-  fs::create_directories(home);
-  DaemonProcess daemon(home, shared_config(home, runs, uri));
+  OneSharedDaemon one(server->fresh_database(), "");
+  DaemonProcess& daemon = *one.daemon;
   REQUIRE(daemon.start());
   INFO(daemon.log());
-  const fs::path staging = dir.path() / "staging" / "cluster3";
-  for (int r = 0; r < 3; ++r)
-    add_rank(staging,
-             "hta__critical_path__alexnet__benchmark_result_2869224_1695835535_trace.json.gz", r);
+  const fs::path staging = one.stage_cluster("cluster3", 3);
   // Rank 1's trace was cut off while it was written: its head names the rank, its end is gone.
   const fs::path cut = staging / "rank_1" / "trace.json";
   fs::resize_file(cut, fs::file_size(cut) / 2);
-  fs::rename(staging, runs / "cluster3");
+  one.drop(staging);
   REQUIRE(eventually(120, [&] {
     auto c = counts(daemon);
     return c["failed"] == 2 && c["queued"] + c["running"] == 0;
