@@ -134,8 +134,12 @@ store::RunRecord analyze_run(store::Database& db, int64_t run_id, const RunIdent
                              const AnalyzerProgress& progress) {
   store::ensure_derived_tables(db, derived_tables());
   const auto& all = analyzers();
-  SharedPasses passes(static_cast<int>(
-      std::count_if(all.begin(), all.end(), [](const Analyzer& a) { return a.uses_launch_pass; })));
+  auto users = [&](bool Analyzer::*uses) {
+    return static_cast<int>(
+        std::count_if(all.begin(), all.end(), [&](const Analyzer& a) { return a.*uses; }));
+  };
+  SharedPasses passes(users(&Analyzer::uses_launch_pass), users(&Analyzer::uses_op_groups),
+                      users(&Analyzer::uses_op_tasks));
   AnalyzerResources shared = resources;
   shared.passes = &passes;
   // A store in memory has no file a second connection could read; a write-protected one

@@ -41,6 +41,9 @@ struct Analyzer {
   std::vector<std::string> adds_to;
   // Whether it reads the launch pass (launch_pass.h), which analyze_run makes once for all.
   bool uses_launch_pass = false;
+  // Whether it reads the op groups or the op task pass (shared_passes.h), made once for all.
+  bool uses_op_groups = false;
+  bool uses_op_tasks = false;
   // Whether it writes straight into the store, as those that add to raw tables do: for one
   // whose rows are so many (one per kernel) that writing them to TEMP tables and copying them
   // costs more than the store's connection held while it writes.

@@ -31,7 +31,8 @@ bool longer(const OpGroup& a, const OpGroup& b) {
 
 }  // namespace
 
-std::vector<OpGroup> group_op_tasks(store::Database& db, int64_t run_id) {
+std::vector<OpGroup> group_op_tasks(store::Database& db, int64_t run_id,
+                                    std::vector<BlockDimGroup>* block_dims) {
   const store::EventSchema& schema = store::op_task_schema();
   auto col = [&](std::string_view name) { return store::column_index(schema, name); };
   const int c_rank = col("rank"), c_name = col("name"), c_type = col("type"),
@@ -53,6 +54,11 @@ std::vector<OpGroup> group_op_tasks(store::Database& db, int64_t run_id) {
        "read_bytes", "write_bytes", "mac_ratio", "vec_ratio", "scalar_ratio", "mte1_ratio",
        "mte2_ratio", "mte3_ratio", "fixpipe_ratio", "op_state"});
   std::vector<size_t> group_of;
+  // Block-dim groups: per op group its (rank, core type, name) (types may differ under one),
+  // per such triple its block dims and their group in `block_dims`, added in row order.
+  std::vector<size_t> triple_of;
+  std::unordered_map<std::string, size_t, store::TextHash, std::equal_to<>> triples;
+  std::vector<std::vector<std::pair<int64_t, size_t>>> dims_of;
   while (scan.next()) {
     store::EventBlockReader& b = scan.block();
     const size_t rows = b.rows();
@@ -72,6 +78,13 @@ std::vector<OpGroup> group_op_tasks(store::Database& db, int64_t run_id) {
         g.type = type;
         g.core_type = core;
         groups.push_back(std::move(g));
+        if (block_dims) {
+          key.assign(reinterpret_cast<const char*>(&rank), sizeof rank);
+          key.append(core).append(1, '\0').append(name);
+          auto [t, added] = triples.emplace(key, dims_of.size());
+          if (added) dims_of.emplace_back();
+          triple_of.push_back(t->second);
+        }
       }
       group_of[r] = it->second;
       OpGroup& g = groups[it->second];
@@ -91,6 +104,16 @@ std::vector<OpGroup> group_op_tasks(store::Database& db, int64_t run_id) {
     each_value(c_block, [&](OpGroup& g, size_t r) {
       int64_t v = b.int_at(c_block, r);
       g.block_dim = std::max(g.block_dim.value_or(v), v);
+      if (!block_dims || v <= 0) return;
+      auto& dims = dims_of[triple_of[group_of[r]]];
+      auto d = std::find_if(dims.begin(), dims.end(), [&](const auto& e) { return e.first == v; });
+      if (d == dims.end()) {
+        d = dims.insert(dims.end(), {v, block_dims->size()});
+        block_dims->push_back({g.rank, g.core_type, g.name, v, 0, 0});
+      }
+      BlockDimGroup& bd = (*block_dims)[d->second];
+      ++bd.tasks;
+      bd.dur_ns += b.int_at(c_dur, r);
     });
     NullableSum OpGroup::*sums[4] = {&OpGroup::cube_fops, &OpGroup::vector_fops,
                                      &OpGroup::read_bytes, &OpGroup::write_bytes};
@@ -113,6 +136,12 @@ std::vector<OpGroup> group_op_tasks(store::Database& db, int64_t run_id) {
     if (a.rank != b.rank) return a.rank < b.rank;
     return longer(a, b);
   });
+  // Each rank's block-dim groups in their order of first appearance (the tasks of a rank keep
+  // their order whatever the other ranks hold).
+  if (block_dims)
+    std::stable_sort(
+        block_dims->begin(), block_dims->end(),
+        [](const BlockDimGroup& a, const BlockDimGroup& b) { return a.rank < b.rank; });
   return groups;
 }
 
@@ -193,45 +222,6 @@ void fill_latest_texts(store::Database& db, std::vector<OpGroup>& groups) {
       g.op_state = text(7);
     }
   }
-}
-
-std::vector<BlockDimGroup> group_block_dims(store::Database& db, int64_t run_id) {
-  const store::EventSchema& schema = store::op_task_schema();
-  const int c_core = store::column_index(schema, "core_type"),
-            c_name = store::column_index(schema, "name"),
-            c_block = store::column_index(schema, "block_dim"),
-            c_dur = store::column_index(schema, "dur_ns");
-  std::vector<BlockDimGroup> groups;
-  std::unordered_map<std::string, size_t, store::TextHash, std::equal_to<>> index;
-  std::string key;
-  const int c_rank = store::column_index(schema, "rank");
-  store::BlockScan scan(db, schema, run_id, std::nullopt,
-                        {"rank", "core_type", "name", "block_dim", "dur_ns"});
-  while (scan.next()) {
-    store::EventBlockReader& b = scan.block();
-    if (b.all_null(c_block)) continue;
-    for (size_t r = 0; r < b.rows(); ++r) {
-      if (b.is_null(c_block, r) || b.int_at(c_block, r) <= 0) continue;
-      int64_t block_dim = b.int_at(c_block, r);
-      std::string_view core = b.text_at(c_core, r), name = b.text_at(c_name, r);
-      const int64_t rank = b.int_at(c_rank, r);
-      key.assign(core).append(1, '\0').append(name).append(1, '\0');
-      key.append(reinterpret_cast<const char*>(&block_dim), sizeof block_dim);
-      key.append(reinterpret_cast<const char*>(&rank), sizeof rank);
-      auto it = index.find(key);
-      if (it == index.end()) {
-        it = index.emplace(key, groups.size()).first;
-        groups.push_back({rank, std::string(core), std::string(name), block_dim, 0, 0});
-      }
-      ++groups[it->second].tasks;
-      groups[it->second].dur_ns += b.int_at(c_dur, r);
-    }
-  }
-  // Each rank's groups in their order of first appearance (the tasks of a rank keep their
-  // order whatever the other ranks hold).
-  std::stable_sort(groups.begin(), groups.end(),
-                   [](const BlockDimGroup& a, const BlockDimGroup& b) { return a.rank < b.rank; });
-  return groups;
 }
 
 }  // namespace perfsage::analyzers

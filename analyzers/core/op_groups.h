@@ -48,9 +48,13 @@ struct OpGroup {
       output_dtypes, output_formats, op_state;
 };
 
+struct BlockDimGroup;
+
 // The groups of each rank, by rank, then longest total first (ties by name, type, core type:
-// no order from the hash). A rank's groups do not depend on the other ranks' tasks.
-std::vector<OpGroup> group_op_tasks(store::Database& db, int64_t run_id);
+// no order from the hash). A rank's groups do not depend on the other ranks' tasks. With
+// `block_dims`, the same pass also gives what group_block_dims gives.
+std::vector<OpGroup> group_op_tasks(store::Database& db, int64_t run_id,
+                                    std::vector<BlockDimGroup>* block_dims = nullptr);
 
 // The ranks' groups (texts filled) merged per (name, type, core type): counts, times and
 // counter sums added, minima and maxima kept, the texts of the lowest rank holding the op;
@@ -60,12 +64,12 @@ std::vector<OpGroup> merge_ranks(const std::vector<OpGroup>& ranks);
 // Reads the texts of each group's latest task, one pass over the blocks holding them.
 void fill_latest_texts(store::Database& db, std::vector<OpGroup>& groups);
 
-// Tasks with a block dim above 0 per (rank, core type, name, block dim), as op_block_dims rows.
+// Tasks with a block dim above 0 per (rank, core type, name, block dim), as op_block_dims rows:
+// each rank's groups in their order of first appearance.
 struct BlockDimGroup {
   int64_t rank = 0;
   std::string core_type, name;
   int64_t block_dim = 0, tasks = 0, dur_ns = 0;
 };
-std::vector<BlockDimGroup> group_block_dims(store::Database& db, int64_t run_id);
 
 }  // namespace perfsage::analyzers

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "analyzers/core/op_groups.h"
+#include "analyzers/core/shared_passes.h"
 #include "analyzers/core/tables.h"
 #include "store/bind.h"
 
@@ -37,21 +38,21 @@ void write_name_totals(store::Database& db, int64_t run_id, const std::vector<Op
 
 }  // namespace
 
-void compute_op_stats(store::Database& db, int64_t run_id) {
+void compute_op_stats(store::Database& db, int64_t run_id, SharedPasses* passes) {
   store::Transaction txn(db);
   db.prepare("DELETE FROM op_stats WHERE run_id=?1").bind(1, run_id).run();
   db.prepare("DELETE FROM op_type_stats WHERE run_id=?1").bind(1, run_id).run();
   db.prepare("DELETE FROM op_block_dims WHERE run_id=?1").bind(1, run_id).run();
   db.prepare("DELETE FROM op_name_totals WHERE run_id=?1").bind(1, run_id).run();
-  {
-    store::RowInserter insert(db, tables::op_block_dims());
-    for (const auto& g : group_block_dims(db, run_id))
-      insert.insert(run_id, g.rank, g.core_type, g.name, g.block_dim, g.tasks, g.dur_ns);
-  }
   // Shapes, dtypes and formats of an op name rarely change between executions; the most recent
   // execution's values stand for the op. Grouped in C++ (op_groups.h), not by SQL's sort.
-  std::vector<OpGroup> groups = group_op_tasks(db, run_id);
-  fill_latest_texts(db, groups);
+  const std::shared_ptr<const OpGroups> shared = op_groups(passes, db, run_id);
+  const std::vector<OpGroup>& groups = shared->groups;
+  {
+    store::RowInserter insert(db, tables::op_block_dims());
+    for (const auto& g : shared->block_dims)
+      insert.insert(run_id, g.rank, g.core_type, g.name, g.block_dim, g.tasks, g.dur_ns);
+  }
   write_name_totals(db, run_id, groups);
   // A share is of the rank's own op time, so that a rank's rows do not depend on the others.
   std::map<int64_t, int64_t> rank_ns;
@@ -59,7 +60,9 @@ void compute_op_stats(store::Database& db, int64_t run_id) {
   for (const auto& g : groups) {
     auto [it, added] = rank_ns.emplace(g.rank, 0);
     it->second += g.sum_ns;
-    if (added) op_ranks += (op_ranks.size() > 1 ? "," : "") + std::to_string(g.rank);
+    if (!added) continue;
+    if (op_ranks.size() > 1) op_ranks += ',';
+    op_ranks += std::to_string(g.rank);
   }
   op_ranks += "]";
   store::RowInserter insert(db, tables::op_stats());

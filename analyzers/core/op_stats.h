@@ -7,7 +7,10 @@
 
 namespace perfsage::analyzers {
 
+class SharedPasses;
+
 // Rebuilds op_stats, op_type_stats and op_block_dims for the run from op_tasks (idempotent).
-void compute_op_stats(store::Database& db, int64_t run_id);
+// `passes`: where the op groups come from, shared with the roofline (null: made here).
+void compute_op_stats(store::Database& db, int64_t run_id, SharedPasses* passes = nullptr);
 
 }  // namespace perfsage::analyzers

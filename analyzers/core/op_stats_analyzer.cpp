@@ -13,8 +13,9 @@ Analyzer op_stats_analyzer() {
   a.reads = {"op_tasks"};
   a.writes = {tables::op_stats(), tables::op_type_stats(), tables::op_block_dims(),
               tables::op_name_totals()};
-  a.run = [](store::Database& db, int64_t run_id, const AnalyzerResources& /*resources*/) {
-    compute_op_stats(db, run_id);
+  a.uses_op_groups = true;
+  a.run = [](store::Database& db, int64_t run_id, const AnalyzerResources& resources) {
+    compute_op_stats(db, run_id, resources.passes);
   };
   return a;
 }

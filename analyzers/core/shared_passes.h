@@ -1,36 +1,90 @@
-// Passes over a run's events that several analyzers read (the launch pass: launch_pass.h),
-// made once per analysis by the first analyzer that asks, on its own connection: they read only
-// the ingested events, which no analyzer changes, so whichever connection makes one gets the
-// same result. Dropped once every analyzer that declared it has taken it.
+// Passes over a run's events that several analyzers read (the launch pass: launch_pass.h; the
+// op groups: op_groups.h; the op task pass: op_task_pass.h), made once per analysis by the
+// first analyzer that asks, on its own connection: they read only the ingested events, which no
+// analyzer changes, so whichever connection makes one gets the same result. Dropped once every
+// analyzer that declared it has taken it.
 #pragma once
 
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <vector>
 
 #include "analyzers/core/launch_pass.h"
+#include "analyzers/core/op_groups.h"
+#include "analyzers/core/op_task_pass.h"
 #include "store/database.h"
 
 namespace perfsage::analyzers {
 
+// One pass for `users` analyzers: made by the first caller (later callers wait for it), freed
+// when the last user has taken it or said it will not.
+template <class Pass>
+class SharedPass {
+ public:
+  explicit SharedPass(int users) : users_(users) {}
+
+  template <class Make>
+  std::shared_ptr<const Pass> take(Make&& make) {
+    std::lock_guard lock(mutex_);
+    std::shared_ptr<const Pass> pass = pass_;
+    if (!pass) pass = std::make_shared<const Pass>(make());
+    // The last user holds the only reference: the pass is freed when it is done.
+    pass_ = --users_ > 0 ? pass : nullptr;
+    return pass;
+  }
+  // Makes the pass unless it is made, without taking it for a user.
+  template <class Make>
+  void prepare(Make&& make) {
+    std::lock_guard lock(mutex_);
+    if (!pass_ && users_ > 0) pass_ = std::make_shared<const Pass>(make());
+  }
+  // A user that will not take it after all.
+  void skip() {
+    std::lock_guard lock(mutex_);
+    if (--users_ <= 0) pass_ = nullptr;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::shared_ptr<const Pass> pass_;
+  int users_;
+};
+
+// The op groups with their latest texts, and the block-dim groups of the same pass.
+struct OpGroups {
+  std::vector<OpGroup> groups;
+  std::vector<BlockDimGroup> block_dims;
+};
+
 class SharedPasses {
  public:
-  // `launch_pass_users`: how many analyzers will ask for the launch pass.
-  explicit SharedPasses(int launch_pass_users) : launch_pass_users_(launch_pass_users) {}
+  // How many analyzers will ask for each pass.
+  explicit SharedPasses(int launch_pass_users, int op_group_users = 0, int op_task_users = 0)
+      : launch_pass_(launch_pass_users), op_groups_(op_group_users), op_tasks_(op_task_users) {}
 
   // The launch pass of `run_id`, made on `db` by the first caller; later callers wait for it.
   std::shared_ptr<const LaunchPass> launch_pass(store::Database& db, int64_t run_id);
   // Makes the pass on `db` unless it is made, without taking it for a user.
   void prepare_launch_pass(store::Database& db, int64_t run_id);
+  // The op groups of `run_id` with their latest texts (group_op_tasks, fill_latest_texts).
+  std::shared_ptr<const OpGroups> op_groups(store::Database& db, int64_t run_id);
+  // The op task pass of `run_id`; skip_op_tasks for a user that does not need it after all.
+  std::shared_ptr<const OpTaskPass> op_tasks(store::Database& db, int64_t run_id);
+  void skip_op_tasks() { op_tasks_.skip(); }
 
  private:
-  std::mutex mutex_;
-  std::shared_ptr<const LaunchPass> launch_pass_;
-  int launch_pass_users_;
+  SharedPass<LaunchPass> launch_pass_;
+  SharedPass<OpGroups> op_groups_;
+  SharedPass<OpTaskPass> op_tasks_;
 };
 
-// The launch pass from `passes`, or made for this caller alone when there are none.
+// Each pass from `passes`, or made for this caller alone when there are none.
 std::shared_ptr<const LaunchPass> launch_pass(SharedPasses* passes, store::Database& db,
                                               int64_t run_id);
+std::shared_ptr<const OpGroups> op_groups(SharedPasses* passes, store::Database& db,
+                                          int64_t run_id);
+std::shared_ptr<const OpTaskPass> op_task_pass(SharedPasses* passes, store::Database& db,
+                                               int64_t run_id);
 
 }  // namespace perfsage::analyzers

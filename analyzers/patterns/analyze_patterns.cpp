@@ -1,9 +1,12 @@
 #include "analyzers/patterns/analyze_patterns.h"
 
 #include <algorithm>
+#include <map>
+#include <memory>
 #include <optional>
 #include <set>
 
+#include "analyzers/core/shared_passes.h"
 #include "analyzers/patterns/matcher.h"
 #include "analyzers/patterns/op_graph.h"
 #include "analyzers/patterns/shape_fusion.h"
@@ -49,13 +52,22 @@ Cost cost_of(const OpGraph& g, const std::vector<size_t>& nodes, const patterns:
 }  // namespace
 
 PatternSummary analyze_patterns(store::Database& db, int64_t run_id,
-                                const std::vector<patterns::Pattern>& pats) {
+                                const std::vector<patterns::Pattern>& pats, SharedPasses* passes) {
   PatternSummary summary;
   // A model graph is the run's, costed with the op times of all ranks; without one, each
   // rank's task sequence with the rank's own op times, so that a rank's rows do not depend on
   // the other ranks (docs/scale-out.md, "Cluster runs").
   std::vector<OpGraph> views = patterns::graphs_from_store(db, run_id);
-  if (views.empty()) views = patterns::sequences_from_store(db, run_id);
+  std::map<int64_t, patterns::OpTimes> rank_times;  // the sequences' ranks' op times
+  if (views.empty()) {
+    // The op task pass is let go as soon as the sequences and their times are taken from it.
+    std::shared_ptr<const OpTaskPass> tasks = op_task_pass(passes, db, run_id);
+    views = patterns::sequences_from_tasks(*tasks);
+    for (const auto& g : views)
+      rank_times[g.rank] = patterns::load_op_times(db, run_id, g.rank, *tasks);
+  } else if (passes) {
+    passes->skip_op_tasks();
+  }
   if (!views.empty()) summary.source = views.front().source;
   patterns::OpTimes times;
   double device_us = 0;
@@ -65,7 +77,10 @@ PatternSummary analyze_patterns(store::Database& db, int64_t run_id,
     const std::optional<int64_t> want =
         g.source == "sequence" ? std::optional<int64_t>(g.rank) : std::nullopt;
     if (loaded && want == times_of) return;
-    times = want ? patterns::load_op_times(db, run_id, *want) : patterns::load_op_times(db, run_id);
+    auto of_rank = want ? rank_times.find(*want) : rank_times.end();
+    times = !want                         ? patterns::load_op_times(db, run_id)
+            : of_rank != rank_times.end() ? of_rank->second
+                                          : patterns::load_op_times(db, run_id, *want);
     loaded = true;
     times_of = want;
     device_us = 0;

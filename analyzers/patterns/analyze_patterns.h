@@ -17,7 +17,11 @@ struct PatternSummary {
   std::string source;  // graph | sequence | "" (nothing to match)
 };
 
+class SharedPasses;
+
+// `passes`: where the op task pass comes from, shared with the roofline (null: made here).
 PatternSummary analyze_patterns(store::Database& db, int64_t run_id,
-                                const std::vector<patterns::Pattern>& patterns);
+                                const std::vector<patterns::Pattern>& patterns,
+                                SharedPasses* passes = nullptr);
 
 }  // namespace perfsage::analyzers

@@ -14,8 +14,9 @@ Analyzer patterns_analyzer() {
   a.name = "patterns";
   a.reads = {"graph_nodes", "graph_edges", "tensors", "graph_op_matches", "op_stats", "op_tasks"};
   a.writes = {tables::fusion_candidates(), tables::transdata_chains(), tables::graph_cleanups()};
+  a.uses_op_tasks = true;
   a.run = [](store::Database& db, int64_t run_id, const AnalyzerResources& resources) {
-    analyze_patterns(db, run_id, resources.patterns);
+    analyze_patterns(db, run_id, resources.patterns, resources.passes);
   };
   return a;
 }

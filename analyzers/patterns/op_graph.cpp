@@ -8,6 +8,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "analyzers/core/stream_sort.h"
 #include "store/block_scan.h"
 #include "store/json_text.h"
 #include "store/text_hash.h"
@@ -91,6 +92,8 @@ std::string format_family(const std::string& format) {
 
 namespace {
 
+OpTimes op_stats_times(store::Database& db, int64_t run_id, std::optional<int64_t> rank);
+
 // The op times of the run's tasks, or of one rank's.
 OpTimes op_times(store::Database& db, int64_t run_id, std::optional<int64_t> rank) {
   OpTimes out;
@@ -115,7 +118,13 @@ OpTimes op_times(store::Database& db, int64_t run_id, std::optional<int64_t> ran
     }
   }
   for (auto& [name, v] : sums) out[name] = {static_cast<double>(v.first) / 1000.0, v.second};
-  if (!out.empty()) return out;
+  if (out.empty()) out = op_stats_times(db, run_id, rank);
+  return out;
+}
+
+// The op times from op_stats: ranks without an op table (their timeline's tasks).
+OpTimes op_stats_times(store::Database& db, int64_t run_id, std::optional<int64_t> rank) {
+  OpTimes out;
   auto stats = db.prepare(
       "SELECT name, sum(total_us), sum(count) FROM op_stats WHERE run_id=?1 AND (?2 IS NULL OR "
       "rank = ?2) GROUP BY name");
@@ -133,6 +142,25 @@ OpTimes load_op_times(store::Database& db, int64_t run_id) {
 
 OpTimes load_op_times(store::Database& db, int64_t run_id, int64_t rank) {
   return op_times(db, run_id, rank);
+}
+
+OpTimes load_op_times(store::Database& db, int64_t run_id, int64_t rank, const OpTaskPass& tasks) {
+  // Summed per name in row order, each name put in `sums` where op_times first meets it, so
+  // that the map (and the order the patterns analyzer adds its times in) is op_times' own.
+  std::unordered_map<std::string, std::pair<int64_t, int64_t>, store::TextHash, std::equal_to<>>
+      sums;  // name -> (ns, tasks)
+  std::vector<std::pair<int64_t, int64_t>*> by_id(tasks.texts.size(), nullptr);
+  for (const OpTaskPass::Task& t : tasks.tasks) {
+    if (t.rank != rank) continue;
+    auto*& sum = by_id[t.name];
+    if (sum == nullptr) sum = &sums.try_emplace(tasks.texts.text(t.name)).first->second;
+    sum->first += t.dur_ns;
+    ++sum->second;
+  }
+  OpTimes out;
+  for (auto& [name, v] : sums) out[name] = {static_cast<double>(v.first) / 1000.0, v.second};
+  if (out.empty()) out = op_stats_times(db, run_id, rank);
+  return out;
 }
 
 std::vector<OpGraph> graphs_from_store(store::Database& db, int64_t run_id) {
@@ -271,7 +299,7 @@ std::vector<OpGraph> graphs_from_store(store::Database& db, int64_t run_id) {
   return out;
 }
 
-std::vector<OpGraph> sequences_from_store(store::Database& db, int64_t run_id) {
+std::vector<OpGraph> sequences_from_tasks(const OpTaskPass& pass) {
   std::vector<OpGraph> out;
   // The timed tasks as compact rows over interned texts, sorted per stream by start in C++:
   // SQL's ORDER BY would sort every task with its texts.
@@ -279,51 +307,33 @@ std::vector<OpGraph> sequences_from_store(store::Database& db, int64_t run_id) {
     int64_t rank, device, stream, start, rowid;
     uint32_t name, type, in_format, out_format;
   };
-  std::unordered_map<std::string, uint32_t, store::TextHash, std::equal_to<>> ids;
-  std::vector<const std::string*> texts;
-  auto intern = [&](std::string_view s) {
-    auto it = ids.find(s);
-    if (it == ids.end()) {
-      it = ids.emplace(std::string(s), static_cast<uint32_t>(texts.size())).first;
-      texts.push_back(&it->first);
-    }
-    return it->second;
+  const std::string empty;
+  auto text = [&](uint32_t id) -> const std::string& {
+    return id == OpTaskPass::kNone ? empty : pass.texts.text(id);
   };
-  const auto& schema = store::op_task_schema();
-  auto col = [&](std::string_view name) { return store::column_index(schema, name); };
-  const int c_rank = col("rank"), c_device = col("device_id"), c_stream = col("stream_id"),
-            c_start = col("start_ns"), c_name = col("name"), c_type = col("type"),
-            c_in = col("input_formats"), c_out = col("output_formats");
   std::vector<Task> tasks;
-  store::BlockScan scan(db, schema, run_id, std::nullopt,
-                        {"rank", "device_id", "stream_id", "start_ns", "name", "type",
-                         "input_formats", "output_formats"});
-  while (scan.next()) {
-    auto& b = scan.block();
-    for (size_t r = 0; r < b.rows(); ++r) {
-      if (b.is_null(c_start, r)) continue;
-      auto opt = [&](int c) { return b.is_null(c, r) ? int64_t{-1} : b.int_at(c, r); };
-      auto text = [&](int c) { return b.is_null(c, r) ? std::string_view() : b.text_at(c, r); };
-      tasks.push_back({b.int_at(c_rank, r), opt(c_device), opt(c_stream), b.int_at(c_start, r),
-                       scan.rowid(r), intern(b.text_at(c_name, r)), intern(b.text_at(c_type, r)),
-                       intern(text(c_in)), intern(text(c_out))});
-    }
+  tasks.reserve(pass.tasks.size());
+  for (const OpTaskPass::Task& t : pass.tasks) {
+    if (t.start == OpTaskPass::kNoStart) continue;
+    tasks.push_back({t.rank, t.device, t.stream, t.start, t.rowid, t.name, t.type, t.input_formats,
+                     t.output_formats});
   }
-  std::sort(tasks.begin(), tasks.end(), [](const Task& a, const Task& b) {
-    return std::tie(a.rank, a.device, a.stream, a.start, a.rowid) <
-           std::tie(b.rank, b.device, b.stream, b.start, b.rowid);
-  });
+  sort_by_stream(
+      tasks, [](const Task& t) { return std::tuple(t.rank, t.device, t.stream); },
+      [](const Task& a, const Task& b) {
+        return std::tie(a.start, a.rowid) < std::tie(b.start, b.rowid);
+      });
   std::vector<size_t> node_of;  // by interned name, in the rank's view
   std::tuple<int64_t, int64_t, int64_t> stream{-2, -2, -2};
   size_t prev = SIZE_MAX;
   for (const Task& t : tasks) {
-    const std::string& type = *texts[t.type];
+    const std::string& type = text(t.type);
     if (runtime_task(type)) continue;
     if (out.empty() || out.back().rank != t.rank) {
       out.emplace_back();
       out.back().source = "sequence";
       out.back().rank = t.rank;
-      node_of.assign(texts.size(), SIZE_MAX);
+      node_of.assign(pass.texts.size(), SIZE_MAX);
     }
     OpGraph& g = out.back();
     std::tuple<int64_t, int64_t, int64_t> here{t.rank, t.device, t.stream};
@@ -332,11 +342,11 @@ std::vector<OpGraph> sequences_from_store(store::Database& db, int64_t run_id) {
     size_t& node = node_of[t.name];
     if (node == SIZE_MAX) {
       OpNode n;
-      n.name = *texts[t.name];
+      n.name = text(t.name);
       n.type = type;
       n.ops.push_back(n.name);
-      n.in_format = first_item(*texts[t.in_format]);
-      n.out_format = first_item(*texts[t.out_format]);
+      n.in_format = first_item(text(t.in_format));
+      n.out_format = first_item(text(t.out_format));
       n.order = g.nodes.size();
       node = g.add_node(std::move(n));
     }

@@ -11,6 +11,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "analyzers/core/op_task_pass.h"
 #include "store/database.h"
 
 namespace perfsage::analyzers::patterns {
@@ -61,13 +62,15 @@ using OpTimes = std::unordered_map<std::string, OpTime>;
 OpTimes load_op_times(store::Database& db, int64_t run_id);
 // The same for one rank's op tasks.
 OpTimes load_op_times(store::Database& db, int64_t run_id, int64_t rank);
+// The same from an op task pass of the run (op_stats when it holds none of the rank's tasks).
+OpTimes load_op_times(store::Database& db, int64_t run_id, int64_t rank, const OpTaskPass& tasks);
 
 // One view per graph of the run (subgraphs separately); none when the run has no graph.
 std::vector<OpGraph> graphs_from_store(store::Database& db, int64_t run_id);
 
 // One view of each rank's task sequence (all its streams), by rank; none when no op tasks. A
 // rank's view does not depend on the other ranks' tasks.
-std::vector<OpGraph> sequences_from_store(store::Database& db, int64_t run_id);
+std::vector<OpGraph> sequences_from_tasks(const OpTaskPass& tasks);
 
 // Format family of a device format: 4D, 5HD, NZ, ND, or "" when unknown.
 std::string format_family(const std::string& format);

@@ -12,9 +12,9 @@
 #include <unordered_set>
 #include <vector>
 
+#include "analyzers/core/stream_sort.h"
 #include "analyzers/roofline/flop_model.h"
 #include "analyzers/roofline/tables.h"
-#include "store/block_scan.h"
 
 namespace perfsage::analyzers::roofline {
 namespace {
@@ -161,17 +161,19 @@ std::vector<size_t> find_chains(const std::vector<std::string>& types, const Act
 }
 
 void compute_activation_patterns(store::Database& db, int64_t run_id) {
-  compute_activation_patterns(db, run_id, read_launch_pass(db, run_id));
+  compute_activation_patterns(db, run_id, read_launch_pass(db, run_id),
+                              std::make_shared<const OpTaskPass>(read_op_task_pass(db, run_id)));
 }
 
-void compute_activation_patterns(store::Database& db, int64_t run_id, const LaunchPass& pass) {
+void compute_activation_patterns(store::Database& db, int64_t run_id, const LaunchPass& pass,
+                                 std::shared_ptr<const OpTaskPass> shared_tasks) {
   db.prepare("DELETE FROM activation_patterns WHERE run_id = ?1").bind(1, run_id).run();
   FoundChains found;
   Names names;
   ShapeTexts shapes;
 
-  // Ascend device ops, per rank and stream in start order: read from the blocks and sorted
-  // here (SQL's ORDER BY sorted a million tasks with their texts), ties in row order.
+  // Ascend device ops, per rank and stream in start order: from the op task pass, sorted here
+  // (SQL's ORDER BY sorted a million tasks with their texts), ties in row order.
   {
     struct Task {
       int64_t rank, stream, start;
@@ -180,38 +182,41 @@ void compute_activation_patterns(store::Database& db, int64_t run_id, const Laun
       int64_t dur_ns;
       const std::string* shapes;
     };
+    const OpTaskPass& op_tasks = *shared_tasks;
     std::vector<Task> tasks;
-    const auto& schema = store::op_task_schema();
-    auto col = [&](const char* name) { return store::column_index(schema, name); };
-    const int c_rank = col("rank"), c_stream = col("stream_id"), c_start = col("start_ns"),
-              c_type = col("type"), c_name = col("name"), c_dur = col("dur_ns"),
-              c_core = col("core_type"), c_shapes = col("input_shapes");
-    store::BlockScan blocks(
-        db, schema, run_id, std::nullopt,
-        {"rank", "stream_id", "start_ns", "type", "name", "dur_ns", "core_type", "input_shapes"});
+    tasks.reserve(op_tasks.tasks.size());
     constexpr int64_t kNullFirst = std::numeric_limits<int64_t>::min();
-    while (blocks.next()) {
-      auto& b = blocks.block();
-      for (size_t r = 0; r < b.rows(); ++r) {
-        int64_t dur = b.is_null(c_dur, r) ? 0 : b.int_at(c_dur, r);
-        // core_type NOT IN ('HCCL', 'COMMUNICATION'), which a NULL core type fails too.
-        if (b.is_null(c_core, r)) continue;
-        std::string_view core = b.text_at(c_core, r);
-        if (core == "HCCL" || core == "COMMUNICATION") continue;
-        // The type column is normalized; the name (unique per op) only feeds examples.
-        const auto& type = names.get(b.text_at(c_type, r));
-        const auto& name = names.get(b.text_at(c_name, r));
-        tasks.push_back({b.is_null(c_rank, r) ? kNullFirst : b.int_at(c_rank, r),
-                         b.is_null(c_stream, r) ? -1 : b.int_at(c_stream, r),
-                         b.is_null(c_start, r) ? kNullFirst : b.int_at(c_start, r), &type, &name,
-                         dur,
-                         shapes.get(type.type, b.is_null(c_shapes, r) ? std::string_view()
-                                                                      : b.text_at(c_shapes, r))});
+    static_assert(OpTaskPass::kNoStart == kNullFirst);
+    const store::TextIds& texts = op_tasks.texts;
+    // Per text id, whether it is a communication core type (kept out) and its Names entry.
+    std::vector<int8_t> comm(texts.size(), -1);
+    std::vector<const Names::Entry*> entry(texts.size(), nullptr);
+    auto named = [&](uint32_t id) -> const Names::Entry& {
+      if (entry[id] == nullptr) entry[id] = &names.get(texts.text(id));
+      return *entry[id];
+    };
+    for (const OpTaskPass::Task& t : op_tasks.tasks) {
+      // core_type NOT IN ('HCCL', 'COMMUNICATION'), which a NULL core type fails too.
+      if (t.core_type == OpTaskPass::kNone) continue;
+      int8_t& is_comm = comm[t.core_type];
+      if (is_comm < 0) {
+        const std::string& core = texts.text(t.core_type);
+        is_comm = core == "HCCL" || core == "COMMUNICATION";
       }
+      if (is_comm) continue;
+      // The type column is normalized; the name (unique per op) only feeds examples.
+      const auto& type = named(t.type);
+      const auto& name = named(t.name);
+      tasks.push_back({t.rank_null ? kNullFirst : t.rank, t.stream, t.start, &type, &name, t.dur_ns,
+                       shapes.get(type.type, t.input_shapes == OpTaskPass::kNone
+                                                 ? std::string_view()
+                                                 : std::string_view(texts.text(t.input_shapes)))});
     }
-    std::stable_sort(tasks.begin(), tasks.end(), [](const Task& a, const Task& b) {
-      return std::tie(a.rank, a.stream, a.start) < std::tie(b.rank, b.stream, b.start);
-    });
+    entry.clear();
+    shared_tasks.reset();  // Names and ShapeTexts own what the tasks point to
+    sort_by_stream(
+        tasks, [](const Task& t) { return std::pair(t.rank, t.stream); },
+        [](const Task& a, const Task& b) { return a.start < b.start; });
     std::vector<Op> seq;
     std::pair<int64_t, int64_t> key{-2, -2};
     // A task without a rank is rank 0's, as the store's rank column has it.

@@ -6,10 +6,12 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "analyzers/core/launch_pass.h"
+#include "analyzers/core/op_task_pass.h"
 #include "store/database.h"
 
 namespace perfsage::analyzers::roofline {
@@ -27,7 +29,9 @@ std::string normalize_op_type(const std::string& type);
 std::vector<size_t> find_chains(const std::vector<std::string>& types, const ActivationPattern& p);
 
 void compute_activation_patterns(store::Database& db, int64_t run_id);
-// The same over a launch pass shared with the GPU roofline.
-void compute_activation_patterns(store::Database& db, int64_t run_id, const LaunchPass& pass);
+// The same over a launch pass shared with the GPU roofline and an op task pass shared with the
+// patterns analyzer (let go once the Ascend tasks are taken from it).
+void compute_activation_patterns(store::Database& db, int64_t run_id, const LaunchPass& pass,
+                                 std::shared_ptr<const OpTaskPass> tasks);
 
 }  // namespace perfsage::analyzers::roofline

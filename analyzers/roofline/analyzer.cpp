@@ -18,6 +18,8 @@ Analyzer roofline_analyzer() {
   a.writes = {tables::hardware_specs(),   tables::roofline_ops(),        tables::gpu_op_groups(),
               tables::ascend_op_groups(), tables::activation_patterns(), tables::shape_alignment()};
   a.uses_launch_pass = true;
+  a.uses_op_groups = true;
+  a.uses_op_tasks = true;
   a.run = [](store::Database& db, int64_t run_id, const AnalyzerResources& resources) {
     roofline::analyze_roofline(db, run_id, resources.hardware, resources.passes);
   };

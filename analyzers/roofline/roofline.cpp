@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <tuple>
+#include <utility>
 
 #include "analyzers/core/name_totals.h"
 #include "analyzers/core/op_groups.h"
@@ -446,15 +447,14 @@ Verdict classify(const Point& p) {
 }
 
 int compute_roofline(store::Database& db, int64_t run_id, const HardwareSpec& hw) {
-  return compute_roofline(db, run_id, hw, read_launch_pass(db, run_id));
+  return compute_roofline(db, run_id, hw, read_launch_pass(db, run_id),
+                          op_groups(nullptr, db, run_id)->groups);
 }
 
 int compute_roofline(store::Database& db, int64_t run_id, const HardwareSpec& hw,
-                     const LaunchPass& pass) {
+                     const LaunchPass& pass, const std::vector<OpGroup>& ascend) {
   db.prepare("DELETE FROM roofline_ops WHERE run_id = ?1").bind(1, run_id).run();
   std::vector<Misalignment> misaligned;
-  std::vector<OpGroup> ascend = group_op_tasks(db, run_id);
-  fill_latest_texts(db, ascend);
   write_ascend_groups(db, run_id, ascend);
   auto rows = ascend_rows(merge_ranks(ascend), hw, misaligned);
   write_alignment(db, run_id, misaligned);
@@ -494,8 +494,14 @@ void analyze_roofline(store::Database& db, int64_t run_id, const HardwareDb& har
   timed("hardware_spec", [&] { hw = compute_hardware_spec(db, run_id, hardware); });
   std::shared_ptr<const LaunchPass> pass;
   timed("launch pass", [&] { pass = launch_pass(passes, db, run_id); });
-  timed("roofline_ops", [&] { compute_roofline(db, run_id, hw, *pass); });
-  timed("activation_patterns", [&] { compute_activation_patterns(db, run_id, *pass); });
+  std::shared_ptr<const OpGroups> ascend;
+  timed("op groups", [&] { ascend = op_groups(passes, db, run_id); });
+  timed("roofline_ops", [&] { compute_roofline(db, run_id, hw, *pass, ascend->groups); });
+  ascend.reset();
+  std::shared_ptr<const OpTaskPass> tasks;
+  timed("op task pass", [&] { tasks = op_task_pass(passes, db, run_id); });
+  timed("activation_patterns",
+        [&] { compute_activation_patterns(db, run_id, *pass, std::move(tasks)); });
 }
 
 }  // namespace perfsage::analyzers::roofline

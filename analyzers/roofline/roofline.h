@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "analyzers/core/launch_pass.h"
 #include "analyzers/core/shared_passes.h"
@@ -34,9 +35,10 @@ Verdict classify(const Point& p);
 
 // Rebuilds roofline_ops for the run from op_tasks and the GPU kernels; returns rows written.
 int compute_roofline(store::Database& db, int64_t run_id, const HardwareSpec& hw);
-// The same over a launch pass the caller shares with the activation chains.
+// The same over a launch pass the caller shares with the activation chains and op groups
+// (with their latest texts) it shares with op_stats.
 int compute_roofline(store::Database& db, int64_t run_id, const HardwareSpec& hw,
-                     const LaunchPass& pass);
+                     const LaunchPass& pass, const std::vector<OpGroup>& ascend);
 
 // Rebuilds the GPU points of roofline_ops (scopes gpu_op and kernel) from the ranks' tables
 // (gpu_op_groups, kernel_groups, kernel_totals) instead of the events: the points of a cluster
@@ -46,7 +48,8 @@ int compute_gpu_roofline_of_ranks(store::Database& db, int64_t run_id, const Har
 // ascend_op_groups instead of the op tasks, for the same. Returns the rows written.
 int compute_ascend_roofline_of_ranks(store::Database& db, int64_t run_id, const HardwareSpec& hw);
 // Hardware spec, then roofline: the analyzer family's entry point for analyze_run. The launch
-// pass comes from `passes` (analyze_run's), or is made here without.
+// pass, the op groups and the op task pass come from `passes` (analyze_run's), or are made here
+// without.
 void analyze_roofline(store::Database& db, int64_t run_id, const HardwareDb& hardware,
                       SharedPasses* passes = nullptr);
 

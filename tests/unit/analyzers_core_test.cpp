@@ -7,6 +7,7 @@
 #include "analyzers/core/op_stats.h"
 #include "analyzers/core/rank_totals.h"
 #include "analyzers/core/shared_passes.h"
+#include "analyzers/core/stream_sort.h"
 #include "store/run_writer.h"
 #include "test_support.h"
 
@@ -219,6 +220,11 @@ TEST_CASE(
              "FROM op_tasks o JOIN r ON r.rank = o.rank WHERE run_id = ?1 "
              "GROUP BY 1, 2, 3 ORDER BY 1, 2, 3"));
   CHECK(rows("SELECT count(*) FROM op_block_dims WHERE run_id = ?1") != "0|\n");
+  // In each rank's order of first appearance (the block_dim fact reads them in row order).
+  CHECK(rows("SELECT rank, core_type, name, block_dim FROM op_block_dims WHERE run_id = ?1 "
+             "ORDER BY rowid") ==
+        rows("SELECT rank, core_type, name, block_dim FROM op_tasks WHERE run_id = ?1 AND "
+             "block_dim > 0 GROUP BY 1, 2, 3, 4 ORDER BY rank, min(rowid)"));
   // What the fusion_candidate, dynamic_shape and block_dim facts grouped the tasks for.
   CHECK(rows("SELECT rank, name, tasks, dur_ns, state_tasks, state_dur_ns, dynamic, static "
              "FROM op_name_totals WHERE run_id = ?1") ==
@@ -337,4 +343,68 @@ TEST_CASE("op-key table: every key keeps its value through growth, ids of any si
   table[keys[3]] += 100;  // an existing key: its value, not a new entry
   CHECK(*table.find(keys[3]) == 103);
   CHECK(table.size() == keys.size());
+}
+
+TEST_CASE("sort_by_stream orders as a stable sort by stream, then start") {
+  struct Item {
+    int64_t stream, start, row;
+  };
+  std::vector<Item> items;
+  // Three streams interleaved, one in order, one in reverse, one with equal starts.
+  for (int64_t i = 0; i < 3000; ++i) {
+    const int64_t stream = (i * 7) % 3;
+    const int64_t start = stream == 0 ? i : stream == 1 ? 5000 - i : i / 100;
+    items.push_back({stream, start, i});
+  }
+  auto expected = items;
+  std::stable_sort(expected.begin(), expected.end(), [](const Item& a, const Item& b) {
+    return std::tie(a.stream, a.start) < std::tie(b.stream, b.start);
+  });
+  analyzers::sort_by_stream(
+      items, [](const Item& t) { return t.stream; },
+      [](const Item& a, const Item& b) { return a.start < b.start; });
+  REQUIRE(items.size() == expected.size());
+  for (size_t i = 0; i < items.size(); ++i) CHECK(items[i].row == expected[i].row);
+  std::vector<Item> none;
+  analyzers::sort_by_stream(
+      none, [](const Item& t) { return t.stream; },
+      [](const Item& a, const Item& b) { return a.start < b.start; });
+  CHECK(none.empty());
+}
+
+TEST_CASE("the op groups and the op task pass are read once for their users") {
+  test::AnalysisStore db;
+  int64_t run;
+  {
+    store::RunWriter w(db, {"j", {}, "fp", "now"});
+    run = w.run_id();
+    for (int i = 0; i < 6; ++i) {
+      auto t = task(i % 2 ? "MatMul1" : "Add1", i % 2 ? "MatMul" : "Add", "AI_CORE", 100 + i);
+      t.start_ns = 1000 * i;
+      t.block_dim = 8;
+      w.add(t);
+    }
+    w.commit();
+  }
+  analyzers::SharedPasses passes(0, 2, 2);
+  auto groups = passes.op_groups(db, run);
+  auto reader = store::Database::open_reader(db.path());
+  auto second = passes.op_groups(*reader, run);
+  CHECK(second == groups);         // the second user gets the first's
+  CHECK(groups.use_count() == 2);  // and the passes hold it no longer
+  REQUIRE(groups->groups.size() == 2);
+  CHECK(groups->groups[0].name == "MatMul1");  // longest total first
+  REQUIRE(groups->block_dims.size() == 2);
+  CHECK(groups->block_dims[0].name == "Add1");  // first appearance
+  CHECK(groups->block_dims[0].tasks == 3);
+  CHECK(groups->block_dims[1].dur_ns == 101 + 103 + 105);
+  // A user that does not need the task pass after all lets the other one have the last copy.
+  passes.skip_op_tasks();
+  auto tasks = passes.op_tasks(db, run);
+  CHECK(tasks.use_count() == 1);
+  REQUIRE(tasks->tasks.size() == 6);
+  CHECK(tasks->texts.text(tasks->tasks[1].name) == "MatMul1");
+  CHECK(tasks->tasks[2].start == 2000);
+  CHECK(tasks->tasks[0].stream == -1);  // NULL
+  CHECK(tasks->tasks[0].input_shapes == analyzers::OpTaskPass::kNone);
 }
