@@ -10,6 +10,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -72,6 +73,40 @@ inline long queue_count(httplib::Client& c, const std::string& state) {
   auto at = r->body.find("\"" + state + "\":\"");
   if (at == std::string::npos) return -1;
   return std::stol(r->body.substr(at + state.size() + 4));
+}
+
+// A sample of a daemon's /metrics, 0 when absent (-1 when it did not answer).
+inline double metric(httplib::Client& c, const std::string& series) {
+  auto r = c.Get("/metrics");
+  if (!r) return -1;
+  auto at = r->body.find("\n" + series + " ");
+  return at == std::string::npos ? 0 : std::stod(r->body.substr(at + series.size() + 2));
+}
+
+// `daemons` perfsaged with `workers` workers each, their stores in dir/d<i>, reading
+// submissions below `submit_root`; in shared mode on `uri` when it is not empty. A client
+// each.
+struct Fleet {
+  std::vector<std::unique_ptr<Perfsaged>> daemons;
+  std::vector<std::unique_ptr<httplib::Client>> clients;
+};
+inline Fleet start_fleet(const std::filesystem::path& perfsaged, const std::filesystem::path& dir,
+                         int daemons, int workers, const std::filesystem::path& submit_root,
+                         const std::string& uri) {
+  Fleet out;
+  for (int i = 0; i < daemons; ++i) {
+    const std::filesystem::path home = dir / (std::string("d") + std::to_string(i));
+    std::filesystem::create_directories(home);
+    std::string config = "daemon:\n  store: " + (home / "perf.db").string() +
+                         "\n  listen: 127.0.0.1:0\n  submit_roots: [" + submit_root.string() +
+                         "]\n  workers: " + std::to_string(workers) + "\n";
+    if (!uri.empty()) config += "  postgres: \"" + uri + "\"\n";
+    out.daemons.push_back(std::make_unique<Perfsaged>(perfsaged, home, config));
+    out.clients.push_back(
+        std::make_unique<httplib::Client>("127.0.0.1", out.daemons.back()->port()));
+    out.clients.back()->set_read_timeout(60, 0);
+  }
+  return out;
 }
 
 }  // namespace perfsage::bench

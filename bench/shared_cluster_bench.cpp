@@ -24,14 +24,6 @@ namespace {
 const fs::path kBin = fs::path(PERFSAGE_BINARY_DIR) / "bin";
 const char* kSample = "kineto/hta__df_index_resolver_df_index_resolver.json.gz";
 
-// A sample of a daemon's /metrics, 0 when absent.
-double metric(httplib::Client& c, const std::string& series) {
-  auto r = c.Get("/metrics");
-  if (!r) return -1;
-  auto at = r->body.find("\n" + series + " ");
-  return at == std::string::npos ? 0 : std::stod(r->body.substr(at + series.size() + 2));
-}
-
 // A text field of the queue job `id` as JSON ("" when absent).
 std::string job_field(httplib::Client& c, const std::string& id, const std::string& field) {
   auto r = c.Get("/api/v1/queue/" + id);
@@ -70,22 +62,9 @@ struct Outcome {
 
 Outcome run_fleet(const fs::path& dir, const fs::path& cluster, int daemons, int workers,
                   const std::string& uri) {
-  std::vector<std::unique_ptr<Perfsaged>> fleet;
-  for (int i = 0; i < daemons; ++i) {
-    const fs::path home = dir / (std::string("d") + std::to_string(i));
-    fs::create_directories(home);
-    std::string config = "daemon:\n  store: " + (home / "perf.db").string() +
-                         "\n  listen: 127.0.0.1:0\n  submit_roots: [" +
-                         cluster.parent_path().string() +
-                         "]\n  workers: " + std::to_string(workers) + "\n";
-    if (!uri.empty()) config += "  postgres: \"" + uri + "\"\n";
-    fleet.push_back(std::make_unique<Perfsaged>(kBin / "perfsaged", home, config));
-  }
-  std::vector<std::unique_ptr<httplib::Client>> clients;
-  for (auto& d : fleet) {
-    clients.push_back(std::make_unique<httplib::Client>("127.0.0.1", d->port()));
-    clients.back()->set_read_timeout(60, 0);
-  }
+  auto started = start_fleet(kBin / "perfsaged", dir, daemons, workers, cluster.parent_path(), uri);
+  auto& fleet = started.daemons;
+  auto& clients = started.clients;
   Outcome out;
   auto t0 = Clock::now();
   auto r = clients[0]->Post("/api/v1/submit", "{\"path\":\"" + cluster.string() + "\"}",

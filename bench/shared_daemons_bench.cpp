@@ -21,14 +21,6 @@ namespace {
 const fs::path kBin = fs::path(PERFSAGE_BINARY_DIR) / "bin";
 constexpr int kIdleSeconds = 5;
 
-// A counter of a daemon's /metrics, 0 when absent.
-double metric(httplib::Client& c, const std::string& series) {
-  auto r = c.Get("/metrics");
-  if (!r) return -1;
-  auto at = r->body.find("\n" + series + " ");
-  return at == std::string::npos ? 0 : std::stod(r->body.substr(at + series.size() + 2));
-}
-
 long runs_listed(httplib::Client& c) {
   auto r = c.Get("/api/v1/runs?limit=500");
   if (!r || r->status != 200) return -1;
@@ -49,22 +41,10 @@ struct Outcome {
 // Runs the inputs on `daemons` perfsaged (shared mode when `uri` is not empty).
 Outcome run_fleet(const fs::path& dir, const std::vector<fs::path>& inputs, int daemons,
                   int workers, const std::string& uri, const perfsage::test::PgServer* server) {
-  std::vector<std::unique_ptr<Perfsaged>> fleet;
-  for (int i = 0; i < daemons; ++i) {
-    const fs::path home = dir / (std::string("d") + std::to_string(i));
-    fs::create_directories(home);
-    std::string config = "daemon:\n  store: " + (home / "perf.db").string() +
-                         "\n  listen: 127.0.0.1:0\n  submit_roots: [" +
-                         inputs.front().parent_path().string() +
-                         "]\n  workers: " + std::to_string(workers) + "\n";
-    if (!uri.empty()) config += "  postgres: \"" + uri + "\"\n";
-    fleet.push_back(std::make_unique<Perfsaged>(kBin / "perfsaged", home, config));
-  }
-  std::vector<std::unique_ptr<httplib::Client>> clients;
-  for (auto& d : fleet) {
-    clients.push_back(std::make_unique<httplib::Client>("127.0.0.1", d->port()));
-    clients.back()->set_read_timeout(60, 0);
-  }
+  auto started =
+      start_fleet(kBin / "perfsaged", dir, daemons, workers, inputs.front().parent_path(), uri);
+  auto& fleet = started.daemons;
+  auto& clients = started.clients;
   Outcome out;
   const double server0 = server ? server_cpu_seconds(*server) : 0;
   auto t0 = Clock::now();
