@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <cstdint>
 #include <map>
+#include <stdexcept>
+#include <utility>
 #include <vector>
 
 namespace perfsage::analyzers {
@@ -17,6 +19,7 @@ template <class T, class KeyOf, class Earlier>
 void sort_by_stream(std::vector<T>& items, KeyOf key_of, Earlier earlier) {
   using Key = decltype(key_of(items.front()));
   if (items.empty()) return;
+  if (items.size() > UINT32_MAX) throw std::length_error("sort_by_stream: too many items");
   std::map<Key, size_t> bucket_of;             // key -> its bucket, numbered in order of appearance
   std::vector<uint32_t> bucket(items.size());  // few streams: 4 bytes an item
   std::vector<size_t> counts;
@@ -37,15 +40,22 @@ void sort_by_stream(std::vector<T>& items, KeyOf key_of, Earlier earlier) {
     begin[b] = at;
     at += counts[b];
   }
-  std::vector<T> sorted(items.size());
+  // Each item's place, then the items moved there in place, cycle by cycle: a sorted copy
+  // would hold a second copy of a million items.
   std::vector<size_t> next = begin;
-  for (size_t i = 0; i < items.size(); ++i) sorted[next[bucket[i]]++] = std::move(items[i]);
+  std::vector<uint32_t>& place = bucket;
+  for (size_t i = 0; i < items.size(); ++i) place[i] = static_cast<uint32_t>(next[bucket[i]]++);
+  for (size_t i = 0; i < items.size(); ++i)
+    while (place[i] != i) {
+      const uint32_t to = place[i];
+      std::swap(items[i], items[to]);
+      std::swap(place[i], place[to]);
+    }
   for (size_t b = 0; b < counts.size(); ++b) {
-    auto first = sorted.begin() + static_cast<std::ptrdiff_t>(begin[b]);
+    auto first = items.begin() + static_cast<std::ptrdiff_t>(begin[b]);
     auto end = first + static_cast<std::ptrdiff_t>(counts[b]);
     if (!std::is_sorted(first, end, earlier)) std::stable_sort(first, end, earlier);
   }
-  items = std::move(sorted);
 }
 
 }  // namespace perfsage::analyzers
