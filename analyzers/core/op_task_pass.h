@@ -1,7 +1,8 @@
 // One pass over a run's op tasks, in row order, for the analyzers that walk them task by task:
-// the patterns' per-rank task sequences and op times, and the roofline's Ascend activation
-// chains. Each read the same million tasks from the blocks and hashed their texts; now the
-// blocks are decoded once and each distinct text is interned once per block dictionary entry.
+// the ranks' totals, the patterns' per-rank task sequences and op times, and the roofline's
+// Ascend activation chains. Each read the same million tasks from the blocks and hashed their
+// texts; now the blocks are decoded once and each distinct text is interned once per block
+// dictionary entry.
 // Made once per analysis (shared_passes.h).
 #pragma once
 
@@ -23,11 +24,12 @@ struct OpTaskPass {
     int64_t device, stream;  // -1 when NULL
     int64_t start;           // kNoStart when NULL
     int64_t dur_ns;          // 0 when NULL
+    int64_t wait_ns;         // 0 when NULL
     int64_t rowid;
     // Texts (ids into `texts`). Name and type as the block reads them, NULL or not (the ingest
     // always sets them); the others kNone when NULL.
     uint32_t name, type, core_type, input_formats, output_formats, input_shapes;
-    bool rank_null;
+    bool rank_null, dur_null, wait_null, name_null;
   };
 
   store::TextIds texts;

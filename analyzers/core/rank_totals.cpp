@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "analyzers/core/like_match.h"
+#include "analyzers/core/shared_passes.h"
 #include "analyzers/core/tables.h"
 #include "analyzers/core/timed_part.h"
 #include "store/bind.h"
@@ -123,42 +124,35 @@ void read_host(store::Database& db, int64_t run, std::map<int64_t, RankTotal>& r
   }
 }
 
-void read_op_tasks(store::Database& db, int64_t run, std::map<int64_t, RankTotal>& ranks,
-                   CommTotals& comm) {
-  const auto& schema = store::op_task_schema();
-  auto col = [&](const char* n) { return store::column_index(schema, n); };
-  const int c_rank = col("rank"), c_start = col("start_ns"), c_dur = col("dur_ns"),
-            c_wait = col("wait_ns"), c_core = col("core_type"), c_name = col("name");
-  store::BlockScan scan(db, schema, run, std::nullopt,
-                        {"rank", "start_ns", "dur_ns", "wait_ns", "core_type", "name"});
-  while (scan.next()) {
-    auto& b = scan.block();
-    for (size_t r = 0; r < b.rows(); ++r) {
-      const int64_t rank = rank_at(b, c_rank, r);
-      RankTotal& t = ranks[rank];
-      ++t.op_tasks;
-      std::optional<int64_t> dur;
-      if (!b.is_null(c_dur, r)) dur = b.int_at(c_dur, r);
-      if (dur) t.op_busy_ns = t.op_busy_ns.value_or(0) + *dur;
-      if (!b.is_null(c_wait, r)) t.op_wait_ns = t.op_wait_ns.value_or(0) + b.int_at(c_wait, r);
-      // As SQL's min(start_ns) and max(start_ns + dur_ns) over the op tasks.
-      if (!b.is_null(c_start, r)) {
-        const int64_t start = b.int_at(c_start, r);
-        t.first = t.first ? std::min(*t.first, start) : start;
-        if (dur) t.last = t.last ? std::max(*t.last, end_of(start, *dur)) : end_of(start, *dur);
-      }
-      if (!b.is_null(c_core, r) && b.text_at(c_core, r) == "HCCL")
-        add_comm(comm,
-                 {rank, b.is_null(c_name, r) ? std::nullopt
-                                             : std::optional<std::string>(b.text_at(c_name, r))},
-                 dur);
+void read_op_tasks(const OpTaskPass& pass, std::map<int64_t, RankTotal>& ranks, CommTotals& comm) {
+  std::vector<int8_t> hccl(pass.texts.size(), -1);  // per core type id: whether it is HCCL
+  for (const OpTaskPass::Task& task : pass.tasks) {
+    RankTotal& t = ranks[task.rank];  // a NULL rank is 0, as the pass reads it
+    ++t.op_tasks;
+    std::optional<int64_t> dur;
+    if (!task.dur_null) dur = task.dur_ns;
+    if (dur) t.op_busy_ns = t.op_busy_ns.value_or(0) + *dur;
+    if (!task.wait_null) t.op_wait_ns = t.op_wait_ns.value_or(0) + task.wait_ns;
+    // As SQL's min(start_ns) and max(start_ns + dur_ns) over the op tasks.
+    if (task.start != OpTaskPass::kNoStart) {
+      const int64_t start = task.start;
+      t.first = t.first ? std::min(*t.first, start) : start;
+      if (dur) t.last = t.last ? std::max(*t.last, end_of(start, *dur)) : end_of(start, *dur);
     }
+    if (task.core_type == OpTaskPass::kNone) continue;
+    int8_t& is_hccl = hccl[task.core_type];
+    if (is_hccl < 0) is_hccl = pass.texts.text(task.core_type) == "HCCL";
+    if (is_hccl)
+      add_comm(comm,
+               {task.rank, task.name_null ? std::nullopt
+                                          : std::optional<std::string>(pass.texts.text(task.name))},
+               dur);
   }
 }
 
 }  // namespace
 
-void compute_rank_totals(store::Database& db, int64_t run) {
+void compute_rank_totals(store::Database& db, int64_t run, SharedPasses* passes) {
   // One transaction: a call per collective (tens of thousands in a long DDP trace) each in a
   // transaction of its own took a minute.
   store::Transaction txn(db);
@@ -171,7 +165,8 @@ void compute_rank_totals(store::Database& db, int64_t run) {
     timed_part("rank_totals", "host", [&] { read_host(db, run, ranks, calls); });
   }
   timed_part("rank_totals", "device", [&] { read_device(db, run, ranks); });
-  timed_part("rank_totals", "op tasks", [&] { read_op_tasks(db, run, ranks, comm); });
+  timed_part("rank_totals", "op tasks",
+             [&] { read_op_tasks(*op_task_pass(passes, db, run), ranks, comm); });
   store::RowInserter insert(db, tables::rank_totals());
   for (const auto& [rank, t] : ranks)
     insert.insert(run, rank, t.first, t.last, t.device_events, t.device_busy_ns, t.op_tasks,

@@ -10,6 +10,10 @@
 
 namespace perfsage::analyzers {
 
-void compute_rank_totals(store::Database& db, int64_t run_id);
+class SharedPasses;
+
+// `passes`: where the op task pass comes from, shared with the patterns and the roofline
+// (null: made here).
+void compute_rank_totals(store::Database& db, int64_t run_id, SharedPasses* passes = nullptr);
 
 }  // namespace perfsage::analyzers

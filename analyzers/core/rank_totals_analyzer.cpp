@@ -11,8 +11,9 @@ Analyzer rank_totals_analyzer() {
   a.name = "rank_totals";
   a.reads = {"host_events", "device_events", "op_tasks"};
   a.writes = {tables::rank_totals(), tables::hccl_totals(), tables::host_collective_calls()};
-  a.run = [](store::Database& db, int64_t run_id, const AnalyzerResources& /*resources*/) {
-    compute_rank_totals(db, run_id);
+  a.uses_op_tasks = true;
+  a.run = [](store::Database& db, int64_t run_id, const AnalyzerResources& resources) {
+    compute_rank_totals(db, run_id, resources.passes);
   };
   return a;
 }
