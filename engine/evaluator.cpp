@@ -128,8 +128,13 @@ PackEvaluation evaluate_pack(const CompiledPack& pack, const FactSource& source,
 
 void release_pristine_environments(const PackSet& packs) {
   bool freed = false;
-  for (const auto& pack : packs.packs)
-    if (pack.pristine && pack.pristine->take()) freed = true;
+  for (const auto& pack : packs.packs) {
+    // Freed now, not left to the exit (leave_environments_to_exit): the point is the memory.
+    if (auto env = pack.pristine ? pack.pristine->take() : nullptr) {
+      env->destroy();
+      freed = true;
+    }
+  }
   // CLIPS's pages went back to malloc, which keeps them unless asked.
   if (freed) malloc_trim(0);
 }

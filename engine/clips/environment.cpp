@@ -194,6 +194,12 @@ void Environment::follow_process_isolation() {
   if (g_isolated) EnvSetOutOfMemoryFunction(env_, out_of_memory_exit);
 }
 
+void Environment::destroy() {
+  if (!env_) return;
+  DestroyEnvironment(env_);
+  env_ = nullptr;
+}
+
 Environment::~Environment() {
   // An evaluator child ends right after its one pack: the OS takes the memory back, where
   // freeing it would first copy every page of an environment inherited from the parent.

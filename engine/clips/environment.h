@@ -66,6 +66,9 @@ class Environment {
   // sandboxed: remove every function outside the allow list (see sandbox.h).
   explicit Environment(bool sandboxed = true);
   ~Environment();
+  // Frees the CLIPS environment now, whatever leave_environments_to_exit allows: for one
+  // released early so that its memory serves the rest of the process. Nothing is usable after.
+  void destroy();
   Environment(const Environment&) = delete;
   Environment& operator=(const Environment&) = delete;
 

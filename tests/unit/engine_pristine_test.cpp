@@ -1,5 +1,7 @@
 // A compiled pack keeps the environment its constructs were checked in (pristine) for the first
 // evaluation in a process; every evaluation still starts from an environment no other touched.
+#include <malloc.h>
+
 #include <catch2/catch.hpp>
 #include <set>
 
@@ -78,4 +80,22 @@ TEST_CASE("a pack set whose pristine environments were released evaluates the sa
   CHECK(subjects(evaluate_pack(set.packs[0], ops({"MatMul", "Cast"}), 1000, "ascend")) ==
         std::set<std::string>{"MatMul", "Cast"});
   release_pristine_environments(set);  // again: nothing to free, no error
+}
+
+TEST_CASE("released pristine environments are freed even where environments are left to exit") {
+  // A process that leaves its environments to its exit (the CLI, a daemon worker) still gives
+  // the released ones back: they are released so that a big input's ingest has their memory.
+  clips::leave_environments_to_exit(64u << 20);
+  struct Restore {
+    ~Restore() { clips::leave_environments_to_exit(0); }
+  } restore;
+  PackSet set;
+  for (int i = 0; i < 8; ++i) set.packs.push_back(compiled_pack());
+  set.catalog = test::catalog();
+  const size_t before = mallinfo2().uordblks;
+  release_pristine_environments(set);
+  const size_t after = mallinfo2().uordblks;
+  INFO("in use before " << before << " B, after " << after << " B");
+  // Eight environments of at least a few hundred kB each.
+  CHECK(after + (2u << 20) < before);
 }
