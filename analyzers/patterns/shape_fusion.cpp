@@ -32,7 +32,10 @@ std::optional<std::vector<int64_t>> static_shape(const std::string& json) {
 
 std::string shape_text(const std::vector<int64_t>& dims) {
   std::string s = "[";
-  for (size_t i = 0; i < dims.size(); ++i) s += (i ? "," : "") + std::to_string(dims[i]);
+  for (size_t i = 0; i < dims.size(); ++i) {
+    if (i) s += ',';
+    s += std::to_string(dims[i]);
+  }
   return s + "]";
 }
 
