@@ -116,7 +116,9 @@ std::string roff_options(const std::vector<HelpOption>& options) {
       out += (i ? ", " : "") + std::string("\\fB") + roff_escape(o.names[i]) + "\\fR";
     }
     if (!o.argument.empty()) out += " \\fI" + roff_escape(o.argument) + "\\fR";
-    out += "\n" + roff_escape(o.text) + "\n";
+    out += '\n';
+    out += roff_escape(o.text);
+    out += '\n';
   }
   return out;
 }

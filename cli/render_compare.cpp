@@ -78,8 +78,12 @@ const char* kind_title(const std::string& kind) {
 
 // "x18", with the bytes moved for copies: "x18, 1.5 MiB".
 std::string count_text(const v1::OpDelta& d, int64_t count, int64_t bytes) {
-  std::string s = "x" + std::to_string(count);
-  if (d.kind() == "memcpy" && bytes > 0) s += ", " + app::format_bytes(static_cast<double>(bytes));
+  std::string s = "x";
+  s += std::to_string(count);
+  if (d.kind() == "memcpy" && bytes > 0) {
+    s += ", ";
+    s += app::format_bytes(static_cast<double>(bytes));
+  }
   return s;
 }
 
