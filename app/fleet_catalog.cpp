@@ -12,7 +12,6 @@
 #include "store/results.h"
 #include "store/run_extract.h"
 #include "store/run_registry.h"
-#include "store/schema.h"
 
 namespace perfsage::app {
 namespace fs = std::filesystem;
@@ -116,8 +115,7 @@ bool FleetCatalog::keep_rank_extract(int64_t job_id, const std::string& owner,
   } catch (const std::exception& e) {
     throw store::StoreError("rank job " + std::to_string(job_id) + ": " + e.what());
   }
-  return impl_->catalog.keep_rank_and_complete(job_id, owner, {impl_->instance, 0},
-                                               store::current_schema_version(), bytes, now);
+  return impl_->catalog.keep_rank_and_complete(job_id, owner, bytes, now);
 }
 
 std::optional<int64_t> FleetCatalog::republish(const fs::path& store, int64_t local_run_id) {

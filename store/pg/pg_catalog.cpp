@@ -105,7 +105,6 @@ std::optional<int64_t> PgCatalog::publish_and_complete(int64_t job_id, const std
 }
 
 bool PgCatalog::keep_rank_and_complete(int64_t job_id, const std::string& owner,
-                                       const RunOrigin& origin, int store_schema,
                                        const std::string& extract, const std::string& now) {
   std::lock_guard lock(mutex_);
   Transaction txn(c_);
@@ -114,17 +113,13 @@ bool PgCatalog::keep_rank_and_complete(int64_t job_id, const std::string& owner,
       "FOR UPDATE",
       {param(job_id), param(owner)});
   if (held.rows() == 0) return false;
-  c_.exec(
-      "INSERT INTO catalog_rank_extracts(job_id, instance, local_run_id, store_schema, extract) "
-      "VALUES($1, $2, $3, $4, decode($5, 'hex')) ON CONFLICT (job_id) DO UPDATE SET instance = "
-      "EXCLUDED.instance, local_run_id = EXCLUDED.local_run_id, store_schema = "
-      "EXCLUDED.store_schema, extract = EXCLUDED.extract, published = now()",
-      {param(job_id), param(origin.instance), param(origin.local_run_id),
-       param(int64_t{store_schema}), param(to_hex(extract))});
+  c_.exec("INSERT INTO catalog_rank_extracts(job_id, extract) VALUES($1, decode($2, 'hex'))",
+          {param(job_id), param(to_hex(extract))});
+  // done_by names the daemon that analysed the rank; the extract carries its schema version.
   c_.exec(
       "UPDATE jobs SET state = 'done', finished = $1, reason = NULL, owner = NULL, "
       "lease_until_ms = NULL, done_by = $2 WHERE id = $3",
-      {param(now), param(origin.instance), param(job_id)});
+      {param(now), param(owner), param(job_id)});
   // The reduce may be claimable now: wake the idle daemons.
   c_.exec("SELECT pg_notify($1, $2)", {param(kJobsChannel), param(job_id)});
   txn.commit();

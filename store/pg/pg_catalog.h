@@ -66,8 +66,8 @@ class PgCatalog {
   // Keeps rank job `job_id`'s result (its run's extract) for its reduce and marks the job done,
   // in one transaction, when `owner` still holds it; false (nothing written) when it does not.
   // The rank's run is never listed among the catalog's runs.
-  bool keep_rank_and_complete(int64_t job_id, const std::string& owner, const RunOrigin& origin,
-                              int store_schema, const std::string& extract, const std::string& now);
+  bool keep_rank_and_complete(int64_t job_id, const std::string& owner, const std::string& extract,
+                              const std::string& now);
   // The rank jobs of reduce job `reduce_id`, by rank.
   std::vector<RankResult> rank_results(int64_t reduce_id);
   // The extract kept for rank job `job_id` (read one at a time: a cluster's extracts together,

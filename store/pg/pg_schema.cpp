@@ -57,8 +57,7 @@ ALTER TABLE jobs ADD COLUMN kind TEXT NOT NULL DEFAULT 'run',
   ADD COLUMN parent BIGINT REFERENCES jobs(id) ON DELETE CASCADE, ADD COLUMN rank BIGINT;
 CREATE INDEX jobs_parent ON jobs(parent, state) WHERE parent IS NOT NULL;
 CREATE TABLE catalog_rank_extracts(
-  job_id BIGINT PRIMARY KEY REFERENCES jobs(id) ON DELETE CASCADE, instance TEXT NOT NULL,
-  local_run_id BIGINT NOT NULL, store_schema INTEGER NOT NULL, extract BYTEA NOT NULL,
+  job_id BIGINT PRIMARY KEY REFERENCES jobs(id) ON DELETE CASCADE, extract BYTEA NOT NULL,
   published TIMESTAMPTZ NOT NULL DEFAULT now());
 )sql",
 };
