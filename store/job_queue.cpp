@@ -12,6 +12,15 @@ namespace {
 
 constexpr std::array<const char*, 5> kStateNames = {"queued", "running", "done", "failed",
                                                     "quarantined"};
+constexpr std::array<const char*, 3> kKindNames = {"run", "rank", "reduce"};
+
+// The enum value whose name (by position in `names`) is `text`.
+template <class Enum, size_t N>
+std::optional<Enum> parse_name(const std::array<const char*, N>& names, std::string_view text) {
+  for (size_t i = 0; i < N; ++i)
+    if (text == names[i]) return static_cast<Enum>(i);
+  return std::nullopt;
+}
 
 constexpr const char* kJobColumns =
     "SELECT id, job, inputs, source, signature, lenient, state, attempts, crashes, "
@@ -53,25 +62,15 @@ const char* to_string(JobState state) {
 }
 
 std::optional<JobState> parse_job_state(std::string_view text) {
-  for (size_t i = 0; i < kStateNames.size(); ++i) {
-    if (text == kStateNames[i]) return static_cast<JobState>(i);
-  }
-  return std::nullopt;
+  return parse_name<JobState>(kStateNames, text);
 }
-
-namespace {
-constexpr std::array<const char*, 3> kKindNames = {"run", "rank", "reduce"};
-}  // namespace
 
 const char* to_string(JobKind kind) {
   return kKindNames[static_cast<size_t>(kind)];
 }
 
 std::optional<JobKind> parse_job_kind(std::string_view text) {
-  for (size_t i = 0; i < kKindNames.size(); ++i) {
-    if (text == kKindNames[i]) return static_cast<JobKind>(i);
-  }
-  return std::nullopt;
+  return parse_name<JobKind>(kKindNames, text);
 }
 
 bool JobQueue::fan_out(int64_t, const std::string&, const std::vector<RankInputs>&,
