@@ -127,6 +127,8 @@ ipc::JobResult run_job(const ipc::RunJob& job, const Serving& serving, const Pro
     }
     app::AnalysisRequest req;
     for (const auto& in : job.inputs()) req.inputs.emplace_back(in);
+    req.job = job.job();
+    req.mode = job.lenient() ? app::InputMode::lenient : app::InputMode::strict;
     if (job.fan_out() && job.kind() == "run") {
       // A cluster of ranks: its rank jobs analyse it, on any daemon.
       if (auto ranks = app::plan_rank_jobs(req.inputs)) {
@@ -140,7 +142,6 @@ ipc::JobResult run_job(const ipc::RunJob& job, const Serving& serving, const Pro
       }
     }
     if (job.kind() == "rank") {
-      req.job = job.job();
       req.progress = [&](std::string_view s, double fraction) { progress(s, fraction, 0); };
       auto folder = app::analyze_rank(req, app::rank_spool(job.store()), job.job_id(),
                                       *serving.knowledge, *serving.limits);
@@ -158,8 +159,6 @@ ipc::JobResult run_job(const ipc::RunJob& job, const Serving& serving, const Pro
     // job's own time limit (the daemon kills the worker then).
     sqlite3_busy_timeout(db.handle(), 24 * 3600 * 1000);
     if (job.kind() == "reduce") return reduce_job(job, serving, db, progress);
-    req.job = job.job();
-    req.mode = job.lenient() ? app::InputMode::lenient : app::InputMode::strict;
     int64_t run_id = 0;
     std::string stage = "ingest";
     req.progress = [&](std::string_view s, double fraction) {

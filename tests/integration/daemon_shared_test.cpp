@@ -398,3 +398,28 @@ TEST_CASE("shared mode: a rank job that fails makes the cluster's reduce fail na
   CHECK(analysed_runs(daemon).empty());
   CHECK(daemon.kill(SIGTERM) == 0);
 }
+
+TEST_CASE(
+    "shared mode, lenient: a rank cut off is analysed as far as it goes, and so is its cluster") {
+  PERFSAGE_REQUIRE_SAMPLES();
+  PERFSAGE_REQUIRE_POSTGRES(server);
+  OneSharedDaemon one(server->fresh_database(), "  lenient: true\n");
+  DaemonProcess& daemon = *one.daemon;
+  REQUIRE(daemon.start());
+  INFO(daemon.log());
+  const fs::path staging = one.stage_cluster("cluster3", 3);
+  const fs::path cut = staging / "rank_1" / "trace.json";
+  fs::resize_file(cut, fs::file_size(cut) / 2);
+  one.drop(staging);
+  // The job's leniency goes to its rank jobs: every rank is analysed, the cluster run made.
+  REQUIRE(eventually(120, [&] {
+    auto c = counts(daemon);
+    return c["done"] + c["failed"] == 4 && c["queued"] + c["running"] == 0;
+  }));
+  for (const auto& j : all_jobs(daemon)) {
+    INFO(j.kind() << " " << j.rank() << ": " << j.reason());
+    CHECK(j.state() == "done");
+  }
+  REQUIRE(eventually(30, [&] { return analysed_runs(daemon).size() == 1; }));
+  CHECK(daemon.kill(SIGTERM) == 0);
+}
