@@ -28,15 +28,6 @@ bool under(const fs::path& file, const std::string& dir) {
   return file.string().rfind(dir + "/", 0) == 0;
 }
 
-// The rank the Kineto collector will give a trace: distributedInfo, else the file name. One
-// whose distributedInfo comes after the events cannot be told up front (its file name might say
-// another rank).
-std::optional<int64_t> kineto_rank(const collectors::FileProbe& probe) {
-  if (auto rank = collectors::kineto::rank_in_head(probe.head)) return rank;
-  if (probe.head.find("\"distributedInfo\"") != std::string::npos) return std::nullopt;
-  return collectors::kineto::rank_from_file_name(probe.path.filename().string());
-}
-
 // An Ascend file that belongs to one rank's framework-profiler folder (`*_ascend_pt`, whose
 // rank the collector reads from the folder): that rank and folder. Graphs and fusion results
 // belong to the run, msprof-analyze's cluster files to every rank: nullopt.
@@ -72,7 +63,7 @@ std::optional<std::vector<store::RankInputs>> plan_rank_jobs(const std::vector<f
       }
       const std::string name = collector->name();
       if (name == "kineto") {
-        auto rank = kineto_rank(probe);
+        auto rank = collectors::kineto::rank_from_head(probe.head, f.path.filename().string());
         if (!rank) return std::nullopt;
         ranks[*rank].insert(f.path.string());
         traces.push_back(f.path);

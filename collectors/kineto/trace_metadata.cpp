@@ -133,7 +133,7 @@ TraceMetadata read_metadata(std::string_view text,
   return md;
 }
 
-std::optional<int64_t> rank_in_head(std::string_view head) {
+std::optional<int64_t> rank_from_head(std::string_view head, std::string_view file_name) {
   std::vector<std::pair<std::string, Span>> keys;
   try {
     for (auto& kv : scan_head_keys(head))
@@ -141,9 +141,13 @@ std::optional<int64_t> rank_in_head(std::string_view head) {
   } catch (const std::exception&) {  // a head cut inside a key: it does not say
     return std::nullopt;
   }
-  if (keys.empty()) return std::nullopt;
-  od::parser parser;
-  return read_metadata(head, keys, parser).rank;
+  if (!keys.empty()) {
+    od::parser parser;
+    if (auto rank = read_metadata(head, keys, parser).rank) return rank;
+  } else if (head.find("\"distributedInfo\"") != std::string_view::npos) {
+    return std::nullopt;
+  }
+  return rank_from_file_name(file_name);
 }
 
 std::optional<int64_t> rank_from_file_name(std::string_view name) {

@@ -35,9 +35,11 @@ TraceMetadata read_metadata(std::string_view text,
                             const std::vector<std::pair<std::string, Span>>& keys,
                             simdjson::ondemand::parser& parser);
 
-// The rank a trace's distributedInfo names when that key comes before the events within `head`
-// (the first bytes of its text); nullopt when the head does not say.
-std::optional<int64_t> rank_in_head(std::string_view head);
+// The rank the collector will give a trace (TraceIngest::identify: distributedInfo, else the
+// file name), told from the first bytes of its text: nullopt when distributedInfo is there but
+// not whole, or not there and perhaps written after the events (the file name might say
+// another rank), or no rank is named at all.
+std::optional<int64_t> rank_from_head(std::string_view head, std::string_view file_name);
 
 // "rank-34.Jul_15...", "trace_rank_3.json", "RANK7" -> the number; nullopt when absent.
 std::optional<int64_t> rank_from_file_name(std::string_view file_name);

@@ -54,6 +54,21 @@ TEST_CASE("Copy kinds, categories and ranks from names", "[kineto]") {
   CHECK_FALSE(rank_from_file_name("worker0.1234.pt.trace.json"));
 }
 
+TEST_CASE("a trace's rank is told from its first bytes as the collector will give it") {
+  const std::string head_with = R"({"schemaVersion": 1, "distributedInfo": {"backend": "nccl", )"
+                                R"("rank": 5, "world_size": 8}, "traceEvents": [{"ph": "X", )";
+  CHECK(rank_from_head(head_with, "trace_rank_3.json") == 5);  // distributedInfo wins
+  // distributedInfo without a rank, or none before the events: the file name, as identify().
+  CHECK(rank_from_head(R"({"distributedInfo": {"backend": "gloo"}, "traceEvents": [)",
+                       "trace_rank_3.json") == 3);
+  CHECK(rank_from_head(R"({"schemaVersion": 1, "traceEvents": [{"ph": "X", )",
+                       "trace_rank_3.json") == 3);
+  CHECK_FALSE(rank_from_head(R"({"schemaVersion": 1, "traceEvents": [)", "worker0.json"));
+  // Cut inside distributedInfo: its rank may be in what is not read; never the file name's.
+  CHECK_FALSE(
+      rank_from_head(R"({"distributedInfo": {"backend": "nccl", "ra)", "trace_rank_3.json"));
+}
+
 namespace {
 
 // A new-format trace: relative fractional ts, base time and distributedInfo after the events,
