@@ -21,7 +21,9 @@ namespace {
 // other one on a reader connection of its own, writing its tables as TEMP tables there
 // (store/temp_derived_tables.h), whose rows are copied into the store once it ends. The store's
 // connection is used by one thread at a time. An analyzer starts only once the rows it reads
-// are committed, so the results are those of a serial run.
+// are committed, so the results are those of a serial run. `threads` bounds the analyzers
+// working at once, not those waiting: one that waits for the store's connection or for a shared
+// pass another is making gives its core to the next ready analyzer meanwhile.
 class Schedule {
  public:
   Schedule(store::Database& db, int64_t run_id, const AnalyzerResources& resources,
@@ -33,7 +35,14 @@ class Schedule {
         inputs_(analyzer_inputs(all_)),
         state_(all_.size(), kWaiting),
         threads_(threads),
-        progress_(progress) {}
+        progress_(progress) {
+    if (resources.passes != nullptr)
+      resources.passes->on_wait({[this] { begin_wait(); }, [this] { end_wait(); }});
+  }
+
+  ~Schedule() {
+    if (resources_.passes != nullptr) resources_.passes->on_wait({});
+  }
 
   void run() {
     std::vector<std::thread> workers;
@@ -73,6 +82,27 @@ class Schedule {
     return all_.size();
   }
 
+  // An analyzer's thread waits (for the store or a pass): the next ready analyzer may start.
+  void begin_wait() {
+    std::lock_guard lock(mutex_);
+    --running_;
+    changed_.notify_all();
+  }
+  // Its wait is over: it works again, beside those started meanwhile, until it ends.
+  void end_wait() {
+    std::lock_guard lock(mutex_);
+    ++running_;
+  }
+  std::unique_lock<std::mutex> lock_store() {
+    std::unique_lock lock(store_mutex_, std::try_to_lock);
+    if (!lock.owns_lock()) {
+      begin_wait();
+      lock.lock();
+      end_wait();
+    }
+    return lock;
+  }
+
   void run_one(size_t i) {
     const Analyzer& a = all_[i];
     try {
@@ -80,13 +110,13 @@ class Schedule {
         if (a.uses_launch_pass && resources_.passes != nullptr)
           resources_.passes->prepare_launch_pass(*store::Database::open_reader(db_.path()),
                                                  run_id_);
-        std::lock_guard store_lock(store_mutex_);
+        std::unique_lock store_lock = lock_store();
         timed_part("analyzer", a.name, [&] { a.run(db_, run_id_, resources_); });
       } else {
         auto reader = store::Database::open_reader(db_.path());
         store::create_temp_tables(*reader, a.writes);
         timed_part("analyzer", a.name, [&] { a.run(*reader, run_id_, resources_); });
-        std::lock_guard store_lock(store_mutex_);
+        std::unique_lock store_lock = lock_store();
         store::Transaction txn(db_);
         for (const auto& t : a.writes) store::copy_run_rows(*reader, db_, t, run_id_);
         txn.commit();

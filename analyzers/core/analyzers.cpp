@@ -58,11 +58,12 @@ std::vector<Analyzer> order_analyzers(std::vector<Analyzer> declared) {
 
 const std::vector<Analyzer>& analyzers() {
   // Where several are ready, the first listed starts first: the longest on their kind of run
-  // (op_stats on op tables, gpu_launches on Kineto traces) lead.
+  // (op_stats on op tables, gpu_launches on Kineto traces) lead, after the GPU step windows,
+  // which are short and which the next two longest (gpu_timeline, iteration) wait for.
   static const std::vector<Analyzer> all = order_analyzers(
-      {op_stats_analyzer(), gpu_launches_analyzer(), gpu_launch_links_analyzer(),
-       cpu_self_time_analyzer(), rank_totals_analyzer(), gpu_analyzer(), gpu_timeline_analyzer(),
-       iteration_analyzer(), graph_match_analyzer(), patterns_analyzer(), roofline_analyzer()});
+      {op_stats_analyzer(), gpu_analyzer(), gpu_launches_analyzer(), gpu_launch_links_analyzer(),
+       gpu_timeline_analyzer(), iteration_analyzer(), cpu_self_time_analyzer(),
+       rank_totals_analyzer(), graph_match_analyzer(), patterns_analyzer(), roofline_analyzer()});
   return all;
 }
 

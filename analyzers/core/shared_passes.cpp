@@ -13,19 +13,19 @@ OpGroups read_op_groups(store::Database& db, int64_t run_id) {
 }  // namespace
 
 std::shared_ptr<const LaunchPass> SharedPasses::launch_pass(store::Database& db, int64_t run_id) {
-  return launch_pass_.take([&] { return read_launch_pass(db, run_id); });
+  return launch_pass_.take([&] { return read_launch_pass(db, run_id); }, hook());
 }
 
 void SharedPasses::prepare_launch_pass(store::Database& db, int64_t run_id) {
-  launch_pass_.prepare([&] { return read_launch_pass(db, run_id); });
+  launch_pass_.prepare([&] { return read_launch_pass(db, run_id); }, hook());
 }
 
 std::shared_ptr<const OpGroups> SharedPasses::op_groups(store::Database& db, int64_t run_id) {
-  return op_groups_.take([&] { return read_op_groups(db, run_id); });
+  return op_groups_.take([&] { return read_op_groups(db, run_id); }, hook());
 }
 
 std::shared_ptr<const OpTaskPass> SharedPasses::op_tasks(store::Database& db, int64_t run_id) {
-  return op_tasks_.take([&] { return read_op_task_pass(db, run_id); });
+  return op_tasks_.take([&] { return read_op_task_pass(db, run_id); }, hook());
 }
 
 std::shared_ptr<const LaunchPass> launch_pass(SharedPasses* passes, store::Database& db,

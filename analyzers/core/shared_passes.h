@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -17,6 +18,12 @@
 
 namespace perfsage::analyzers {
 
+// Told when a thread starts and stops waiting for a pass another thread is making: the
+// analyzers' schedule lets another analyzer use the core meanwhile.
+struct WaitHook {
+  std::function<void()> begin, end;
+};
+
 // One pass for `users` analyzers: made by the first caller (later callers wait for it), freed
 // when the last user has taken it or said it will not.
 template <class Pass>
@@ -25,8 +32,8 @@ class SharedPass {
   explicit SharedPass(int users) : users_(users) {}
 
   template <class Make>
-  std::shared_ptr<const Pass> take(Make&& make) {
-    std::lock_guard lock(mutex_);
+  std::shared_ptr<const Pass> take(Make&& make, const WaitHook* hook = nullptr) {
+    std::unique_lock lock = lock_waiting(hook);
     std::shared_ptr<const Pass> pass = pass_;
     if (!pass) pass = std::make_shared<const Pass>(make());
     // The last user holds the only reference: the pass is freed when it is done.
@@ -35,8 +42,8 @@ class SharedPass {
   }
   // Makes the pass unless it is made, without taking it for a user.
   template <class Make>
-  void prepare(Make&& make) {
-    std::lock_guard lock(mutex_);
+  void prepare(Make&& make, const WaitHook* hook = nullptr) {
+    std::unique_lock lock = lock_waiting(hook);
     if (!pass_ && users_ > 0) pass_ = std::make_shared<const Pass>(make());
   }
   // A user that will not take it after all.
@@ -46,6 +53,17 @@ class SharedPass {
   }
 
  private:
+  // The lock, telling `hook` while another thread holds it (making the pass).
+  std::unique_lock<std::mutex> lock_waiting(const WaitHook* hook) {
+    std::unique_lock lock(mutex_, std::try_to_lock);
+    if (!lock.owns_lock()) {
+      if (hook) hook->begin();
+      lock.lock();
+      if (hook) hook->end();
+    }
+    return lock;
+  }
+
   std::mutex mutex_;
   std::shared_ptr<const Pass> pass_;
   int users_;
@@ -72,8 +90,13 @@ class SharedPasses {
   // The op task pass of `run_id`; skip_op_tasks for a user that does not need it after all.
   std::shared_ptr<const OpTaskPass> op_tasks(store::Database& db, int64_t run_id);
   void skip_op_tasks() { op_tasks_.skip(); }
+  // Told whenever a caller waits for a pass another caller is making; set before any caller.
+  void on_wait(WaitHook hook) { wait_hook_ = std::move(hook); }
 
  private:
+  const WaitHook* hook() const { return wait_hook_.begin ? &wait_hook_ : nullptr; }
+
+  WaitHook wait_hook_;
   SharedPass<LaunchPass> launch_pass_;
   SharedPass<OpGroups> op_groups_;
   SharedPass<OpTaskPass> op_tasks_;
