@@ -4,9 +4,12 @@
 // HTA's idle time on Kineto and Ascend timelines.
 #include <algorithm>
 #include <map>
+#include <string>
+#include <utility>
 
 #include "analyzers/iteration/iteration.h"
 #include "analyzers/iteration/tables.h"
+#include "store/block_scan.h"
 #include "store/database.h"
 
 namespace perfsage::analyzers::iteration {
@@ -71,13 +74,32 @@ Stats stats_of(const std::vector<Interval>& merged, const GpuActivityOptions& op
 void compute_gpu_activity(store::Database& db, int64_t run_id, const GpuActivityOptions& opt) {
   db.prepare("DELETE FROM device_activity WHERE run_id=?1").bind(1, run_id).run();
   std::map<std::pair<int64_t, int64_t>, std::vector<Interval>> by_device;
-  auto q = db.prepare(
-      "SELECT rank, coalesce(device, -1), start_ns, dur_ns FROM device_events "
-      "WHERE run_id=?1 AND kind IN ('kernel','memcpy','memset') AND dur_ns >= 0");
-  q.bind(1, run_id);
-  while (q.step()) {
-    int64_t start = q.int64(2);
-    by_device[{q.int64(0), q.int64(1)}].push_back({start, start + q.int64(3)});
+  // From the event blocks: a GB of trace holds millions of kernels. The order rows arrive in
+  // does not matter: each device's intervals are sorted before they are merged.
+  const auto& schema = store::device_event_schema();
+  const int c_rank = store::column_index(schema, "rank"),
+            c_device = store::column_index(schema, "device"),
+            c_start = store::column_index(schema, "start_ns"),
+            c_dur = store::column_index(schema, "dur_ns");
+  for (const char* kind : {"kernel", "memcpy", "memset"}) {
+    store::BlockScan scan(db, schema, run_id, std::string(kind),
+                          {"rank", "device", "start_ns", "dur_ns"});
+    std::pair<int64_t, int64_t> last_key{0, 0};
+    std::vector<Interval>* last = nullptr;
+    while (scan.next()) {
+      auto& b = scan.block();
+      for (size_t r = 0; r < b.rows(); ++r) {
+        if (b.is_null(c_dur, r) || b.int_at(c_dur, r) < 0) continue;
+        std::pair<int64_t, int64_t> key{b.is_null(c_rank, r) ? 0 : b.int_at(c_rank, r),
+                                        b.is_null(c_device, r) ? -1 : b.int_at(c_device, r)};
+        if (last == nullptr || key != last_key) {
+          last = &by_device[key];
+          last_key = key;
+        }
+        int64_t start = b.is_null(c_start, r) ? 0 : b.int_at(c_start, r);
+        last->push_back({start, start + b.int_at(c_dur, r)});
+      }
+    }
   }
   store::RowInserter ins(db, tables::device_activity());
   for (auto& [key, intervals] : by_device) {

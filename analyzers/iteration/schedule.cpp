@@ -3,17 +3,17 @@
 // synchronisation and how often it directly follows a Node@launch (the launch-blocking
 // co-occurrence ratio), and memory-management API time.
 #include <algorithm>
-#include <functional>
+#include <cstdint>
 #include <map>
 #include <string>
 #include <string_view>
-#include <unordered_set>
+#include <tuple>
 #include <vector>
 
 #include "analyzers/iteration/iteration.h"
 #include "analyzers/iteration/tables.h"
+#include "store/block_scan.h"
 #include "store/database.h"
-#include "store/text_hash.h"
 
 namespace perfsage::analyzers::iteration {
 namespace {
@@ -26,36 +26,89 @@ struct RankSchedule {
   bool any = false;
 };
 
+// What a call counts as; by its name alone, so decided once per distinct name of a block.
+enum class CallClass : uint8_t { none, compile_execute, op_compile, sync, launch, memory };
+
 bool contains(std::string_view s, std::string_view part) {
   return s.find(part) != std::string_view::npos;
 }
 
-void add(RankSchedule& r, std::string_view name, double us) {
-  if (contains(name, "aclopCompileAndExecute")) {
-    ++r.compile_execute_calls;
-    r.compile_execute_us += us;
-    r.any = true;
-  } else if (contains(name, "opCompile")) {
-    ++r.op_compile_calls;
-    r.op_compile_us += us;
-    r.any = true;
-  } else if (name.rfind("AscendCL@aclrtSynchronizeStream", 0) == 0) {
-    // Prefix match, as msprof-analyze: ...SynchronizeStreamWithTimeout counts too.
-    ++r.sync_calls;
-    r.sync_us += us;
-    if (r.last_was_launch) ++r.sync_after_launch;
-    r.last_was_launch = false;
-    r.any = true;
-  } else if (name == "Node@launch") {
-    ++r.launch_calls;
-    r.last_was_launch = true;
-    r.any = true;
-  } else if (name.rfind("AscendCL@", 0) == 0 &&
-             (contains(name, "Malloc") || contains(name, "aclrtFree"))) {
-    ++r.memory_calls;
-    r.memory_us += us;
-    r.any = true;
+CallClass classify(std::string_view name) {
+  if (contains(name, "aclopCompileAndExecute")) return CallClass::compile_execute;
+  if (contains(name, "opCompile")) return CallClass::op_compile;
+  // Prefix match, as msprof-analyze: ...SynchronizeStreamWithTimeout counts too.
+  if (name.rfind("AscendCL@aclrtSynchronizeStream", 0) == 0) return CallClass::sync;
+  if (name == "Node@launch") return CallClass::launch;
+  if (name.rfind("AscendCL@", 0) == 0 && (contains(name, "Malloc") || contains(name, "aclrtFree")))
+    return CallClass::memory;
+  return CallClass::none;
+}
+
+void add(RankSchedule& r, CallClass c, double us) {
+  switch (c) {
+    case CallClass::none:
+      return;
+    case CallClass::compile_execute:
+      ++r.compile_execute_calls;
+      r.compile_execute_us += us;
+      break;
+    case CallClass::op_compile:
+      ++r.op_compile_calls;
+      r.op_compile_us += us;
+      break;
+    case CallClass::sync:
+      ++r.sync_calls;
+      r.sync_us += us;
+      if (r.last_was_launch) ++r.sync_after_launch;
+      r.last_was_launch = false;
+      break;
+    case CallClass::launch:
+      ++r.launch_calls;
+      r.last_was_launch = true;
+      break;
+    case CallClass::memory:
+      ++r.memory_calls;
+      r.memory_us += us;
+      break;
   }
+  r.any = true;
+}
+
+struct Call {
+  int64_t rank, start, row;
+  int64_t dur;
+  CallClass call;
+};
+
+// The API, runtime and driver calls that count for the schedule, from the event blocks: a
+// Kineto trace's million CUDA calls are only named, none kept.
+std::vector<Call> read_calls(store::Database& db, int64_t run_id) {
+  const auto& schema = store::host_event_schema();
+  const int c_rank = store::column_index(schema, "rank"),
+            c_start = store::column_index(schema, "start_ns"),
+            c_name = store::column_index(schema, "name"),
+            c_dur = store::column_index(schema, "dur_ns");
+  std::vector<Call> calls;
+  std::vector<CallClass> by_index;  // the current block's dictionary index -> class
+  for (const char* kind : {"api", "runtime", "driver"}) {
+    store::BlockScan scan(db, schema, run_id, std::string(kind),
+                          {"rank", "start_ns", "name", "dur_ns"});
+    while (scan.next()) {
+      auto& b = scan.block();
+      if (b.all_null(c_name)) continue;
+      by_index.clear();
+      for (size_t i = 0, n = b.dictionary_size(c_name); i < n; ++i)
+        by_index.push_back(classify(b.dictionary_text(c_name, static_cast<uint32_t>(i))));
+      for (size_t r = 0; r < b.rows(); ++r) {
+        if (b.is_null(c_name, r)) continue;
+        CallClass c = by_index[b.text_index_at(c_name, r)];
+        if (c == CallClass::none) continue;
+        auto int_or_0 = [&](int col) { return b.is_null(col, r) ? 0 : b.int_at(col, r); };
+        calls.push_back({int_or_0(c_rank), int_or_0(c_start), scan.rowid(r), int_or_0(c_dur), c});
+      }
+    }
+  }
+  return calls;
 }
 
 }  // namespace
@@ -63,29 +116,12 @@ void add(RankSchedule& r, std::string_view name, double us) {
 void compute_schedule(store::Database& db, int64_t run_id) {
   db.prepare("DELETE FROM iteration_schedule WHERE run_id=?1").bind(1, run_id).run();
   std::map<int64_t, RankSchedule> ranks;
-  // Time order per rank matters (a sync right after a launch). Sorted here over interned names
-  // rather than by ORDER BY, whose sorter copied each of the million API calls per GB of trace.
-  auto q = db.prepare(
-      "SELECT rank, start_ns, name, dur_ns FROM host_events WHERE run_id=?1 "
-      "AND kind IN ('api','runtime','driver')");
-  q.bind(1, run_id);
-  struct Call {
-    int64_t rank, start;
-    const std::string* name;
-    int64_t dur;
-  };
-  std::unordered_set<std::string, store::TextHash, std::equal_to<>> names;
-  std::vector<Call> calls;
-  while (q.step()) {
-    std::string_view name = q.text_view(2);
-    auto it = names.find(name);
-    if (it == names.end()) it = names.emplace(name).first;
-    calls.push_back({q.int64(0), q.int64(1), &*it, q.int64(3)});
-  }
-  std::stable_sort(calls.begin(), calls.end(), [](const Call& a, const Call& b) {
-    return a.rank != b.rank ? a.rank < b.rank : a.start < b.start;
+  // Time order per rank matters (a sync right after a launch); ties in row order.
+  std::vector<Call> calls = read_calls(db, run_id);
+  std::sort(calls.begin(), calls.end(), [](const Call& a, const Call& b) {
+    return std::tie(a.rank, a.start, a.row) < std::tie(b.rank, b.start, b.row);
   });
-  for (const auto& c : calls) add(ranks[c.rank], *c.name, static_cast<double>(c.dur) / 1000.0);
+  for (const auto& c : calls) add(ranks[c.rank], c.call, static_cast<double>(c.dur) / 1000.0);
   store::RowInserter ins(db, tables::schedule());
   for (const auto& [rank, r] : ranks) {
     if (!r.any) continue;
