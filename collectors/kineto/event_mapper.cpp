@@ -234,12 +234,12 @@ const char* EventMapper::map(const TraceEvent& ev, Batch& out) {
 
   auto& d = out.device.next();
   d.rank = rank_;
-  d.kind = c == Category::kernel   ? "kernel"
-           : c == Category::memcpy ? "memcpy"
-           : c == Category::memset ? "memset"
-           : c == Category::sync   ? "sync"
+  d.kind = c == Category::kernel           ? "kernel"
+           : c == Category::memcpy         ? "memcpy"
+           : c == Category::memset         ? "memset"
+           : c == Category::sync           ? "sync"
            : c == Category::profiler_range ? "range"
-                                   : "gpu_annotation";
+                                           : "gpu_annotation";
   d.name.assign(ev.name);
   note_span(start, dur);
   d.device = ev.device ? ev.device : ev.pid;
@@ -280,6 +280,19 @@ void EventMapper::rollback(const Mark& m, Batch& b) {
   counters_ = m.counters;
 }
 
+namespace {
+
+// Appends `from` to `to`, merging them when both are sorted.
+void append_sorted(std::vector<uint64_t>& to, const std::vector<uint64_t>& from) {
+  const bool merge =
+      std::is_sorted(to.begin(), to.end()) && std::is_sorted(from.begin(), from.end());
+  const auto mid = static_cast<std::ptrdiff_t>(to.size());
+  to.insert(to.end(), from.begin(), from.end());
+  if (merge) std::inplace_merge(to.begin(), to.begin() + mid, to.end());
+}
+
+}  // namespace
+
 void EventMapper::absorb(const EventMapper& other, bool other_first) {
   MapCounters& c = counters_;
   const MapCounters& o = other.counters_;
@@ -304,17 +317,26 @@ void EventMapper::absorb(const EventMapper& other, bool other_first) {
   }
   c.events_min_ns = std::min(c.events_min_ns, o.events_min_ns);
   c.events_max_ns = std::max(c.events_max_ns, o.events_max_ns);
-  flow_starts_.insert(flow_starts_.end(), other.flow_starts_.begin(), other.flow_starts_.end());
-  flow_ends_.insert(flow_ends_.end(), other.flow_ends_.begin(), other.flow_ends_.end());
+  append_sorted(flow_starts_, other.flow_starts_);
+  append_sorted(flow_ends_, other.flow_ends_);
+}
+
+void EventMapper::sort_flows() {
+  std::sort(flow_starts_.begin(), flow_starts_.end());
+  std::sort(flow_ends_.begin(), flow_ends_.end());
 }
 
 EventMapper::FlowSummary EventMapper::flows() {
-  std::sort(flow_starts_.begin(), flow_starts_.end());
+  if (!std::is_sorted(flow_starts_.begin(), flow_starts_.end()) ||
+      !std::is_sorted(flow_ends_.begin(), flow_ends_.end()))
+    sort_flows();
   FlowSummary s;
   s.starts = static_cast<int64_t>(flow_starts_.size());
   s.ends = static_cast<int64_t>(flow_ends_.size());
+  auto start = flow_starts_.begin();
   for (uint64_t k : flow_ends_) {
-    if (!std::binary_search(flow_starts_.begin(), flow_starts_.end(), k)) ++s.orphan_ends;
+    while (start != flow_starts_.end() && *start < k) ++start;
+    if (start == flow_starts_.end() || *start != k) ++s.orphan_ends;
   }
   return s;
 }

@@ -98,6 +98,9 @@ class EventMapper {
     int64_t starts = 0, ends = 0, orphan_ends = 0;
   };
   FlowSummary flows();
+  // Sorts the flow keys read so far: parallel parsers sort theirs on their own threads, so that
+  // absorbing merges sorted runs and flows() only walks them.
+  void sort_flows();
 
  private:
   Category category(std::string_view cat);

@@ -335,6 +335,7 @@ bool TraceIngest::parse_in_parallel(const std::function<bool(size_t, Span&)>& ne
       Span chunk;
       if (!next_chunk(c, chunk)) {
         w.chunks_end = c;
+        w.mapper.sort_flows();
         return;
       }
       SealedChunk* sealed = sink.acquire(c);

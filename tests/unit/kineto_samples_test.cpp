@@ -141,6 +141,11 @@ TEST_CASE("AlexNet trace reads the same single-threaded, with one or two parsers
   sequential.threaded = false;
   sequential.chunk_bytes = 4096;
   auto a = kineto_ingest(alexnet_sample(), Mode::strict, sequential);
+  // The flows' tally: each parser sorts its flow keys, and the runs are merged.
+  std::string flows;
+  for (const auto& l : a.report)
+    if (l.find("flow ends") != std::string::npos) flows = l;
+  REQUIRE(flows.find("ends have no start") != std::string::npos);
   DebugLog log;
   for (int parsers : {1, 2, 3}) {
     for (size_t chunk : {size_t{4096}, size_t{64} << 10, size_t{1} << 20}) {
@@ -155,6 +160,7 @@ TEST_CASE("AlexNet trace reads the same single-threaded, with one or two parsers
         auto b = kineto_ingest(alexnet_sample(), Mode::strict, opt);
         CHECK_FALSE(log.mentions("reading again"));
         same_rows(a, b);
+        CHECK(b.report_mentions(flows));
         if (parsers > 1 && chunk == size_t{64} << 10) {
           // A block per chunk for CPU ops when the parsers encode them, one when the writer does.
           int64_t cpu_op_blocks =
