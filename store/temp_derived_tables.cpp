@@ -3,6 +3,9 @@
 #include <sqlite3.h>
 
 #include <string>
+#include <vector>
+
+#include "store/batch_insert.h"
 
 namespace perfsage::store {
 
@@ -17,29 +20,34 @@ void create_temp_tables(Database& reader, const std::vector<DerivedTable>& table
 
 void copy_run_rows(Database& from, Database& to, const DerivedTable& table, int64_t run_id) {
   to.prepare("DELETE FROM main." + table.name + " WHERE run_id = ?1").bind(1, run_id).run();
+  std::vector<std::string> names = {"run_id"};
   std::string columns = "run_id";
-  for (const Column& c : table.columns) columns += ", " + c.name;
+  for (const Column& c : table.columns) {
+    names.push_back(c.name);
+    columns += ", " + c.name;
+  }
   auto rows = from.prepare("SELECT " + columns + " FROM temp." + table.name + " ORDER BY rowid");
-  auto insert = to.prepare(table.insert_sql());
-  const int n = static_cast<int>(table.columns.size()) + 1;
+  BatchInsert insert(to, "main." + table.name, names);
+  const int n = static_cast<int>(names.size());
   while (rows.step()) {
     for (int i = 0; i < n; ++i) {
       switch (rows.column_type(i)) {
         case SQLITE_INTEGER:
-          insert.bind(i + 1, rows.int64(i));
+          insert.bind(rows.int64(i));
           break;
         case SQLITE_FLOAT:
-          insert.bind(i + 1, rows.real(i));
+          insert.bind(rows.real(i));
           break;
         case SQLITE_NULL:
-          insert.bind_null(i + 1);
+          insert.bind_null();
           break;
         default:
-          insert.bind(i + 1, rows.text_view(i));
+          insert.bind_text(rows.text_view(i));
       }
     }
-    insert.run();
+    insert.end_row();
   }
+  insert.finish();
 }
 
 }  // namespace perfsage::store

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <tuple>
 
-#include "store/bind.h"
+#include "store/batch_insert.h"
 
 namespace perfsage::analyzers {
 
@@ -46,8 +46,16 @@ std::vector<LaunchLink> nest_launch_calls(std::vector<HostSpan>& spans) {
 
 void write_launch_ops(store::Database& db, int64_t run_id, const std::vector<LaunchLink>& links) {
   db.prepare("DELETE FROM kernel_launch_ops WHERE run_id = ?1").bind(1, run_id).run();
-  store::RowInserter insert(db, kernel_launch_ops_table());
-  for (const LaunchLink& l : links) insert.insert(run_id, l.rank, l.correlation, l.op_external_id);
+  store::BatchInsert insert(db, "kernel_launch_ops",
+                            {"run_id", "rank", "correlation", "op_external_id"});
+  for (const LaunchLink& l : links) {
+    insert.bind(run_id);
+    insert.bind(l.rank);
+    insert.bind(l.correlation);
+    insert.bind(l.op_external_id);
+    insert.end_row();
+  }
+  insert.finish();
 }
 
 }  // namespace perfsage::analyzers
