@@ -37,16 +37,18 @@ struct OpKeyHash {
 // correlation); pid and tid -1 where the trace has none.
 struct HostSpan {
   int64_t rank, pid, tid, start, end, id;
-  bool call;
 };
 // A launch call's correlation and the External id of the op it nests in.
 struct LaunchLink {
   int64_t rank, correlation, op_external_id;
 };
 
-// Each call nested in the innermost op of its thread that contains it, per thread by start;
-// sorts `spans`.
-std::vector<LaunchLink> nest_launch_calls(std::vector<HostSpan>& spans);
+// Each call nested in the innermost op of its thread that contains it, threads in (rank, pid,
+// tid) order, each by start. Ops are nested by start, at one start the longer (the outer) first,
+// and alike ops in the order given (the profiler writes the outer one first), so that the later
+// of two ops with the same span is the inner one; at one start an op comes before a call.
+std::vector<LaunchLink> nest_launch_calls(const std::vector<HostSpan>& ops,
+                                          const std::vector<HostSpan>& calls);
 
 // Rebuilds kernel_launch_ops for the run from the launch pass's links.
 void write_launch_ops(store::Database& db, int64_t run_id, const std::vector<LaunchLink>& links);

@@ -5,7 +5,6 @@
 #include <string>
 #include <tuple>
 #include <unordered_map>
-#include <unordered_set>
 
 #include "analyzers/core/op_key_table.h"
 #include "analyzers/core/timed_part.h"
@@ -21,9 +20,10 @@ struct ReadKernel {
 };
 
 // Every kernel, in scan order; `wanted`: the correlations of kernels whose External id is their
-// correlation id (their op is found through the launch call).
+// correlation id (their op is found through the launch call), keyed by correlation alone (rank
+// 0), as the calls of every rank are matched against them.
 void read_kernels(store::Database& db, int64_t run_id, LaunchPass& out,
-                  std::vector<ReadKernel>& read, std::unordered_set<int64_t>& wanted) {
+                  std::vector<ReadKernel>& read, OpKeyTable<char>& wanted) {
   const auto& schema = store::device_event_schema();
   auto col = [&](const char* name) { return store::column_index(schema, name); };
   const int c_rank = col("rank"), c_ext = col("external_id"), c_name = col("name"),
@@ -52,7 +52,7 @@ void read_kernels(store::Database& db, int64_t run_id, LaunchPass& out,
       if (rk.has_external_id) rk.external_id = b.int_at(c_ext, r);
       if (rk.has_correlation) rk.correlation = b.int_at(c_corr, r);
       if (rk.has_external_id && rk.has_correlation && rk.external_id == rk.correlation)
-        wanted.insert(rk.correlation);
+        wanted[{0, rk.correlation}] = 1;
       read.push_back(rk);
     }
   }
@@ -107,13 +107,14 @@ void read_cpu_ops(store::Database& db, int64_t run_id, LaunchPass& out, std::vec
 // The launch calls of `wanted` correlations nested in the ops with an External id.
 std::vector<LaunchLink> link_launches(store::Database& db, int64_t run_id,
                                       const std::vector<ReadOp>& ops,
-                                      const std::unordered_set<int64_t>& wanted) {
-  std::vector<HostSpan> spans;
-  spans.reserve(ops.size() + wanted.size());
+                                      const OpKeyTable<char>& wanted) {
+  std::vector<HostSpan> op_spans, calls;
+  op_spans.reserve(ops.size());
   for (const ReadOp& op : ops)
     if (op.has_external_id)
-      spans.push_back({op.rank, op.has_pid ? op.pid : -1, op.has_tid ? op.tid : -1, op.start,
-                       op.end, op.external_id, false});
+      op_spans.push_back({op.rank, op.has_pid ? op.pid : -1, op.has_tid ? op.tid : -1, op.start,
+                          op.end, op.external_id});
+  calls.reserve(wanted.size());
   const auto& schema = store::host_event_schema();
   auto col = [&](const char* name) { return store::column_index(schema, name); };
   const int c_rank = col("rank"), c_pid = col("pid"), c_tid = col("tid"), c_start = col("start_ns"),
@@ -123,14 +124,14 @@ std::vector<LaunchLink> link_launches(store::Database& db, int64_t run_id,
   while (scan.next()) {
     auto& b = scan.block();
     for (size_t r = 0; r < b.rows(); ++r) {
-      if (b.is_null(c_corr, r) || !wanted.count(b.int_at(c_corr, r))) continue;
+      if (b.is_null(c_corr, r) || !wanted.contains({0, b.int_at(c_corr, r)})) continue;
       int64_t start = b.int_at(c_start, r);
-      spans.push_back({b.int_at(c_rank, r), b.is_null(c_pid, r) ? -1 : b.int_at(c_pid, r),
+      calls.push_back({b.int_at(c_rank, r), b.is_null(c_pid, r) ? -1 : b.int_at(c_pid, r),
                        b.is_null(c_tid, r) ? -1 : b.int_at(c_tid, r), start,
-                       start + b.int_at(c_dur, r), b.int_at(c_corr, r), true});
+                       start + b.int_at(c_dur, r), b.int_at(c_corr, r)});
     }
   }
-  return nest_launch_calls(spans);
+  return nest_launch_calls(op_spans, calls);
 }
 
 // The least text of two ids (kNone: none), as SQL's min() over the texts.
@@ -248,7 +249,7 @@ LaunchPass read_launch_pass(store::Database& db, int64_t run_id) {
   auto timed = [](const char* part, auto&& f) { timed_part("launch pass", part, f); };
   LaunchPass out;
   std::vector<ReadKernel> kernels;
-  std::unordered_set<int64_t> wanted;
+  OpKeyTable<char> wanted;
   timed("kernels", [&] { read_kernels(db, run_id, out, kernels, wanted); });
   std::vector<ReadOp> ops;
   timed("cpu ops", [&] { read_cpu_ops(db, run_id, out, ops); });

@@ -36,6 +36,7 @@ class OpKeyTable {
     Slot& s = slot(key);
     return s.used ? &s.value : nullptr;
   }
+  bool contains(const OpKey& key) const { return slots_[index(key)].used; }
 
  private:
   struct Slot {
@@ -43,14 +44,16 @@ class OpKeyTable {
     V value{};
     bool used = false;
   };
-  // The key's slot, or the empty one where it would go (the table is never full).
-  Slot& slot(const OpKey& key) {
+  // The index of the key's slot, or of the empty one where it would go (the table is never
+  // full).
+  size_t index(const OpKey& key) const {
     uint64_t h = static_cast<uint64_t>(key.id) * 0x9E3779B97F4A7C15ull ^
                  static_cast<uint64_t>(key.rank) * 0xC2B2AE3D27D4EB4Full;
     size_t i = static_cast<size_t>(h ^ (h >> 29)) & (slots_.size() - 1);
     while (slots_[i].used && !(slots_[i].key == key)) i = (i + 1) & (slots_.size() - 1);
-    return slots_[i];
+    return i;
   }
+  Slot& slot(const OpKey& key) { return slots_[index(key)]; }
   // At least twice `keys` slots, a power of two; the entries moved over.
   void resize(size_t keys) {
     size_t n = 16;

@@ -1,3 +1,4 @@
+#include <tuple>
 #include <unordered_set>
 
 #include "analyzer_resources.h"
@@ -340,6 +341,8 @@ TEST_CASE("op-key table: every key keeps its value through growth, ids of any si
     CHECK(*v == static_cast<int64_t>(i));
   }
   CHECK(table.find({5, 1}) == nullptr);
+  CHECK(table.contains(keys[7]));
+  CHECK_FALSE(table.contains({5, 1}));
   table[keys[3]] += 100;  // an existing key: its value, not a new entry
   CHECK(*table.find(keys[3]) == 103);
   CHECK(table.size() == keys.size());
@@ -407,4 +410,34 @@ TEST_CASE("the op groups and the op task pass are read once for their users") {
   CHECK(tasks->tasks[2].start == 2000);
   CHECK(tasks->tasks[0].stream == -1);  // NULL
   CHECK(tasks->tasks[0].input_shapes == analyzers::OpTaskPass::kNone);
+}
+
+TEST_CASE("launch calls nest in the innermost op of their thread, whatever order they come in") {
+  using analyzers::HostSpan;
+  // Rank 0 thread (1, 10): op 100 [0, 100] holds op 101 [10, 50] and op 102 [60, 90]; op 103 and
+  // op 104 share the span [20, 40] inside 101 (the later written is the inner one); op 105
+  // starts where call 7 starts. Thread (1, 11) has a call outside any op. Rank 1 reuses ids.
+  std::vector<HostSpan> ops = {{0, 1, 10, 60, 90, 102}, {0, 1, 10, 0, 100, 100},
+                               {0, 1, 10, 10, 50, 101}, {0, 1, 10, 20, 40, 103},
+                               {0, 1, 10, 20, 40, 104}, {0, 1, 10, 95, 99, 105},
+                               {1, 1, 10, 0, 100, 100}, {0, 1, 11, 0, 5, 106}};
+  std::vector<HostSpan> calls = {
+      {0, 1, 10, 95, 96, 7},  {0, 1, 10, 30, 31, 5}, {0, 1, 10, 70, 71, 6},
+      {0, 1, 10, 55, 56, 8},  {0, 1, 11, 50, 51, 9}, {1, 1, 10, 5, 6, 5},
+      {0, 1, 10, 10, 11, 10}, {0, 2, 10, 30, 31, 11}};  // pid 2 has no ops
+  auto links = analyzers::nest_launch_calls(ops, calls);
+  std::vector<std::tuple<int64_t, int64_t, int64_t>> got;
+  for (const auto& l : links) got.emplace_back(l.rank, l.correlation, l.op_external_id);
+  // Threads in (rank, pid, tid) order, each by start.
+  CHECK(got == std::vector<std::tuple<int64_t, int64_t, int64_t>>{
+                   {0, 10, 101}, {0, 5, 104}, {0, 8, 100}, {0, 6, 102}, {0, 7, 105}, {1, 5, 100}});
+  // The same links whatever order the spans are given in, but for ops alike in span, where the
+  // order given decides which is inner.
+  std::vector<HostSpan> reversed_ops(ops.rbegin(), ops.rend()),
+      reversed_calls(calls.rbegin(), calls.rend());
+  auto again = analyzers::nest_launch_calls(reversed_ops, reversed_calls);
+  REQUIRE(again.size() == links.size());
+  CHECK(again[1].op_external_id == 103);
+  for (size_t i = 0; i < links.size(); ++i)
+    if (i != 1) CHECK(again[i].op_external_id == links[i].op_external_id);
 }
