@@ -55,6 +55,8 @@ constexpr EventColumn kOpTaskColumns[] = {
 
 constexpr uint8_t kFormatVersion = 1;
 enum : uint8_t { kAllNull = 0, kNoNulls = 1, kSomeNulls = 2 };
+static_assert(kAllNull == EventBlockReader::kAllNullTag &&
+              kNoNulls == EventBlockReader::kNoNullsTag);
 // Only in blocks sparse_block() assembles: a column the scan did not select. Reading it is an
 // error, so a column used without being selected cannot pass for one without values.
 constexpr uint8_t kNotRead = 3;
@@ -344,7 +346,7 @@ bool EventBlockReader::all_null(int col) const {
   return selected(col).tag == kAllNull;
 }
 
-bool EventBlockReader::is_null(int col, size_t row) {
+bool EventBlockReader::is_null_first(int col, size_t row) {
   selected(col);
   Column& c = cols_[static_cast<size_t>(col)];
   if (c.tag == kAllNull) return true;
@@ -352,7 +354,7 @@ bool EventBlockReader::is_null(int col, size_t row) {
   return !decoded(col).present[row];
 }
 
-EventBlockReader::Column& EventBlockReader::decoded(int col) {
+EventBlockReader::Column& EventBlockReader::decode_first(int col) {
   selected(col);
   Column& c = cols_[static_cast<size_t>(col)];
   if (!c.decoded) {

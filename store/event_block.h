@@ -136,8 +136,17 @@ class EventBlockReader {
   EventBlockReader(const EventSchema& schema, const uint8_t* data, size_t size,
                    bool sparse = false);
 
+  // Column::tag values the inline accessors test (event_block.cpp has them all).
+  static constexpr uint8_t kAllNullTag = 0, kNoNullsTag = 1;
+
   size_t rows() const { return rows_; }
-  bool is_null(int col, size_t row);
+  // Inline: scans call it and the accessors below for every cell of millions of rows.
+  bool is_null(int col, size_t row) {
+    const Column& c = cols_[static_cast<size_t>(col)];
+    if (c.tag == kNoNullsTag) return false;
+    if (c.decoded) return c.tag == kAllNullTag || !c.present[row];
+    return is_null_first(col, row);
+  }
   // True when no row of the block has a value in `col` (nothing to decode).
   bool all_null(int col) const;
   int64_t int_at(int col, size_t row) { return decoded(col).ints[row]; }
@@ -164,7 +173,13 @@ class EventBlockReader {
     std::vector<std::string_view> dict;
     std::vector<uint32_t> ids;
   };
-  Column& decoded(int col);
+  Column& decoded(int col) {
+    Column& c = cols_[static_cast<size_t>(col)];
+    return c.decoded ? c : decode_first(col);
+  }
+  // The first read of a column: checks that it was selected, decodes it.
+  Column& decode_first(int col);
+  bool is_null_first(int col, size_t row);
   // The column, unless a sparse block left it out (StoreError).
   const Column& selected(int col) const;
   void decode(int col, Column& c);
