@@ -10,12 +10,12 @@
 #include <string_view>
 #include <tuple>
 #include <unordered_map>
-#include <unordered_set>
 #include <utility>
 #include <vector>
 
 #include "analyzers/core/like_match.h"
 #include "analyzers/core/name_totals.h"
+#include "analyzers/core/op_key_table.h"
 #include "analyzers/gpu/gpu_analysis.h"
 #include "analyzers/gpu/tables.h"
 #include "store/bind.h"
@@ -47,7 +47,7 @@ LaunchTotals compute_api_totals(store::Database& db, int64_t run) {
     std::optional<int64_t> correlation, bytes;
   };
   std::vector<Copy> copies;
-  std::unordered_set<int64_t> copy_correlations;
+  OpKeyTable<char> copy_correlations;  // by correlation alone (rank 0)
   {
     const auto& schema = store::device_event_schema();
     auto col = [&](const char* name) { return store::column_index(schema, name); };
@@ -69,7 +69,7 @@ LaunchTotals compute_api_totals(store::Database& db, int64_t run) {
           if (!b.is_null(c_mk, r)) c.memcpy_kind = std::string(b.text_at(c_mk, r));
           if (!b.is_null(c_corr, r)) {
             c.correlation = b.int_at(c_corr, r);
-            copy_correlations.insert(*c.correlation);
+            copy_correlations[{0, *c.correlation}] = 1;
           }
           if (!b.is_null(c_bytes, r)) c.bytes = b.int_at(c_bytes, r);
           out.copy_ns[c.rank] += c.dur_ns;
@@ -90,31 +90,48 @@ LaunchTotals compute_api_totals(store::Database& db, int64_t run) {
       by_name;
   // (rank, correlation) of a copy -> the least name of the runtime or driver calls issuing it.
   std::map<std::pair<int64_t, int64_t>, std::string> copy_api;
+  // Per name of the current block's dictionary, looked up once per block and rank: its totals
+  // and whether it is a launch (as SQL's LIKE '%LaunchKernel%' OR LIKE
+  // '%LaunchCooperativeKernel%', ASCII case folded: the launch fact's launch API time).
+  struct NameOf {
+    Total* total = nullptr;
+    bool launch = false;
+  };
+  std::vector<NameOf> names;
   for (const char* kind : {"runtime", "driver", "api"}) {
     const bool runtime_or_driver = std::string_view(kind) != "api";
     store::BlockScan scan(db, schema, run, std::string(kind),
                           {"rank", "name", "dur_ns", "correlation"});
     while (scan.next()) {
       auto& b = scan.block();
+      names.clear();
+      int64_t names_rank = 0;
       for (size_t r = 0; r < b.rows(); ++r) {
-        std::string_view name = b.text_at(c_name, r);
-        auto it = by_name.find(name);
-        if (it == by_name.end())
-          it = by_name.emplace(std::string(name), std::map<int64_t, Total>{}).first;
-        int64_t rank = b.int_at(c_rank, r);
-        Total& t = it->second[rank];
+        const int64_t rank = b.int_at(c_rank, r);
+        if (names.empty() || rank != names_rank) {
+          names.assign(b.dictionary_size(c_name), NameOf{});
+          names_rank = rank;
+        }
+        const uint32_t index = b.text_index_at(c_name, r);
+        NameOf& n = names[index];
+        std::string_view name = b.dictionary_text(c_name, index);
+        if (n.total == nullptr) {
+          auto it = by_name.find(name);
+          if (it == by_name.end())
+            it = by_name.emplace(std::string(name), std::map<int64_t, Total>{}).first;
+          n.total = &it->second[rank];
+          n.launch = contains_folded(name, "launchkernel") ||
+                     contains_folded(name, "launchcooperativekernel");
+        }
+        Total& t = *n.total;
         int64_t dur = b.int_at(c_dur, r);
         ++t.calls;
         t.dur_ns += dur;
         t.max_ns = t.calls == 1 ? dur : std::max(t.max_ns, dur);
         if (!runtime_or_driver) continue;
-        // As SQL's LIKE '%LaunchKernel%' OR LIKE '%LaunchCooperativeKernel%' (ASCII case
-        // folded), the launch fact's launch API time.
-        if (contains_folded(name, "launchkernel") ||
-            contains_folded(name, "launchcooperativekernel"))
-          out.launch_api_ns[rank] += dur;
+        if (n.launch) out.launch_api_ns[rank] += dur;
         if (!copy_correlations.empty() && !b.is_null(c_corr, r) &&
-            copy_correlations.count(b.int_at(c_corr, r))) {
+            copy_correlations.contains({0, b.int_at(c_corr, r)})) {
           auto [api, fresh] = copy_api.try_emplace({rank, b.int_at(c_corr, r)}, name);
           if (!fresh && name < api->second) api->second = std::string(name);
         }
@@ -172,8 +189,11 @@ struct RankLaunches {
   // Launch call end -> GPU start, for every activity linked to its API call by correlation
   // (the latest-ending call when several share one).
   std::vector<std::pair<int64_t, int64_t>> activities;  // (correlation, start)
-  std::unordered_map<int64_t, int64_t> call_end;        // correlation -> end of its call
-  std::unordered_set<int64_t> graph_launched;           // correlations of graph launches
+  struct Call {
+    int64_t end = std::numeric_limits<int64_t>::min();  // min: no call seen
+    bool graph = false;                                 // a graph launch issued it
+  };
+  OpKeyTable<Call> calls;  // by correlation (rank 0): the activities' calls
   // API calls per name (classified per name: a few dozen names instead of millions of calls).
   std::unordered_map<std::string, NameTotal, store::TextHash, std::equal_to<>> by_name;
   int64_t kernels = 0, short_kernels = 0, short_ns = 0, syncs = 0, sync_ns = 0;
@@ -205,7 +225,7 @@ void read_activities(store::Database& db, int64_t run, const GpuAnalysisOptions&
       if (activity && !b.is_null(c_corr, r)) {
         int64_t corr = b.int_at(c_corr, r);
         at->activities.emplace_back(corr, b.int_at(c_start, r));
-        at->call_end.try_emplace(corr, std::numeric_limits<int64_t>::min());
+        at->calls[{0, corr}];
       }
       if (b.is_null(c_dur, r)) {
         at->kernels += kernel ? 1 : 0;
@@ -237,26 +257,42 @@ void read_calls(store::Database& db, int64_t run, const GpuAnalysisOptions& opt,
   for (const char* kind : {"runtime", "driver"}) {
     store::BlockScan scan(db, schema, run, std::string(kind),
                           {"rank", "name", "start_ns", "dur_ns", "correlation"});
+    // Per name of the current block's dictionary and rank: its totals, whether a graph launch.
+    std::vector<NameTotal*> names;
+    std::vector<char> graph;
     while (scan.next()) {
       auto& b = scan.block();
+      RankLaunches* at = nullptr;
+      int64_t at_rank = 0;
       for (size_t r = 0; r < b.rows(); ++r) {
-        RankLaunches& at = ranks[b.int_at(c_rank, r)];
-        std::string_view name = b.text_at(c_name, r);
-        auto it = at.by_name.find(name);
-        if (it == at.by_name.end())
-          it = at.by_name.emplace(std::string(name), NameTotal{std::string(name)}).first;
+        const int64_t rank = b.int_at(c_rank, r);
+        if (at == nullptr || rank != at_rank) {
+          at = &ranks[rank];
+          at_rank = rank;
+          names.assign(b.dictionary_size(c_name), nullptr);
+          graph.assign(names.size(), 0);
+        }
+        const uint32_t index = b.text_index_at(c_name, r);
+        NameTotal*& total = names[index];
+        if (total == nullptr) {
+          std::string_view name = b.dictionary_text(c_name, index);
+          auto it = at->by_name.find(name);
+          if (it == at->by_name.end())
+            it = at->by_name.emplace(std::string(name), NameTotal{std::string(name)}).first;
+          total = &it->second;
+          // A graph launch enqueues every activity of the graph at once: when its later
+          // kernels start is the graph's order, not a launch delay (they count as linked).
+          graph[index] = name.find("GraphLaunch") != std::string_view::npos;
+        }
         int64_t dur = b.int_at(c_dur, r);
-        ++it->second.count;
-        it->second.dur_ns += dur;
-        if (dur > opt.slow_launch_ns) ++it->second.over;
+        ++total->count;
+        total->dur_ns += dur;
+        if (dur > opt.slow_launch_ns) ++total->over;
         if (b.is_null(c_corr, r)) continue;
-        auto call = at.call_end.find(b.int_at(c_corr, r));
-        if (call == at.call_end.end()) continue;
-        // A graph launch enqueues every activity of the graph at once: when its later
-        // kernels start is the graph's order, not a launch delay (they count as linked).
-        if (name.find("GraphLaunch") != std::string_view::npos)
-          at.graph_launched.insert(call->first);
-        call->second = std::max(call->second, b.int_at(c_start, r) + dur);
+        RankLaunches::Call* call = at->calls.find({0, b.int_at(c_corr, r)});
+        if (call == nullptr) continue;
+        if (graph[index]) call->graph = true;
+        call->end = std::max(call->end, b.int_at(c_start, r) + dur);
       }
     }
   }
@@ -297,11 +333,11 @@ void compute_launch_stats(store::Database& db, int64_t run, const GpuAnalysisOpt
     }
     int64_t linked = 0, timed = 0, delayed = 0, delay_sum = 0, delay_max = 0;
     for (const auto& [correlation, start] : at.activities) {
-      int64_t end = at.call_end[correlation];
-      if (end == std::numeric_limits<int64_t>::min()) continue;  // no launch call recorded
+      const RankLaunches::Call& call = *at.calls.find({0, correlation});
+      if (call.end == std::numeric_limits<int64_t>::min()) continue;  // no launch call recorded
       ++linked;
-      if (at.graph_launched.count(correlation)) continue;
-      int64_t delay = start - end;
+      if (call.graph) continue;
+      int64_t delay = start - call.end;
       delay_sum += delay;
       delay_max = timed++ == 0 ? delay : std::max(delay_max, delay);
       if (delay > opt.launch_delay_ns) ++delayed;
