@@ -12,6 +12,7 @@
 // Asynchronous copies to or from pinned memory do not block; a pageable host-to-device async
 // copy only stages the data (the pageable_memcpy finding), without waiting for the queue.
 #include <algorithm>
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -63,6 +64,17 @@ bool is_copy_call(std::string_view name) {
   return contains(name, "Memcpy") || contains(name, "memcpy");
 }
 
+// What a call's name makes it, decided once per distinct name of a block: the runtime calls of
+// a 1 GB trace are a million, their names a few dozen.
+enum class CallName : uint8_t { other, sync, alloc, copy, async_copy };
+
+CallName classify(std::string_view name) {
+  if (is_sync(name)) return CallName::sync;
+  if (is_alloc(name)) return CallName::alloc;
+  if (is_copy_call(name)) return contains(name, "Async") ? CallName::async_copy : CallName::copy;
+  return CallName::other;
+}
+
 // The run's copies by (rank, correlation id).
 std::map<std::pair<int64_t, int64_t>, Copy> load_copies(store::Database& db, int64_t run) {
   std::map<std::pair<int64_t, int64_t>, Copy> out;
@@ -101,21 +113,28 @@ std::vector<Call> load_blocking_calls(store::Database& db, int64_t run,
   const int c_rank = col("rank"), c_name = col("name"), c_pid = col("pid"), c_tid = col("tid"),
             c_start = col("start_ns"), c_dur = col("dur_ns"), c_corr = col("correlation");
   std::vector<Call> out;
+  std::vector<CallName> names;  // the current block's dictionary index -> what it names
   for (const char* kind : {"runtime", "driver"}) {
     store::BlockScan scan(db, schema, run, std::string(kind),
                           {"rank", "name", "pid", "tid", "start_ns", "dur_ns", "correlation"});
     while (scan.next()) {
       auto& b = scan.block();
+      names.clear();
+      for (size_t i = 0, n = b.dictionary_size(c_name); i < n; ++i)
+        names.push_back(classify(b.dictionary_text(c_name, static_cast<uint32_t>(i))));
       for (size_t r = 0; r < b.rows(); ++r) {
+        // A null name reads as the dictionary's first text, as text_at() gives it.
+        const CallName what_name = names[b.text_index_at(c_name, r)];
+        if (what_name == CallName::other) continue;
         const int64_t rank = b.int_at(c_rank, r);
         std::string_view name = b.text_at(c_name, r);
         const char* what = nullptr;
-        if (is_sync(name)) {
+        if (what_name == CallName::sync) {
           what = "sync";
-        } else if (is_alloc(name)) {
+        } else if (what_name == CallName::alloc) {
           what = "alloc";
-        } else if (is_copy_call(name)) {
-          const bool async = contains(name, "Async");
+        } else {
+          const bool async = what_name == CallName::async_copy;
           std::optional<Copy> copy;
           if (!b.is_null(c_corr, r)) {
             auto it = copies.find({rank, b.int_at(c_corr, r)});
