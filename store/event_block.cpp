@@ -69,6 +69,27 @@ void put_varint(std::string& out, uint64_t v) {
   out.push_back(static_cast<char>(v));
 }
 
+// Writes the varint at `p`, which has room for 10 bytes; returns the position after it.
+inline char* write_varint(char* p, uint64_t v) {
+  while (v >= 0x80) {
+    *p++ = static_cast<char>(v | 0x80);
+    v >>= 7;
+  }
+  *p++ = static_cast<char>(v);
+  return p;
+}
+
+// Appends a column's values as varints (`encode` maps each to the unsigned value written):
+// written through a pointer into room made once, not pushed byte by byte.
+template <typename Values, typename Encode>
+void append_varints(std::string& out, const Values& values, Encode encode) {
+  const size_t at = out.size();
+  out.resize(at + values.size() * 10);
+  char* p = out.data() + at;
+  for (const auto& v : values) p = write_varint(p, encode(v));
+  out.resize(static_cast<size_t>(p - out.data()));
+}
+
 uint64_t zigzag(int64_t v) {
   return (static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63);
 }
@@ -203,11 +224,12 @@ std::string EventBlockBuilder::finish() {
       switch (c.type) {
         case ColumnType::kInt: {
           int64_t prev = 0;
-          for (int64_t v : c.ints) {
-            put_varint(body, zigzag(static_cast<int64_t>(static_cast<uint64_t>(v) -
-                                                         static_cast<uint64_t>(prev))));
+          append_varints(body, c.ints, [&prev](int64_t v) {
+            const uint64_t delta = zigzag(
+                static_cast<int64_t>(static_cast<uint64_t>(v) - static_cast<uint64_t>(prev)));
             prev = v;
-          }
+            return delta;
+          });
           break;
         }
         case ColumnType::kReal:
@@ -219,7 +241,7 @@ std::string EventBlockBuilder::finish() {
             put_varint(body, s->size());
             body.append(*s);
           }
-          for (uint32_t id : c.ids) put_varint(body, id);
+          append_varints(body, c.ids, [](uint32_t id) { return uint64_t{id}; });
           break;
       }
     }
