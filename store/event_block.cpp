@@ -106,6 +106,7 @@ struct Cursor {
   const uint8_t* p;
   const uint8_t* end;
   uint64_t varint() {
+    if (p != end && *p < 0x80) return *p++;  // most ids and many deltas fit in a byte
     uint64_t v = 0;
     for (int shift = 0; shift < 64; shift += 7) {
       if (p == end) corrupt("varint runs past the end");
@@ -408,8 +409,9 @@ void EventBlockReader::decode(int col, Column& c) {
     case ColumnType::kInt: {
       c.ints.assign(rows_, 0);
       int64_t prev = 0;
+      const bool all = c.tag != kSomeNulls;
       for (size_t r = 0; r < rows_; ++r) {
-        if (!c.present[r]) continue;
+        if (!all && !c.present[r]) continue;
         prev = static_cast<int64_t>(static_cast<uint64_t>(prev) +
                                     static_cast<uint64_t>(unzigzag(in.varint())));
         c.ints[r] = prev;
