@@ -1,7 +1,11 @@
 #include "analyzers/gpu/device_spans.h"
 
+#include <algorithm>
+#include <cstdint>
+#include <limits>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "analyzers/core/like_match.h"
 #include "store/block_scan.h"
@@ -15,9 +19,80 @@ bool is_comm_kernel(std::string_view name, std::string_view args) {
          args.find("\"Collective name\"") != std::string_view::npos;
 }
 
-// The rank's kernels, copies and sets, read from the blocks (store/block_scan.h). Whether a
-// kernel name is a collective's is remembered per name: names repeat, and the case-folding
-// search over names hundreds of bytes long cost more than the rest of the load.
+namespace {
+
+// Whether each distinct value of a text column in the current block passes a test: each value
+// is tested once per block (block dictionary index -> -1 untested, 0 or 1).
+class BlockFlags {
+ public:
+  explicit BlockFlags(int column) : column_(column) {}
+  // Forgets the last block's values; the next at() sizes the flags for the new block, so that a
+  // block whose rows are all skipped is not decoded.
+  void start_block() { sized_ = false; }
+  template <typename Test>
+  bool at(store::EventBlockReader& b, size_t row, Test&& test) {
+    if (!sized_) {
+      flags_.assign(b.dictionary_size(column_), -1);
+      sized_ = true;
+    }
+    const uint32_t index = b.text_index_at(column_, row);
+    int8_t& flag = flags_[index];
+    if (flag < 0) flag = test(b.dictionary_text(column_, index)) ? 1 : 0;
+    return flag == 1;
+  }
+
+ private:
+  const int column_;
+  bool sized_ = false;
+  std::vector<int8_t> flags_;
+};
+
+// is_comm_kernel over the kernels of a block scan. Whether a kernel name is a collective's is
+// remembered per name: names repeat, and the case-folding search over names hundreds of bytes
+// long cost more than the rest of a load; each block looks each distinct name and argument text
+// up once, not each row's.
+class CommKernels {
+ public:
+  CommKernels(int c_name, int c_args) : c_args_(c_args), names_(c_name), args_(c_args) {}
+  void start_block() {
+    names_.start_block();
+    args_.start_block();
+  }
+  bool at(store::EventBlockReader& b, size_t row) {
+    auto known_name = [&](std::string_view name) {
+      auto it = comm_name_.find(name);
+      if (it == comm_name_.end())
+        it = comm_name_.emplace(std::string(name), is_comm_kernel(name, {})).first;
+      return it->second;
+    };
+    auto comm_args = [](std::string_view args) { return is_comm_kernel({}, args); };
+    return names_.at(b, row, known_name) ||
+           (!b.is_null(c_args_, row) && args_.at(b, row, comm_args));
+  }
+
+ private:
+  const int c_args_;
+  std::unordered_map<std::string, bool, store::TextHash, std::equal_to<>> comm_name_;
+  BlockFlags names_, args_;
+};
+
+}  // namespace
+
+std::set<int64_t> device_ranks(store::Database& db, int64_t run) {
+  const auto& schema = store::device_event_schema();
+  const int c_rank = store::column_index(schema, "rank");
+  std::set<int64_t> ranks;
+  store::BlockScan scan(db, schema, run, std::nullopt, {"rank"});
+  while (scan.next()) {
+    auto& b = scan.block();
+    int64_t last = 0;
+    for (size_t r = 0; r < b.rows(); ++r)
+      if (r == 0 || b.int_at(c_rank, r) != last) ranks.insert(last = b.int_at(c_rank, r));
+  }
+  return ranks;
+}
+
+// The rank's kernels, copies and sets, read from the blocks (store/block_scan.h).
 std::vector<DeviceSpan> load_device_spans(store::Database& db, int64_t run, int64_t rank) {
   const auto& schema = store::device_event_schema();
   auto col = [&](const char* name) { return store::column_index(schema, name); };
@@ -25,15 +100,21 @@ std::vector<DeviceSpan> load_device_spans(store::Database& db, int64_t run, int6
             c_stream = col("stream"), c_start = col("start_ns"), c_dur = col("dur_ns"),
             c_args = col("args"), c_corr = col("correlation");
   std::vector<DeviceSpan> out;
-  std::unordered_map<std::string, bool, store::TextHash, std::equal_to<>> comm_name;
+  size_t rows = 0;
+  for (const char* kind : {"kernel", "memcpy", "memset"})
+    rows += store::block_rows(db, schema, run, std::string(kind));
+  out.reserve(rows);  // every rank's: the pages of other ranks' rows are never touched
+  CommKernels comm(c_name, c_args);
   for (const char* kind : {"kernel", "memcpy", "memset"}) {
     const bool kernel = kind[0] == 'k';
+    const Class other = std::string_view(kind) == "memcpy" ? Class::copy : Class::set;
     std::vector<std::string_view> columns = {"rank",     "device", "stream",
                                              "start_ns", "dur_ns", "correlation"};
     if (kernel) columns.insert(columns.end(), {"name", "args"});
     store::BlockScan scan(db, schema, run, std::string(kind), columns);
     while (scan.next()) {
       auto& b = scan.block();
+      comm.start_block();
       for (size_t r = 0; r < b.rows(); ++r) {
         if (b.int_at(c_rank, r) != rank) continue;
         DeviceSpan d;
@@ -42,16 +123,10 @@ std::vector<DeviceSpan> load_device_spans(store::Database& db, int64_t run, int6
         if (!b.is_null(c_device, r)) d.device = b.int_at(c_device, r);
         if (!b.is_null(c_stream, r)) d.stream = b.int_at(c_stream, r);
         if (!b.is_null(c_corr, r)) d.correlation = b.int_at(c_corr, r);
-        if (!kernel) {
-          d.cls = std::string_view(kind) == "memcpy" ? Class::copy : Class::set;
-        } else {
-          std::string_view name = b.text_at(c_name, r);
-          auto it = comm_name.find(name);
-          if (it == comm_name.end())
-            it = comm_name.emplace(std::string(name), is_comm_kernel(name, {})).first;
-          std::string_view args = b.is_null(c_args, r) ? std::string_view() : b.text_at(c_args, r);
-          d.cls = it->second || is_comm_kernel({}, args) ? Class::comm : Class::compute;
-        }
+        if (!kernel)
+          d.cls = other;
+        else
+          d.cls = comm.at(b, r) ? Class::comm : Class::compute;
         out.push_back(d);
       }
     }
@@ -62,30 +137,79 @@ std::vector<DeviceSpan> load_device_spans(store::Database& db, int64_t run, int6
 std::unordered_map<int64_t, LaunchCall> launch_calls(store::Database& db, int64_t run, int64_t rank,
                                                      const std::vector<DeviceSpan>& dev) {
   std::unordered_map<int64_t, LaunchCall> out;
+  int64_t lo = std::numeric_limits<int64_t>::max(), hi = std::numeric_limits<int64_t>::min();
+  size_t ids = 0;
   for (const auto& d : dev)
-    if (d.correlation) out.try_emplace(*d.correlation);
-  if (out.empty()) return out;
+    if (d.correlation) {
+      lo = std::min(lo, *d.correlation);
+      hi = std::max(hi, *d.correlation);
+      ++ids;
+    }
+  if (ids == 0) return out;
+  // CUPTI numbers every runtime call, so the activities' ids are a fraction of their range (the
+  // 1 GB DDP trace: 490 k of 7.5 M). Up to 32 slots (128 bytes) an activity, a table over the
+  // range finds a call's entry by index, in the order the calls come, instead of hashing ~2
+  // calls per activity; sparser ids look calls up in the map itself.
+  const uint64_t span = static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo);
+  const bool dense = span < 32 * ids + 1024;
+  constexpr uint32_t kNone = UINT32_MAX;
+  std::vector<uint32_t> slot(dense ? span + 1 : 0, kNone);  // id - lo -> index in `wanted`
+  std::vector<int64_t> wanted;
+  std::vector<LaunchCall> calls;
+  if (dense) {
+    for (const auto& d : dev) {
+      if (!d.correlation) continue;
+      uint32_t& s = slot[static_cast<uint64_t>(*d.correlation) - static_cast<uint64_t>(lo)];
+      if (s == kNone) {
+        s = static_cast<uint32_t>(wanted.size());
+        wanted.push_back(*d.correlation);
+      }
+    }
+    calls.resize(wanted.size());
+  } else {
+    out.reserve(ids);
+    for (const auto& d : dev)
+      if (d.correlation) out.try_emplace(*d.correlation);
+  }
+  auto entry = [&](int64_t corr) -> LaunchCall* {
+    if (!dense) {
+      auto it = out.find(corr);
+      return it == out.end() ? nullptr : &it->second;
+    }
+    if (corr < lo || corr > hi) return nullptr;
+    const uint32_t s = slot[static_cast<uint64_t>(corr) - static_cast<uint64_t>(lo)];
+    return s == kNone ? nullptr : &calls[s];
+  };
   const auto& schema = store::host_event_schema();
   const int c_rank = store::column_index(schema, "rank"),
             c_name = store::column_index(schema, "name"),
             c_start = store::column_index(schema, "start_ns"),
             c_corr = store::column_index(schema, "correlation");
+  auto graph_launch = [](std::string_view name) {
+    return name.find("GraphLaunch") != std::string_view::npos;
+  };
+  BlockFlags graph(c_name);
   for (const char* kind : {"runtime", "driver"}) {
     store::BlockScan scan(db, schema, run, std::string(kind),
                           {"rank", "name", "start_ns", "correlation"});
     while (scan.next()) {
       auto& b = scan.block();
+      graph.start_block();
       for (size_t r = 0; r < b.rows(); ++r) {
         if (b.int_at(c_rank, r) != rank || b.is_null(c_corr, r)) continue;
-        auto it = out.find(b.int_at(c_corr, r));
-        if (it == out.end()) continue;
+        LaunchCall* call = entry(b.int_at(c_corr, r));
+        if (call == nullptr) continue;
         const int64_t start = b.int_at(c_start, r);
-        if (start < it->second.start) {
-          it->second.start = start;
-          it->second.graph = b.text_at(c_name, r).find("GraphLaunch") != std::string_view::npos;
+        if (start < call->start) {
+          call->start = start;
+          call->graph = graph.at(b, r, graph_launch);
         }
       }
     }
+  }
+  if (dense) {
+    out.reserve(wanted.size());
+    for (size_t i = 0; i < wanted.size(); ++i) out.emplace(wanted[i], calls[i]);
   }
   return out;
 }
@@ -96,19 +220,17 @@ void for_each_comm_kernel(store::Database& db, int64_t run,
   auto col = [&](const char* name) { return store::column_index(schema, name); };
   const int c_rank = col("rank"), c_name = col("name"), c_start = col("start_ns"),
             c_dur = col("dur_ns"), c_args = col("args");
-  std::unordered_map<std::string, bool, store::TextHash, std::equal_to<>> comm_name;
+  CommKernels comm(c_name, c_args);
   store::BlockScan scan(db, schema, run, std::string("kernel"),
                         {"rank", "name", "start_ns", "dur_ns", "args"});
   while (scan.next()) {
     auto& b = scan.block();
+    comm.start_block();
     for (size_t r = 0; r < b.rows(); ++r) {
-      std::string_view name = b.text_at(c_name, r);
+      if (!comm.at(b, r)) continue;
       std::string_view args = b.is_null(c_args, r) ? std::string_view() : b.text_at(c_args, r);
-      auto it = comm_name.find(name);
-      if (it == comm_name.end())
-        it = comm_name.emplace(std::string(name), is_comm_kernel(name, {})).first;
-      if (!it->second && !is_comm_kernel({}, args)) continue;
-      fn({b.int_at(c_rank, r), b.int_at(c_start, r), b.int_at(c_dur, r), name, args});
+      fn({b.int_at(c_rank, r), b.int_at(c_start, r), b.int_at(c_dur, r), b.text_at(c_name, r),
+          args});
     }
   }
 }

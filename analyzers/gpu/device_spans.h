@@ -7,6 +7,7 @@
 #include <limits>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -28,6 +29,10 @@ struct DeviceSpan {
 // NCCL/RCCL kernel names, or kernels carrying Kineto's "Collective name" argument. The SQL twin
 // of this test is the run fact's `comm` CTE (engine/facts/types_run.cpp).
 bool is_comm_kernel(std::string_view name, std::string_view args);
+
+// The distinct ranks of `run`'s device activities (any kind), ascending; from the blocks' rank
+// column, without a value per row through SQL.
+std::set<int64_t> device_ranks(store::Database& db, int64_t run);
 
 // Every kernel, copy and set of `rank` in `run`, unsorted.
 std::vector<DeviceSpan> load_device_spans(store::Database& db, int64_t run, int64_t rank);

@@ -3,8 +3,10 @@
 // communication kernels (NCCL/RCCL or kernels carrying collective args), their overlap, and the
 // time the GPU does nothing; plus the same per stream.
 #include <algorithm>
+#include <cstddef>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -127,8 +129,14 @@ struct Sets {
     merge(comm);
     merge(copy);
     merge(set);
+    // The merged sets are sorted: merging their runs sorts `all` without a sort.
     std::vector<Interval> all;
-    for (auto* v : {&compute, &comm, &copy, &set}) all.insert(all.end(), v->begin(), v->end());
+    all.reserve(compute.size() + comm.size() + copy.size() + set.size());
+    for (auto* v : {&compute, &comm, &copy, &set}) {
+      const auto mid = static_cast<std::ptrdiff_t>(all.size());
+      all.insert(all.end(), v->begin(), v->end());
+      std::inplace_merge(all.begin(), all.begin() + mid, all.end());
+    }
     merge(all);
     return length(all);
   }
@@ -139,13 +147,12 @@ struct Sets {
 void compute_gpu_breakdown(store::Database& db, int64_t run) {
   db.prepare("DELETE FROM steps WHERE run_id=?1 AND source='gpu_breakdown'").bind(1, run).run();
   db.prepare("DELETE FROM gpu_streams WHERE run_id=?1").bind(1, run).run();
-  std::vector<int64_t> ranks;
+  std::set<int64_t> ranks = device_ranks(db, run);
   {
-    auto st = db.prepare(
-        "SELECT rank FROM device_events WHERE run_id=?1 UNION SELECT rank FROM steps WHERE "
-        "run_id=?1 AND source='ProfilerStep'");
+    auto st =
+        db.prepare("SELECT DISTINCT rank FROM steps WHERE run_id=?1 AND source='ProfilerStep'");
     st.bind(1, run);
-    while (st.step()) ranks.push_back(st.int64(0));
+    while (st.step()) ranks.insert(st.int64(0));
   }
   store::RowInserter insert_stream(db, tables::streams());
   auto insert_step =

@@ -5,7 +5,8 @@
 namespace perfsage::analyzers::gpu {
 
 void merge(std::vector<Interval>& v) {
-  std::sort(v.begin(), v.end());
+  // Activities are mostly added in start order: checking costs less than sorting sorted input.
+  if (!std::is_sorted(v.begin(), v.end())) std::sort(v.begin(), v.end());
   size_t out = 0;
   for (const auto& iv : v) {
     if (iv.second <= iv.first) continue;

@@ -8,4 +8,4 @@ perfsage_test(kineto_test
 # The samples test reads the collector's debug log: the same (compiled) spdlog as the library.
 target_link_libraries(kineto_test PRIVATE spdlog::spdlog)
 set(PERFSAGE_TEST_LIBS perfsage_collectors perfsage_analyzers_gpu)
-perfsage_test(kineto_gpu_test unit/kineto_gpu_test.cpp)
+perfsage_test(kineto_gpu_test unit/kineto_gpu_test.cpp unit/gpu_device_spans_test.cpp)
