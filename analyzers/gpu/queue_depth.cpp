@@ -6,6 +6,7 @@
 // (cudaGraphLaunch / hipGraphLaunch / cuGraphLaunch) are counted as graph-launched and enter the
 // queue at the graph launch, as the runtime enqueues them.
 #include <algorithm>
+#include <cstdint>
 #include <limits>
 #include <map>
 #include <optional>
@@ -25,32 +26,65 @@ struct StreamQueue {
   double median = 0, mean = 0;
 };
 
-// Time-weighted statistics of the depth step function given its +1/-1 events.
-void summarise(std::vector<std::pair<int64_t, int>>& events, StreamQueue& q) {
-  if (events.empty()) return;
-  // At equal times the GPU's completions count first: a kernel ending as the next call starts
-  // leaves no overlap.
-  std::sort(events.begin(), events.end());
-  std::map<int64_t, int64_t> time_at;  // depth -> ns
-  int64_t depth = 0, area = 0;
-  for (size_t i = 0; i < events.size(); ++i) {
-    depth += events[i].second;
-    q.max_depth = std::max(q.max_depth, depth);
-    if (i + 1 < events.size()) {
-      const int64_t dt = events[i + 1].first - events[i].first;
-      time_at[depth] += dt;
-      area += depth * dt;
-    }
+// A stream's enqueue times (+1) and activity ends (-1).
+struct StreamEvents {
+  std::vector<int64_t> enqueued, ended;
+};
+
+// Calls fn(time, change) for the events in time order; at equal times the GPU's completions
+// count first: a kernel ending as the next call starts leaves no overlap. Both lists are mostly
+// in order already (activities in trace order): sorting them apart and walking both costs less
+// than sorting the events together.
+template <typename Fn>
+void walk(StreamEvents& ev, Fn&& fn) {
+  for (auto* v : {&ev.enqueued, &ev.ended})
+    if (!std::is_sorted(v->begin(), v->end())) std::sort(v->begin(), v->end());
+  size_t i = 0, j = 0;
+  const auto &ends = ev.ended, &enqueued = ev.enqueued;
+  while (i < ends.size() || j < enqueued.size()) {
+    if (i < ends.size() && (j == enqueued.size() || ends[i] <= enqueued[j]))
+      fn(ends[i++], -1);
+    else
+      fn(enqueued[j++], +1);
   }
-  q.window = events.back().first - events.front().first;
+}
+
+// Time-weighted statistics of the depth step function given its +1/-1 events.
+void summarise(StreamEvents& ev, StreamQueue& q) {
+  if (ev.enqueued.empty()) return;
+  // The depth's range first (a call recorded after its activity ended leaves the depth below
+  // zero for an instant), so that the time at each depth is a vector, not a map.
+  int64_t depth = 0, lowest = 0;
+  walk(ev, [&](int64_t, int change) {
+    depth += change;
+    lowest = std::min(lowest, depth);
+    q.max_depth = std::max(q.max_depth, depth);
+  });
+  std::vector<int64_t> time_at(static_cast<size_t>(q.max_depth - lowest + 1));  // depth -> ns
+  int64_t area = 0, first = 0, last = 0;
+  bool started = false;
+  depth = 0;
+  walk(ev, [&](int64_t t, int change) {
+    if (started) {
+      const int64_t dt = t - last;
+      time_at[static_cast<size_t>(depth - lowest)] += dt;
+      area += depth * dt;
+    } else {
+      first = t;
+      started = true;
+    }
+    last = t;
+    depth += change;
+  });
+  q.window = last - first;
   if (q.window <= 0) return;
-  q.zero = time_at.count(0) ? time_at[0] : 0;
+  q.zero = time_at[static_cast<size_t>(-lowest)];
   q.mean = static_cast<double>(area) / static_cast<double>(q.window);
   int64_t seen = 0;
-  for (const auto& [d, t] : time_at) {
-    seen += t;
+  for (size_t d = 0; d < time_at.size(); ++d) {
+    seen += time_at[d];
     if (2 * seen >= q.window) {
-      q.median = static_cast<double>(d);
+      q.median = static_cast<double>(static_cast<int64_t>(d) + lowest);
       break;
     }
   }
@@ -62,12 +96,33 @@ void write_queue_depth(store::RowInserter& insert, int64_t run, int64_t rank,
                        const std::vector<DeviceSpan>& dev,
                        const std::unordered_map<int64_t, LaunchCall>& launches) {
   using StreamKey = std::pair<std::optional<int64_t>, std::optional<int64_t>>;
-  std::map<StreamKey, std::vector<std::pair<int64_t, int>>> events;
-  std::map<StreamKey, StreamQueue> queues;
-  for (const auto& d : dev) {
+  std::map<StreamKey, uint32_t> index;  // in key order: the rows' order
+  std::vector<StreamQueue> queues;
+  // Activities of a stream come in runs: the last one's stream is looked up again only when
+  // another follows.
+  StreamKey last_key;
+  uint32_t last = UINT32_MAX;
+  auto stream_of = [&](const DeviceSpan& d) {
     StreamKey key{d.device, d.stream};
-    StreamQueue& q = queues[key];
-    ++q.activities;
+    if (last == UINT32_MAX || key != last_key) {
+      last = index.try_emplace(key, static_cast<uint32_t>(index.size())).first->second;
+      last_key = key;
+    }
+    return last;
+  };
+  for (const auto& d : dev) {
+    const uint32_t s = stream_of(d);
+    if (s == queues.size()) queues.emplace_back();
+    ++queues[s].activities;
+  }
+  std::vector<StreamEvents> events(queues.size());
+  for (size_t s = 0; s < queues.size(); ++s) {
+    events[s].enqueued.reserve(static_cast<size_t>(queues[s].activities));
+    events[s].ended.reserve(static_cast<size_t>(queues[s].activities));
+  }
+  for (const auto& d : dev) {
+    const uint32_t s = stream_of(d);
+    StreamQueue& q = queues[s];
     q.busy += d.end - d.start;
     auto it = d.correlation ? launches.find(*d.correlation) : launches.end();
     if (it == launches.end() || it->second.start == std::numeric_limits<int64_t>::max()) {
@@ -76,14 +131,12 @@ void write_queue_depth(store::RowInserter& insert, int64_t run, int64_t rank,
     }
     if (it->second.graph) ++q.graph;
     // A call recorded after its activity ended (clock skew) enqueues nothing measurable.
-    const int64_t enqueued = std::min(it->second.start, d.end);
-    auto& ev = events[key];
-    ev.emplace_back(enqueued, +1);
-    ev.emplace_back(d.end, -1);
+    events[s].enqueued.push_back(std::min(it->second.start, d.end));
+    events[s].ended.push_back(d.end);
   }
-  for (auto& [key, q] : queues) {
-    auto ev = events.find(key);
-    if (ev != events.end()) summarise(ev->second, q);
+  for (const auto& [key, s] : index) {
+    StreamQueue& q = queues[s];
+    summarise(events[s], q);
     auto us = [](int64_t ns) { return static_cast<double>(ns) / 1e3; };
     insert.insert(run, rank, key.first, key.second, q.activities, q.unlinked, q.graph, us(q.busy),
                   us(q.window), q.max_depth, q.median, q.mean,

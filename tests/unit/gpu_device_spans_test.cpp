@@ -1,5 +1,7 @@
 // The GPU analyzers' shared reads (analyzers/gpu/device_spans.h) on hand-made activities: the
-// launch calls of correlation ids.
+// launch calls of correlation ids, and HTA's queue length per stream (queue_depth.cpp): the
+// order of events at one time, a call recorded after its activity ended, unlinked and
+// graph-launched activities, streams without ids or without any linked activity.
 #include <catch2/catch.hpp>
 #include <limits>
 #include <string>
@@ -11,6 +13,49 @@
 
 using namespace perfsage;
 using namespace perfsage::analyzers::gpu;
+
+TEST_CASE("queue depth per stream: completions before enqueues at one time, skewed calls",
+          "[gpu]") {
+  store::Database db(":memory:");
+  store::ensure_derived_tables(db, {tables::queues()});
+  auto act = [](std::optional<int64_t> stream, int64_t start, int64_t end,
+                std::optional<int64_t> corr) {
+    DeviceSpan d{start,  end,  stream ? std::optional<int64_t>(0) : std::nullopt,
+                 stream, corr, Class::compute};
+    return d;
+  };
+  // Stream 7 out of start order; stream 3 with only an unlinked activity; one without ids.
+  const std::vector<DeviceSpan> dev = {
+      act(7, 20, 30, 2),          act(7, 10, 20, 1),
+      act(7, 92, 95, 3),  // its call at 100, after it ended: enqueued as it ends
+      act(3, 0, 4, std::nullopt), act(7, 60, 70, std::nullopt),
+      act(7, 70, 75, 4),  // no call of its correlation
+      act(7, 70, 80, 5),          act(std::nullopt, 100, 110, 7),
+      act(7, 85, 90, 6)};  // enqueued at 20, as the first activity ends
+  const int64_t none = std::numeric_limits<int64_t>::max();
+  const std::unordered_map<int64_t, LaunchCall> launches = {
+      {1, {0, false}}, {2, {5, false}},  {3, {100, false}}, {4, {none, false}},
+      {5, {65, true}}, {6, {20, false}}, {7, {100, false}}};
+  {
+    store::RowInserter insert(db, tables::queues());
+    write_queue_depth(insert, 1, 0, dev, launches);
+  }
+  auto st = db.prepare(
+      "SELECT device, stream, activities, unlinked, graph_launched, busy_us, window_us, "
+      "max_depth, median_depth, round(mean_depth, 9), round(zero_share, 9) FROM gpu_queues "
+      "ORDER BY rowid");
+  std::string rows;
+  while (st.step()) {
+    for (int c = 0; c < st.column_count(); ++c) rows += (st.is_null(c) ? "-" : st.text(c)) + "|";
+    rows += "\n";
+  }
+  // Stream 7's depth: 1 [0,5), 2 [5,20), 2 [20,30) (the end at 20 counts before the enqueue:
+  // never 3), 1 [30,65), 2 [65,80), 1 [80,90), 0 [90,95), then -1 and back to 0 at 95.
+  CHECK(rows ==
+        "-|-|1|0|0|0.01|0.01|1|1.0|1.0|0.0|\n"
+        "0|3|1|1|0|0.004|0.0|0|0.0|0.0|-|\n"
+        "0|7|7|2|1|0.053|0.095|2|1.0|1.368421053|0.052631579|\n");
+}
 
 TEST_CASE("launch calls: each correlation's earliest call of the rank, ids dense or sparse",
           "[gpu]") {
