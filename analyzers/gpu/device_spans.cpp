@@ -134,9 +134,7 @@ std::vector<DeviceSpan> load_device_spans(store::Database& db, int64_t run, int6
   return out;
 }
 
-std::unordered_map<int64_t, LaunchCall> launch_calls(store::Database& db, int64_t run, int64_t rank,
-                                                     const std::vector<DeviceSpan>& dev) {
-  std::unordered_map<int64_t, LaunchCall> out;
+LaunchCalls::LaunchCalls(const std::vector<DeviceSpan>& dev) {
   int64_t lo = std::numeric_limits<int64_t>::max(), hi = std::numeric_limits<int64_t>::min();
   size_t ids = 0;
   for (const auto& d : dev)
@@ -145,41 +143,45 @@ std::unordered_map<int64_t, LaunchCall> launch_calls(store::Database& db, int64_
       hi = std::max(hi, *d.correlation);
       ++ids;
     }
-  if (ids == 0) return out;
-  // CUPTI numbers every runtime call, so the activities' ids are a fraction of their range (the
-  // 1 GB DDP trace: 490 k of 7.5 M). Up to 32 slots (128 bytes) an activity, a table over the
-  // range finds a call's entry by index, in the order the calls come, instead of hashing ~2
-  // calls per activity; sparser ids look calls up in the map itself.
+  if (ids == 0) return;
+  lo_ = lo;
+  hi_ = hi;
   const uint64_t span = static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo);
-  const bool dense = span < 32 * ids + 1024;
-  constexpr uint32_t kNone = UINT32_MAX;
-  std::vector<uint32_t> slot(dense ? span + 1 : 0, kNone);  // id - lo -> index in `wanted`
-  std::vector<int64_t> wanted;
-  std::vector<LaunchCall> calls;
-  if (dense) {
-    for (const auto& d : dev) {
-      if (!d.correlation) continue;
-      uint32_t& s = slot[static_cast<uint64_t>(*d.correlation) - static_cast<uint64_t>(lo)];
-      if (s == kNone) {
-        s = static_cast<uint32_t>(wanted.size());
-        wanted.push_back(*d.correlation);
-      }
+  dense_ = span < 32 * ids + 1024;
+  if (dense_)
+    slot_.assign(span + 1, kNone);
+  else
+    sparse_.reserve(ids);
+  for (const auto& d : dev) {
+    if (!d.correlation) continue;
+    uint32_t* s;
+    if (dense_)
+      s = &slot_[static_cast<uint64_t>(*d.correlation) - static_cast<uint64_t>(lo_)];
+    else
+      s = &sparse_.try_emplace(*d.correlation, kNone).first->second;
+    if (*s == kNone) {
+      *s = static_cast<uint32_t>(entries_.size());
+      entries_.emplace_back(*d.correlation, LaunchCall{});
     }
-    calls.resize(wanted.size());
-  } else {
-    out.reserve(ids);
-    for (const auto& d : dev)
-      if (d.correlation) out.try_emplace(*d.correlation);
   }
-  auto entry = [&](int64_t corr) -> LaunchCall* {
-    if (!dense) {
-      auto it = out.find(corr);
-      return it == out.end() ? nullptr : &it->second;
-    }
-    if (corr < lo || corr > hi) return nullptr;
-    const uint32_t s = slot[static_cast<uint64_t>(corr) - static_cast<uint64_t>(lo)];
-    return s == kNone ? nullptr : &calls[s];
-  };
+}
+
+const LaunchCalls::Entry* LaunchCalls::find(int64_t correlation) const {
+  if (correlation < lo_ || correlation > hi_) return end();
+  uint32_t s = kNone;
+  if (dense_) {
+    s = slot_[static_cast<uint64_t>(correlation) - static_cast<uint64_t>(lo_)];
+  } else {
+    auto it = sparse_.find(correlation);
+    if (it != sparse_.end()) s = it->second;
+  }
+  return s == kNone ? end() : &entries_[s];
+}
+
+LaunchCalls launch_calls(store::Database& db, int64_t run, int64_t rank,
+                         const std::vector<DeviceSpan>& dev) {
+  LaunchCalls out(dev);
+  if (out.size() == 0) return out;
   const auto& schema = store::host_event_schema();
   const int c_rank = store::column_index(schema, "rank"),
             c_name = store::column_index(schema, "name"),
@@ -197,7 +199,7 @@ std::unordered_map<int64_t, LaunchCall> launch_calls(store::Database& db, int64_
       graph.start_block();
       for (size_t r = 0; r < b.rows(); ++r) {
         if (b.int_at(c_rank, r) != rank || b.is_null(c_corr, r)) continue;
-        LaunchCall* call = entry(b.int_at(c_corr, r));
+        LaunchCall* call = out.call(b.int_at(c_corr, r));
         if (call == nullptr) continue;
         const int64_t start = b.int_at(c_start, r);
         if (start < call->start) {
@@ -206,10 +208,6 @@ std::unordered_map<int64_t, LaunchCall> launch_calls(store::Database& db, int64_
         }
       }
     }
-  }
-  if (dense) {
-    out.reserve(wanted.size());
-    for (size_t i = 0; i < wanted.size(); ++i) out.emplace(wanted[i], calls[i]);
   }
   return out;
 }

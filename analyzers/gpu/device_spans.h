@@ -11,6 +11,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "store/database.h"
@@ -43,15 +44,41 @@ struct LaunchCall {
   int64_t start = std::numeric_limits<int64_t>::max();  // max: no call recorded
   bool graph = false;
 };
+// The launch calls of a rank's activities by correlation id, looked up as in a map (find, end).
+// CUPTI numbers every runtime call, so the activities' ids are a fraction of their range (the
+// 1 GB DDP trace: 490 k of 7.5 M): up to 32 slots (128 bytes) an activity, a table over the range
+// finds an id's entry by index, in the order activities and calls come, instead of hashing each
+// lookup; sparser ids go through a hash map.
+class LaunchCalls {
+ public:
+  using Entry = std::pair<const int64_t, LaunchCall>;
+  // An entry without a call for each correlation id of `dev`.
+  explicit LaunchCalls(const std::vector<DeviceSpan>& dev);
+  const Entry* find(int64_t correlation) const;
+  const Entry* end() const { return entries_.data() + entries_.size(); }
+  size_t size() const { return entries_.size(); }
+  // The entry of `correlation`, nullptr when it has none.
+  LaunchCall* call(int64_t correlation) {
+    const Entry* e = find(correlation);
+    return e == end() ? nullptr : &entries_[static_cast<size_t>(e - entries_.data())].second;
+  }
+
+ private:
+  static constexpr uint32_t kNone = UINT32_MAX;
+  int64_t lo_ = 0, hi_ = -1;
+  bool dense_ = false;
+  std::vector<uint32_t> slot_;                    // dense: id - lo_ -> index in entries_
+  std::unordered_map<int64_t, uint32_t> sparse_;  // otherwise: id -> index in entries_
+  std::vector<Entry> entries_;                    // in order of first activity
+};
 // The enqueueing calls of `dev`'s correlation ids on `rank`.
-std::unordered_map<int64_t, LaunchCall> launch_calls(store::Database& db, int64_t run, int64_t rank,
-                                                     const std::vector<DeviceSpan>& dev);
+LaunchCalls launch_calls(store::Database& db, int64_t run, int64_t rank,
+                         const std::vector<DeviceSpan>& dev);
 
 // Writes HTA's queue length per stream of `rank` (depth statistics, unlinked and graph-launched
 // activities) into gpu_queues through `insert` (queue_depth.cpp).
 void write_queue_depth(store::RowInserter& insert, int64_t run, int64_t rank,
-                       const std::vector<DeviceSpan>& dev,
-                       const std::unordered_map<int64_t, LaunchCall>& launches);
+                       const std::vector<DeviceSpan>& dev, const LaunchCalls& launches);
 
 // One communication kernel of a run (any rank), as the collective analyzers read it; the views
 // are valid during the callback only.

@@ -93,8 +93,7 @@ void summarise(StreamEvents& ev, StreamQueue& q) {
 }  // namespace
 
 void write_queue_depth(store::RowInserter& insert, int64_t run, int64_t rank,
-                       const std::vector<DeviceSpan>& dev,
-                       const std::unordered_map<int64_t, LaunchCall>& launches) {
+                       const std::vector<DeviceSpan>& dev, const LaunchCalls& launches) {
   using StreamKey = std::pair<std::optional<int64_t>, std::optional<int64_t>>;
   std::map<StreamKey, uint32_t> index;  // in key order: the rows' order
   std::vector<StreamQueue> queues;

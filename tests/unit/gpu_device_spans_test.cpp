@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 #include <limits>
 #include <string>
+#include <tuple>
 
 #include "analyzers/gpu/device_spans.h"
 #include "analyzers/gpu/tables.h"
@@ -32,10 +33,14 @@ TEST_CASE("queue depth per stream: completions before enqueues at one time, skew
       act(7, 70, 75, 4),  // no call of its correlation
       act(7, 70, 80, 5),          act(std::nullopt, 100, 110, 7),
       act(7, 85, 90, 6)};  // enqueued at 20, as the first activity ends
-  const int64_t none = std::numeric_limits<int64_t>::max();
-  const std::unordered_map<int64_t, LaunchCall> launches = {
-      {1, {0, false}}, {2, {5, false}},  {3, {100, false}}, {4, {none, false}},
-      {5, {65, true}}, {6, {20, false}}, {7, {100, false}}};
+  LaunchCalls launches(dev);
+  for (auto [corr, start, graph] : {std::tuple{1, 0, false},
+                                    {2, 5, false},
+                                    {3, 100, false},
+                                    {5, 65, true},
+                                    {6, 20, false},
+                                    {7, 100, false}})
+    *launches.call(corr) = {start, graph};  // 4: no call
   {
     store::RowInserter insert(db, tables::queues());
     write_queue_depth(insert, 1, 0, dev, launches);
@@ -93,12 +98,21 @@ TEST_CASE("launch calls: each correlation's earliest call of the rank, ids dense
     };
     const auto calls =
         launch_calls(db, run, 0, {act(1), act(2), act(far), act(std::nullopt), act(9), act(2)});
+    auto at = [&](int64_t corr) {
+      auto it = calls.find(corr);
+      REQUIRE(it != calls.end());
+      CHECK(it->first == corr);
+      return it->second;
+    };
     REQUIRE(calls.size() == 4);
-    CHECK(calls.at(1).start == 40);
-    CHECK(calls.at(1).graph);
-    CHECK(calls.at(2).start == 30);
-    CHECK_FALSE(calls.at(2).graph);
-    CHECK(calls.at(far).start == 7);
-    CHECK(calls.at(9).start == std::numeric_limits<int64_t>::max());
+    CHECK(at(1).start == 40);
+    CHECK(at(1).graph);
+    CHECK(at(2).start == 30);
+    CHECK_FALSE(at(2).graph);
+    CHECK(at(far).start == 7);
+    CHECK(at(9).start == std::numeric_limits<int64_t>::max());
+    CHECK(calls.find(far + 1) == calls.end());
+    CHECK(calls.find(4) == calls.end());
+    CHECK(calls.find(-1) == calls.end());
   }
 }
