@@ -28,6 +28,16 @@ std::string EventError::message() const {
 
 namespace {
 
+// Whether a key is `lit`: compared byte by byte where the compiler sees the literal's length,
+// instead of a call to memcmp for each of the dozen keys tried on every field of every event.
+template <size_t N>
+inline bool key_is(std::string_view key, const char (&lit)[N]) {
+  if (key.size() != N - 1) return false;
+  for (size_t i = 0; i + 1 < N; ++i)
+    if (key[i] != lit[i]) return false;
+  return true;
+}
+
 // The raw text of a key, from just after its opening quote to its closing quote.
 std::string_view raw_key(od::raw_json_string key) {
   const char* p = key.raw();
@@ -143,67 +153,68 @@ error_code read_args(od::object args, TraceEvent& ev, const char*& field) {
     bool used = false;
     switch (key.size()) {
       case 4:
-        if (key == "grid") {
+        if (key_is(key, "grid")) {
           if (auto e = raw_value(v, raw)) return e;
           append_compact_json(ev.grid, raw);
           continue;
         }
-        if (key == "kind") {  // ROCm copies: "HtoD"
+        if (key_is(key, "kind")) {  // ROCm copies: "HtoD"
           if (string_or_token(v, raw) == SUCCESS) ev.copy_kind.assign(raw);
           continue;
         }
         break;
       case 5:
-        if (key == "block") {
+        if (key_is(key, "block")) {
           if (auto e = raw_value(v, raw)) return e;
           append_compact_json(ev.block, raw);
           continue;
         }
-        if (key == "bytes") used = int_arg(v, ev.bytes, raw);
+        if (key_is(key, "bytes")) used = int_arg(v, ev.bytes, raw);
         break;
       case 6:
-        if (key == "device") used = int_arg(v, ev.device, raw);
-        if (key == "stream") used = int_arg(v, ev.stream, raw);
-        if (key == "queued") continue;
-        if (key == "Ev Idx") continue;
+        if (key_is(key, "device")) used = int_arg(v, ev.device, raw);
+        if (key_is(key, "stream")) used = int_arg(v, ev.stream, raw);
+        if (key_is(key, "queued")) continue;
+        if (key_is(key, "Ev Idx")) continue;
         break;
       case 7:
-        if (key == "context") continue;
+        if (key_is(key, "context")) continue;
         break;
       case 10:
-        if (key == "Input Dims") {
+        if (key_is(key, "Input Dims")) {
           if (auto e = raw_value(v, raw)) return e;
           append_compact_json(ev.input_dims, raw);
           continue;
         }
-        if (key == "Input type") {
+        if (key_is(key, "Input type")) {
           if (auto e = raw_value(v, raw)) return e;
           append_compact_json(ev.input_types, raw);
           continue;
         }
         break;
       case 11:
-        if (key == "External id" || key == "external id") used = int_arg(v, ev.external_id, raw);
-        if (key == "correlation") used = int_arg(v, ev.correlation, raw);
+        if (key_is(key, "External id") || key_is(key, "external id"))
+          used = int_arg(v, ev.external_id, raw);
+        if (key_is(key, "correlation")) used = int_arg(v, ev.correlation, raw);
         break;
       case 12:
-        if (key == "warps per SM") used = real_arg(v, ev.warps_per_sm, raw);
+        if (key_is(key, "warps per SM")) used = real_arg(v, ev.warps_per_sm, raw);
         break;
       case 13:
-        if (key == "shared memory") used = int_arg(v, ev.shared_mem, raw);
-        if (key == "blocks per SM") used = real_arg(v, ev.blocks_per_sm, raw);
+        if (key_is(key, "shared memory")) used = int_arg(v, ev.shared_mem, raw);
+        if (key_is(key, "blocks per SM")) used = real_arg(v, ev.blocks_per_sm, raw);
         break;
       case 18:
-        if (key == "Record function id") continue;
+        if (key_is(key, "Record function id")) continue;
         break;
       case 20:
-        if (key == "registers per thread") used = int_arg(v, ev.registers, raw);
+        if (key_is(key, "registers per thread")) used = int_arg(v, ev.registers, raw);
         break;
       case 23:
-        if (key == "memory bandwidth (GB/s)") used = real_arg(v, ev.bandwidth_gbps, raw);
+        if (key_is(key, "memory bandwidth (GB/s)")) used = real_arg(v, ev.bandwidth_gbps, raw);
         break;
       case 25:
-        if (key == "est. achieved occupancy %") used = real_arg(v, ev.occupancy, raw);
+        if (key_is(key, "est. achieved occupancy %")) used = real_arg(v, ev.occupancy, raw);
         break;
       default:
         break;
@@ -230,34 +241,34 @@ EventError read_event(od::object obj, TraceEvent& ev) {
     std::string_view key = raw_key(fld.key());
     od::value v = fld.value();
     err.field = "";
-    if (key == "ph") {
+    if (key_is(key, "ph")) {
       err.field = "ph";
       err.code = string_or_token(v, ev.ph);
-    } else if (key == "cat") {
+    } else if (key_is(key, "cat")) {
       err.field = "cat";
       err.code = string_or_token(v, ev.cat);
-    } else if (key == "name") {
+    } else if (key_is(key, "name")) {
       err.field = "name";
       err.code = string_or_token(v, ev.name);
-    } else if (key == "ts") {
+    } else if (key_is(key, "ts")) {
       err.field = "ts";
       err.code = time_field(v, ev.ts_ns);
-    } else if (key == "dur") {
+    } else if (key_is(key, "dur")) {
       err.field = "dur";
       err.code = time_field(v, ev.dur_ns);
-    } else if (key == "pid") {
+    } else if (key_is(key, "pid")) {
       err.field = "pid";
       err.code = id_field(v, ev.pid, ev.pid_text);
-    } else if (key == "tid") {
+    } else if (key_is(key, "tid")) {
       err.field = "tid";
       err.code = id_field(v, ev.tid, ev.tid_text);
-    } else if (key == "id") {
+    } else if (key_is(key, "id")) {
       err.field = "id";
       err.code = id_field(v, ev.id, ev.id_text);
-    } else if (key == "bp") {
+    } else if (key_is(key, "bp")) {
       err.field = "bp";
       err.code = string_or_token(v, ev.bp);
-    } else if (key == "args") {
+    } else if (key_is(key, "args")) {
       err.field = "args";
       od::json_type t;
       if (!(err.code = v.type().get(t)) && t == od::json_type::object) {
