@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <compare>
+#include <cstddef>
 #include <map>
 #include <string>
 #include <tuple>
@@ -16,10 +17,10 @@
 namespace perfsage::analyzers {
 namespace {
 
-// A CPU op as read, in trace order; `thread` indexes the read's threads.
-struct ReadOp {
+struct Span {
   int64_t start, end;
-  uint32_t name, thread;
+  int64_t children;  // summed duration of the ops directly inside it
+  uint32_t name;
 };
 
 // A thread's identity; pid and tid -1 when the trace gives none.
@@ -28,8 +29,15 @@ struct ThreadKey {
   auto operator<=>(const ThreadKey&) const = default;
 };
 
+// Consecutive rows of one thread: [begin, end) of the spans as read.
+struct Run {
+  uint32_t thread;
+  size_t begin, end;
+};
+
 struct ReadOps {
-  std::vector<ReadOp> ops;
+  std::vector<Span> spans;         // in trace order
+  std::vector<Run> runs;           // in trace order
   std::vector<ThreadKey> threads;  // in order of first appearance
 };
 
@@ -40,88 +48,81 @@ ReadOps read_cpu_ops(store::Database& db, int64_t run_id, store::TextIds& names)
   const int c_rank = col("rank"), c_pid = col("pid"), c_tid = col("tid"), c_start = col("start_ns"),
             c_dur = col("dur_ns"), c_name = col("name");
   ReadOps out;
-  out.ops.reserve(store::block_rows(db, schema, run_id, std::string("cpu_op")));
+  out.spans.reserve(store::block_rows(db, schema, run_id, std::string("cpu_op")));
   std::map<ThreadKey, uint32_t> thread_ids;
   store::BlockScan scan(db, schema, run_id, std::string("cpu_op"),
                         {"rank", "pid", "tid", "start_ns", "dur_ns", "name"});
   store::BlockTextIds block_names(names, c_name);
   ThreadKey last{};
-  uint32_t last_id = UINT32_MAX;  // the previous row's thread: rows of a thread come in runs
   while (scan.next()) {
     auto& b = scan.block();
     block_names.start_block(b);
     for (size_t r = 0; r < b.rows(); ++r) {
       ThreadKey key{b.int_at(c_rank, r), b.is_null(c_pid, r) ? -1 : b.int_at(c_pid, r),
                     b.is_null(c_tid, r) ? -1 : b.int_at(c_tid, r)};
-      if (last_id == UINT32_MAX || key != last) {
+      if (out.runs.empty() || key != last) {
         auto [it, added] = thread_ids.try_emplace(key, static_cast<uint32_t>(out.threads.size()));
         if (added) out.threads.push_back(key);
+        out.runs.push_back({it->second, out.spans.size(), out.spans.size()});
         last = key;
-        last_id = it->second;
       }
       const int64_t start = b.int_at(c_start, r);
-      out.ops.push_back({start, start + b.int_at(c_dur, r), block_names.at(b, r), last_id});
+      out.spans.push_back({start, start + b.int_at(c_dur, r), 0, block_names.at(b, r)});
+      ++out.runs.back().end;
     }
   }
   return out;
 }
 
-struct Span {
-  int64_t start, end;
-  int64_t children;  // summed duration of the ops directly inside it
-  uint32_t name;
+// One thread's spans in nesting order: by start, the longer (outer) op first at one start; ops
+// with the same span in the trace's order (the profiler writes the outer one first). `ranges`
+// of `base`, in that order.
+struct ThreadSpans {
+  Span* base;
+  std::vector<std::pair<size_t, size_t>> ranges;
 };
 
-// One thread's spans: [begin, end) of the thread-ordered spans.
-struct Thread {
-  int64_t rank;
-  size_t begin, end;
-};
+bool before(const Span& a, const Span& b) {
+  return a.start < b.start || (a.start == b.start && a.end > b.end);
+}
 
-// The spans grouped by thread in (rank, pid, tid) order, each thread's by start, the longer
-// (outer) op first at one start; ops with the same span keep the trace's order (the profiler
-// writes the outer one first). Grouping by a counting pass and sorting only the threads that
-// are out of order moves 32-byte spans instead of stable-sorting every op by its thread key.
-std::vector<Span> thread_spans(ReadOps read, std::vector<Thread>& threads) {
-  std::vector<uint32_t> order(read.threads.size());  // thread rank -> read thread id
-  for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::sort(order.begin(), order.end(),
-            [&](uint32_t a, uint32_t b) { return read.threads[a] < read.threads[b]; });
-  std::vector<size_t> next(read.threads.size());  // read thread id -> its next slot
-  for (const ReadOp& op : read.ops) ++next[op.thread];
-  size_t at = 0;
-  for (uint32_t id : order) {
-    threads.push_back({read.threads[id].rank, at, at + next[id]});
-    next[id] = at;
-    at = threads.back().end;
+// The spans of thread `runs` in nesting order: in place when the trace has them in that order
+// already (the profiler writes a thread's ops by start), else copied into `sorted` and sorted
+// there, ties kept in trace order.
+ThreadSpans in_nesting_order(std::vector<Span>& spans, const std::vector<const Run*>& runs,
+                             std::vector<Span>& sorted) {
+  ThreadSpans t{spans.data(), {}};
+  const Span* prev = nullptr;
+  bool in_order = true;
+  for (const Run* run : runs) {
+    t.ranges.emplace_back(run->begin, run->end);
+    for (size_t i = run->begin; i < run->end && in_order; ++i) {
+      in_order = prev == nullptr || !before(spans[i], *prev);
+      prev = &spans[i];
+    }
   }
-  std::vector<Span> spans(read.ops.size());
-  for (const ReadOp& op : read.ops) spans[next[op.thread]++] = {op.start, op.end, 0, op.name};
-  read.ops = {};
-  auto before = [](const Span& a, const Span& b) {
-    return a.start < b.start || (a.start == b.start && a.end > b.end);
-  };
-  for (const Thread& t : threads)
-    if (!std::is_sorted(spans.begin() + t.begin, spans.begin() + t.end, before))
-      std::stable_sort(spans.begin() + t.begin, spans.begin() + t.end, before);
-  return spans;
+  if (in_order) return t;
+  sorted.clear();
+  for (const Run* run : runs)
+    sorted.insert(sorted.end(), spans.begin() + static_cast<std::ptrdiff_t>(run->begin),
+                  spans.begin() + static_cast<std::ptrdiff_t>(run->end));
+  std::stable_sort(sorted.begin(), sorted.end(), before);
+  return {sorted.data(), {{0, sorted.size()}}};
 }
 
 // Adds each op's duration to the children time of the op directly containing it.
-void nest(std::vector<Span>& spans, const std::vector<Thread>& threads) {
+void nest(const ThreadSpans& t) {
   std::vector<size_t> open;  // ops containing the current position, innermost last
-  for (const Thread& t : threads) {
-    open.clear();
-    for (size_t i = t.begin; i < t.end; ++i) {
-      const Span& s = spans[i];
-      while (!open.empty() && spans[open.back()].end <= s.start) open.pop_back();
+  for (auto [begin, end] : t.ranges)
+    for (size_t i = begin; i < end; ++i) {
+      const Span& s = t.base[i];
+      while (!open.empty() && t.base[open.back()].end <= s.start) open.pop_back();
       // An op that overlaps its neighbour without fitting inside it (clock skew, a truncated
       // trace, or start and duration rounded to microseconds separately) is not its child.
-      if (!open.empty() && s.end <= spans[open.back()].end)
-        spans[open.back()].children += s.end - s.start;
+      if (!open.empty() && s.end <= t.base[open.back()].end)
+        t.base[open.back()].children += s.end - s.start;
       open.push_back(i);
     }
-  }
 }
 
 }  // namespace
@@ -171,15 +172,13 @@ int64_t compute_cpu_self_time(store::Database& db, int64_t run_id) {
   db.prepare("DELETE FROM host_op_totals WHERE run_id = ?1").bind(1, run_id).run();
   KindTotals kind_totals;
   store::TextIds names;
-  std::vector<Thread> threads;
-  std::vector<Span> spans = thread_spans(read_cpu_ops(db, run_id, names), threads);
-  if (spans.empty()) {
+  ReadOps read = read_cpu_ops(db, run_id, names);
+  if (read.spans.empty()) {
     write_host_op_totals(db, run_id, kind_totals);
     return 0;
   }
-  nest(spans, threads);
-  // Per rank (the threads are in rank order): each rank's names in name order, so that a rank's
-  // rows do not depend on which other ranks the run holds.
+  // Per rank (the threads in (rank, pid, tid) order): each rank's names in name order, so that
+  // a rank's rows do not depend on which other ranks the run holds.
   std::vector<int64_t> self(names.size()), total(names.size()), count(names.size()),
       longest(names.size());
   std::vector<uint32_t> seen;  // the names of the current rank
@@ -199,19 +198,30 @@ int64_t compute_cpu_self_time(store::Database& db, int64_t run_id) {
     }
     seen.clear();
   };
-  for (size_t t = 0; t < threads.size(); ++t) {
-    if (t > 0 && threads[t].rank != threads[t - 1].rank) end_rank(threads[t - 1].rank);
-    for (size_t i = threads[t].begin; i < threads[t].end; ++i) {
-      const Span& s = spans[i];
-      const int64_t dur = s.end - s.start;
-      if (count[s.name] == 0) seen.push_back(s.name);
-      self[s.name] += std::max<int64_t>(0, dur - s.children);
-      total[s.name] += dur;
-      longest[s.name] = count[s.name] == 0 ? dur : std::max(longest[s.name], dur);
-      ++count[s.name];
-    }
+  std::vector<std::vector<const Run*>> runs_of(read.threads.size());
+  for (const Run& run : read.runs) runs_of[run.thread].push_back(&run);
+  std::vector<uint32_t> order(read.threads.size());
+  for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(),
+            [&](uint32_t a, uint32_t b) { return read.threads[a] < read.threads[b]; });
+  std::vector<Span> sorted;
+  for (size_t k = 0; k < order.size(); ++k) {
+    const int64_t rank = read.threads[order[k]].rank;
+    if (k > 0 && rank != read.threads[order[k - 1]].rank) end_rank(read.threads[order[k - 1]].rank);
+    const ThreadSpans t = in_nesting_order(read.spans, runs_of[order[k]], sorted);
+    nest(t);
+    for (auto [begin, end] : t.ranges)
+      for (size_t i = begin; i < end; ++i) {
+        const Span& s = t.base[i];
+        const int64_t dur = s.end - s.start;
+        if (count[s.name] == 0) seen.push_back(s.name);
+        self[s.name] += std::max<int64_t>(0, dur - s.children);
+        total[s.name] += dur;
+        longest[s.name] = count[s.name] == 0 ? dur : std::max(longest[s.name], dur);
+        ++count[s.name];
+      }
   }
-  end_rank(threads.back().rank);
+  end_rank(read.threads[order.back()].rank);
   write_host_op_totals(db, run_id, kind_totals);
   store::RowInserter insert(db, tables::host_op_self());
   for (const SelfRow& r : self_rows)

@@ -94,11 +94,14 @@ TEST_CASE("CPU self time across blocks: names recur in each block's dictionary")
   {
     store::RunWriter w(db, {"j", {}, "fp", "now"});
     run = w.run_id();
-    // Each outer op after the op inside it, on two threads taking turns.
+    // Two threads taking turns: thread 0's ops in nesting order (read in place), thread 1's
+    // outer ops after the ops inside them (sorted).
     for (int64_t i = 0; i < n; ++i) {
       const int64_t t = i * 100, tid = i % 2;
-      w.add(op(0, tid, "inner" + std::to_string(i % 3), t + 2, t + 5));
-      w.add(op(0, tid, "outer", t, t + 10 + i % 2));
+      auto inner = op(0, tid, "inner" + std::to_string(i % 3), t + 2, t + 5),
+           outer = op(0, tid, "outer", t, t + 10 + i % 2);
+      w.add(tid == 0 ? outer : inner);
+      w.add(tid == 0 ? inner : outer);
     }
     w.commit();
   }
