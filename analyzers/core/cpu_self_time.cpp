@@ -19,7 +19,6 @@ namespace {
 
 struct Span {
   int64_t start, end;
-  int64_t children;  // summed duration of the ops directly inside it
   uint32_t name;
 };
 
@@ -41,7 +40,8 @@ struct ReadOps {
   std::vector<ThreadKey> threads;  // in order of first appearance
 };
 
-// Every CPU op of the run; names interned once per block dictionary entry.
+// Every CPU op of the run; names interned once per block dictionary entry (every entry is some
+// row's value).
 ReadOps read_cpu_ops(store::Database& db, int64_t run_id, store::TextIds& names) {
   const auto& schema = store::host_event_schema();
   auto col = [&](const char* name) { return store::column_index(schema, name); };
@@ -52,11 +52,13 @@ ReadOps read_cpu_ops(store::Database& db, int64_t run_id, store::TextIds& names)
   std::map<ThreadKey, uint32_t> thread_ids;
   store::BlockScan scan(db, schema, run_id, std::string("cpu_op"),
                         {"rank", "pid", "tid", "start_ns", "dur_ns", "name"});
-  store::BlockTextIds block_names(names, c_name);
+  std::vector<uint32_t> name_of;  // block dictionary index -> name id
   ThreadKey last{};
   while (scan.next()) {
     auto& b = scan.block();
-    block_names.start_block(b);
+    name_of.resize(b.dictionary_size(c_name));
+    for (uint32_t i = 0; i < name_of.size(); ++i)
+      name_of[i] = names.id(b.dictionary_text(c_name, i));
     for (size_t r = 0; r < b.rows(); ++r) {
       ThreadKey key{b.int_at(c_rank, r), b.is_null(c_pid, r) ? -1 : b.int_at(c_pid, r),
                     b.is_null(c_tid, r) ? -1 : b.int_at(c_tid, r)};
@@ -67,7 +69,7 @@ ReadOps read_cpu_ops(store::Database& db, int64_t run_id, store::TextIds& names)
         last = key;
       }
       const int64_t start = b.int_at(c_start, r);
-      out.spans.push_back({start, start + b.int_at(c_dur, r), 0, block_names.at(b, r)});
+      out.spans.push_back({start, start + b.int_at(c_dur, r), name_of[b.text_index_at(c_name, r)]});
       ++out.runs.back().end;
     }
   }
@@ -78,7 +80,7 @@ ReadOps read_cpu_ops(store::Database& db, int64_t run_id, store::TextIds& names)
 // with the same span in the trace's order (the profiler writes the outer one first). `ranges`
 // of `base`, in that order.
 struct ThreadSpans {
-  Span* base;
+  const Span* base;
   std::vector<std::pair<size_t, size_t>> ranges;
 };
 
@@ -89,7 +91,7 @@ bool before(const Span& a, const Span& b) {
 // The spans of thread `runs` in nesting order: in place when the trace has them in that order
 // already (the profiler writes a thread's ops by start), else copied into `sorted` and sorted
 // there, ties kept in trace order.
-ThreadSpans in_nesting_order(std::vector<Span>& spans, const std::vector<const Run*>& runs,
+ThreadSpans in_nesting_order(const std::vector<Span>& spans, const std::vector<const Run*>& runs,
                              std::vector<Span>& sorted) {
   ThreadSpans t{spans.data(), {}};
   const Span* prev = nullptr;
@@ -108,21 +110,6 @@ ThreadSpans in_nesting_order(std::vector<Span>& spans, const std::vector<const R
                   spans.begin() + static_cast<std::ptrdiff_t>(run->end));
   std::stable_sort(sorted.begin(), sorted.end(), before);
   return {sorted.data(), {{0, sorted.size()}}};
-}
-
-// Adds each op's duration to the children time of the op directly containing it.
-void nest(const ThreadSpans& t) {
-  std::vector<size_t> open;  // ops containing the current position, innermost last
-  for (auto [begin, end] : t.ranges)
-    for (size_t i = begin; i < end; ++i) {
-      const Span& s = t.base[i];
-      while (!open.empty() && t.base[open.back()].end <= s.start) open.pop_back();
-      // An op that overlaps its neighbour without fitting inside it (clock skew, a truncated
-      // trace, or start and duration rounded to microseconds separately) is not its child.
-      if (!open.empty() && s.end <= t.base[open.back()].end)
-        t.base[open.back()].children += s.end - s.start;
-      open.push_back(i);
-    }
 }
 
 }  // namespace
@@ -204,22 +191,38 @@ int64_t compute_cpu_self_time(store::Database& db, int64_t run_id) {
   for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
   std::sort(order.begin(), order.end(),
             [&](uint32_t a, uint32_t b) { return read.threads[a] < read.threads[b]; });
+  // The ops containing the current position, innermost last, with the summed duration of the
+  // ops directly inside each: an op's self time is known when it closes.
+  struct Open {
+    size_t index;
+    int64_t children;
+  };
+  std::vector<Open> open;
+  auto close = [&](const ThreadSpans& t, std::vector<Open>& ops) {
+    const Span& s = t.base[ops.back().index];
+    self[s.name] += std::max<int64_t>(0, s.end - s.start - ops.back().children);
+    ops.pop_back();
+  };
   std::vector<Span> sorted;
   for (size_t k = 0; k < order.size(); ++k) {
     const int64_t rank = read.threads[order[k]].rank;
     if (k > 0 && rank != read.threads[order[k - 1]].rank) end_rank(read.threads[order[k - 1]].rank);
     const ThreadSpans t = in_nesting_order(read.spans, runs_of[order[k]], sorted);
-    nest(t);
     for (auto [begin, end] : t.ranges)
       for (size_t i = begin; i < end; ++i) {
         const Span& s = t.base[i];
         const int64_t dur = s.end - s.start;
+        while (!open.empty() && t.base[open.back().index].end <= s.start) close(t, open);
+        // An op that overlaps its neighbour without fitting inside it (clock skew, a truncated
+        // trace, or start and duration rounded to microseconds separately) is not its child.
+        if (!open.empty() && s.end <= t.base[open.back().index].end) open.back().children += dur;
+        open.push_back({i, 0});
         if (count[s.name] == 0) seen.push_back(s.name);
-        self[s.name] += std::max<int64_t>(0, dur - s.children);
         total[s.name] += dur;
         longest[s.name] = count[s.name] == 0 ? dur : std::max(longest[s.name], dur);
         ++count[s.name];
       }
+    while (!open.empty()) close(t, open);
   }
   end_rank(read.threads[order.back()].rank);
   write_host_op_totals(db, run_id, kind_totals);
