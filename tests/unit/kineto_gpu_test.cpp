@@ -1,4 +1,9 @@
 // GPU analyzers over Kineto traces: step breakdown, per-stream busy time, launch and sync stats.
+#include <algorithm>
+#include <string>
+#include <utility>
+#include <vector>
+
 #include "analyzers/core/analyzer.h"
 #include "analyzers/gpu/gpu_analysis.h"
 #include "analyzers/gpu/intervals.h"
@@ -193,6 +198,50 @@ TEST_CASE("Kernels that straddle steps count in each step for the part inside it
   CHECK(r.text("SELECT group_concat(step || ':' || computing_us || ':' || free_us, ' ') FROM "
                "(SELECT * FROM steps WHERE run_id=?1 AND source='gpu_breakdown' ORDER BY step)") ==
         "1:70.0:30.0 2:60.0:40.0");
+}
+
+TEST_CASE("The step breakdown does not depend on the order of the activities in the trace",
+          "[gpu]") {
+  // Three steps; stream 7's kernels listed before stream 20's (two runs of ascending start, each
+  // searched for each step), or all by start: the same rows.
+  auto trace = [](bool by_stream) {
+    std::string events =
+        R"J({"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 1, "tid": 1, "ts": 0, "dur": 100},
+  {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#2", "pid": 1, "tid": 1, "ts": 100, "dur": 100},
+  {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#3", "pid": 1, "tid": 1, "ts": 200, "dur": 100})J";
+    std::vector<std::pair<int, int>> kernels;  // (start us, stream)
+    for (int stream : {7, 20})
+      for (int i = 0; i < 15; ++i) kernels.emplace_back(i * 20 + (stream == 20 ? 7 : 0), stream);
+    if (!by_stream) std::sort(kernels.begin(), kernels.end());
+    for (auto [ts, stream] : kernels)
+      events += std::string(R"J(, {"ph": "X", "cat": "kernel", "name": ")J") +
+                (stream == 20 ? "ncclKernel" : "gemm") + R"J(", "pid": 0, "tid": 1, "ts": )J" +
+                std::to_string(ts) + R"J(, "dur": 15, "args": {"device": 0, "stream": )J" +
+                std::to_string(stream) + "}}";
+    return R"J({"traceEvents": [)J" + events + "]}";
+  };
+  auto rows = [](Ingested& r) {
+    return r.text(
+               "SELECT group_concat(step || ':' || computing_us || ':' || comm_us || ':' || "
+               "overlapped_us || ':' || free_us, ' ') FROM (SELECT * FROM steps WHERE run_id=?1 "
+               "AND source='gpu_breakdown' ORDER BY step)") +
+           " | " +
+           r.text(
+               "SELECT group_concat(step || ':' || stream || ':' || kernels || ':' || busy_us, ' "
+               "') "
+               "FROM (SELECT * FROM gpu_streams WHERE run_id=?1 ORDER BY step, stream)");
+  };
+  TempDir dir;
+  auto by_stream =
+      kineto_ingest(dir.write("by_stream.json", trace(true)), collectors::Mode::strict);
+  auto by_start = kineto_ingest(dir.write("by_start.json", trace(false)), collectors::Mode::strict);
+  analyze_gpu(by_stream);
+  analyze_gpu(by_start);
+  CHECK(rows(by_stream) == rows(by_start));
+  // Stream 20's kernel at 87 us straddles steps 1 and 2, its 187 us one steps 2 and 3.
+  CHECK(rows(by_start) ==
+        "1:75.0:73.0:48.0:0.0 2:75.0:75.0:50.0:0.0 3:75.0:75.0:50.0:0.0 | 1:7:5:75.0 1:20:5:73.0 "
+        "2:7:5:75.0 2:20:6:75.0 3:7:5:75.0 3:20:6:75.0");
 }
 
 TEST_CASE("Kernel groups: per kernel name, launching op and op types", "[gpu]") {
