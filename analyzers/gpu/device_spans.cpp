@@ -1,6 +1,7 @@
 #include "analyzers/gpu/device_spans.h"
 
 #include <algorithm>
+#include <bit>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -147,35 +148,45 @@ LaunchCalls::LaunchCalls(const std::vector<DeviceSpan>& dev) {
   lo_ = lo;
   hi_ = hi;
   const uint64_t span = static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo);
-  dense_ = span < 32 * ids + 1024;
-  if (dense_)
-    slot_.assign(span + 1, kNone);
-  else
-    sparse_.reserve(ids);
-  for (const auto& d : dev) {
-    if (!d.correlation) continue;
-    uint32_t* s;
-    if (dense_)
-      s = &slot_[static_cast<uint64_t>(*d.correlation) - static_cast<uint64_t>(lo_)];
-    else
-      s = &sparse_.try_emplace(*d.correlation, kNone).first->second;
-    if (*s == kNone) {
-      *s = static_cast<uint32_t>(entries_.size());
-      entries_.emplace_back(*d.correlation, LaunchCall{});
+  dense_ = span < 64 * ids + 4096;
+  if (dense_) {
+    bits_.assign(span / 64 + 1, 0);
+    for (const auto& d : dev)
+      if (d.correlation) {
+        const uint64_t at = static_cast<uint64_t>(*d.correlation) - static_cast<uint64_t>(lo_);
+        bits_[at / 64] |= uint64_t{1} << (at % 64);
+      }
+    before_.resize(bits_.size());
+    uint32_t count = 0;
+    for (size_t w = 0; w < bits_.size(); ++w) {
+      before_[w] = count;
+      count += static_cast<uint32_t>(std::popcount(bits_[w]));
     }
+    entries_.reserve(count);
+    for (size_t w = 0; w < bits_.size(); ++w)
+      for (uint64_t word = bits_[w]; word != 0; word &= word - 1)
+        entries_.emplace_back(static_cast<int64_t>(static_cast<uint64_t>(lo_) + w * 64 +
+                                                   static_cast<uint64_t>(std::countr_zero(word))),
+                              LaunchCall{});
+    return;
   }
+  sparse_.reserve(ids);
+  for (const auto& d : dev)
+    if (d.correlation &&
+        sparse_.try_emplace(*d.correlation, static_cast<uint32_t>(entries_.size())).second)
+      entries_.emplace_back(*d.correlation, LaunchCall{});
 }
 
 const LaunchCalls::Entry* LaunchCalls::find(int64_t correlation) const {
   if (correlation < lo_ || correlation > hi_) return end();
-  uint32_t s = kNone;
   if (dense_) {
-    s = slot_[static_cast<uint64_t>(correlation) - static_cast<uint64_t>(lo_)];
-  } else {
-    auto it = sparse_.find(correlation);
-    if (it != sparse_.end()) s = it->second;
+    const uint64_t at = static_cast<uint64_t>(correlation) - static_cast<uint64_t>(lo_);
+    const uint64_t word = bits_[at / 64], bit = uint64_t{1} << (at % 64);
+    if ((word & bit) == 0) return end();
+    return &entries_[before_[at / 64] + static_cast<uint32_t>(std::popcount(word & (bit - 1)))];
   }
-  return s == kNone ? end() : &entries_[s];
+  auto it = sparse_.find(correlation);
+  return it == sparse_.end() ? end() : &entries_[it->second];
 }
 
 LaunchCalls launch_calls(store::Database& db, int64_t run, int64_t rank,

@@ -64,7 +64,7 @@ TEST_CASE("queue depth per stream: completions before enqueues at one time, skew
 
 TEST_CASE("launch calls: each correlation's earliest call of the rank, ids dense or sparse",
           "[gpu]") {
-  for (int64_t far : {int64_t{3}, int64_t{1} << 40}) {
+  for (int64_t far : {int64_t{3}, int64_t{1000}, int64_t{1} << 40}) {  // one word, several, sparse
     CAPTURE(far);
     store::Database db(":memory:");
     store::migrate(db);
