@@ -6,6 +6,7 @@
 // (cudaGraphLaunch / hipGraphLaunch / cuGraphLaunch) are counted as graph-launched and enter the
 // queue at the graph launch, as the runtime enqueues them.
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <limits>
 #include <map>
@@ -31,14 +32,42 @@ struct StreamEvents {
   std::vector<int64_t> enqueued, ended;
 };
 
+// Sorts `v`. Made of a few ascending runs (the activities as loaded: 69 in 446 k on the 1 GB
+// trace's busiest stream), it is sorted by merging the runs pairwise, log2(runs) passes.
+void sort_runs(std::vector<int64_t>& v) {
+  std::vector<size_t> bounds{0};
+  for (size_t i = 1; i < v.size(); ++i)
+    if (v[i] < v[i - 1]) bounds.push_back(i);
+  bounds.push_back(v.size());
+  if (bounds.size() <= 2) return;
+  if (bounds.size() > v.size() / 64) {
+    std::sort(v.begin(), v.end());
+    return;
+  }
+  std::vector<int64_t> merged(v.size());
+  auto at = [](std::vector<int64_t>& x, size_t i) {
+    return x.begin() + static_cast<std::ptrdiff_t>(i);
+  };
+  while (bounds.size() > 2) {
+    std::vector<size_t> next{0};
+    for (size_t k = 0; k + 1 < bounds.size(); k += 2) {
+      const size_t lo = bounds[k], mid = bounds[k + 1],
+                   hi = k + 2 < bounds.size() ? bounds[k + 2] : mid;
+      std::merge(at(v, lo), at(v, mid), at(v, mid), at(v, hi), at(merged, lo));
+      next.push_back(hi);
+    }
+    v.swap(merged);
+    bounds.swap(next);
+  }
+}
+
 // Calls fn(time, change) for the events in time order; at equal times the GPU's completions
 // count first: a kernel ending as the next call starts leaves no overlap. Both lists are mostly
 // in order already (activities in trace order): sorting them apart and walking both costs less
 // than sorting the events together.
 template <typename Fn>
 void walk(StreamEvents& ev, Fn&& fn) {
-  for (auto* v : {&ev.enqueued, &ev.ended})
-    if (!std::is_sorted(v->begin(), v->end())) std::sort(v->begin(), v->end());
+  for (auto* v : {&ev.enqueued, &ev.ended}) sort_runs(*v);
   size_t i = 0, j = 0;
   const auto &ends = ev.ended, &enqueued = ev.enqueued;
   while (i < ends.size() || j < enqueued.size()) {

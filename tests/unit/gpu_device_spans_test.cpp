@@ -2,10 +2,12 @@
 // launch calls of correlation ids, and HTA's queue length per stream (queue_depth.cpp): the
 // order of events at one time, a call recorded after its activity ended, unlinked and
 // graph-launched activities, streams without ids or without any linked activity.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <limits>
 #include <string>
 #include <tuple>
+#include <vector>
 
 #include "analyzers/gpu/device_spans.h"
 #include "analyzers/gpu/tables.h"
@@ -14,6 +16,24 @@
 
 using namespace perfsage;
 using namespace perfsage::analyzers::gpu;
+
+namespace {
+
+// gpu_queues in row order, '-' for NULL.
+std::string queue_rows(store::Database& db) {
+  auto st = db.prepare(
+      "SELECT device, stream, activities, unlinked, graph_launched, busy_us, window_us, "
+      "max_depth, median_depth, round(mean_depth, 9), round(zero_share, 9) FROM gpu_queues "
+      "ORDER BY rowid");
+  std::string rows;
+  while (st.step()) {
+    for (int c = 0; c < st.column_count(); ++c) rows += (st.is_null(c) ? "-" : st.text(c)) + "|";
+    rows += "\n";
+  }
+  return rows;
+}
+
+}  // namespace
 
 TEST_CASE("queue depth per stream: completions before enqueues at one time, skewed calls",
           "[gpu]") {
@@ -45,21 +65,42 @@ TEST_CASE("queue depth per stream: completions before enqueues at one time, skew
     store::RowInserter insert(db, tables::queues());
     write_queue_depth(insert, 1, 0, dev, launches);
   }
-  auto st = db.prepare(
-      "SELECT device, stream, activities, unlinked, graph_launched, busy_us, window_us, "
-      "max_depth, median_depth, round(mean_depth, 9), round(zero_share, 9) FROM gpu_queues "
-      "ORDER BY rowid");
-  std::string rows;
-  while (st.step()) {
-    for (int c = 0; c < st.column_count(); ++c) rows += (st.is_null(c) ? "-" : st.text(c)) + "|";
-    rows += "\n";
-  }
+  const std::string rows = queue_rows(db);
   // Stream 7's depth: 1 [0,5), 2 [5,20), 2 [20,30) (the end at 20 counts before the enqueue:
   // never 3), 1 [30,65), 2 [65,80), 1 [80,90), 0 [90,95), then -1 and back to 0 at 95.
   CHECK(rows ==
         "-|-|1|0|0|0.01|0.01|1|1.0|1.0|0.0|\n"
         "0|3|1|1|0|0.004|0.0|0|0.0|0.0|-|\n"
         "0|7|7|2|1|0.053|0.095|2|1.0|1.368421053|0.052631579|\n");
+}
+
+TEST_CASE("queue depth does not depend on the order of the activities", "[gpu]") {
+  // Three runs of ascending times (kernels, then copies, then kernels again), merged; the same
+  // activities in start order need no sorting.
+  std::vector<DeviceSpan> runs;
+  for (int64_t part : {0, 1, 2})
+    for (int64_t i = 0; i < 3000; ++i) {
+      const int64_t start = i * 30 + part * 10;
+      runs.push_back({start, start + 25 + i % 7, 0, 7, i * 3 + part, Class::compute});
+    }
+  std::vector<DeviceSpan> in_order = runs;
+  std::sort(in_order.begin(), in_order.end(),
+            [](const DeviceSpan& a, const DeviceSpan& b) { return a.start < b.start; });
+  std::vector<std::string> rows;
+  for (const auto* dev : {&runs, &in_order}) {
+    store::Database db(":memory:");
+    store::ensure_derived_tables(db, {tables::queues()});
+    LaunchCalls launches(*dev);
+    for (const DeviceSpan& d : *dev)  // enqueued up to 200 ns early, not in time order
+      *launches.call(*d.correlation) = {d.start - (*d.correlation * 37) % 200, false};
+    {
+      store::RowInserter insert(db, tables::queues());
+      write_queue_depth(insert, 1, 0, *dev, launches);
+    }
+    rows.push_back(queue_rows(db));
+  }
+  CHECK(rows[0] == rows[1]);
+  CHECK(rows[0].rfind("0|7|9000|0|0|", 0) == 0);
 }
 
 TEST_CASE("launch calls: each correlation's earliest call of the rank, ids dense or sparse",
