@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <limits>
 #include <map>
+#include <set>
 #include <unordered_map>
 
 #include "analyzers/gpu/device_spans.h"
@@ -24,12 +25,9 @@ namespace perfsage::analyzers::gpu {
 
 void compute_time_breakdown(store::Database& db, int64_t run, const GpuAnalysisOptions& opt) {
   db.prepare("DELETE FROM gpu_time_breakdown WHERE run_id=?1").bind(1, run).run();
-  std::vector<int64_t> ranks;
-  {
-    auto st = db.prepare("SELECT DISTINCT rank FROM device_events WHERE run_id=?1");
-    st.bind(1, run);
-    while (st.step()) ranks.push_back(st.int64(0));
-  }
+  // From the blocks' rank column, in rank order (SQL's DISTINCT over every device event took
+  // 25 ms of the 1 GB trace).
+  const std::set<int64_t> ranks = device_ranks(db, run);
   store::RowInserter insert(db, tables::time_breakdown());
   // The queue depth reads the same activities and launch calls: written in the same pass.
   db.prepare("DELETE FROM gpu_queues WHERE run_id=?1").bind(1, run).run();
