@@ -5,9 +5,11 @@
 namespace perfsage::store {
 namespace {
 
-// At most 999 parameters per statement (SQLite's default limit before 3.32).
-int rows_for(size_t columns) {
-  return std::max(1, std::min(249, 999 / static_cast<int>(std::max<size_t>(columns, 1))));
+// At most 999 parameters per statement (SQLite's default limit before 3.32), and no more rows
+// than will be inserted.
+int rows_for(size_t columns, size_t rows) {
+  const int most = std::max(1, std::min(249, 999 / static_cast<int>(std::max<size_t>(columns, 1))));
+  return static_cast<int>(std::clamp<size_t>(rows, 1, static_cast<size_t>(most)));
 }
 
 std::string batch_sql(std::string_view table, const std::vector<std::string>& columns, int rows) {
@@ -36,9 +38,9 @@ std::string batch_sql(std::string_view table, const std::vector<std::string>& co
 }  // namespace
 
 BatchInsert::BatchInsert(Database& db, std::string_view table,
-                         const std::vector<std::string>& columns)
+                         const std::vector<std::string>& columns, size_t rows)
     : columns_(static_cast<int>(columns.size())),
-      rows_per_statement_(rows_for(columns.size())),
+      rows_per_statement_(rows_for(columns.size(), rows)),
       statement_(db.prepare(batch_sql(table, columns, rows_per_statement_))) {}
 
 void BatchInsert::end_row() {

@@ -4,6 +4,7 @@
 // step took 2.5 times as long as an INSERT ... SELECT of the same rows.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -16,8 +17,10 @@ namespace perfsage::store {
 class BatchInsert {
  public:
   // INSERT INTO `table`(`columns`...). The first column must be NOT NULL in every row (a run
-  // id): a statement's unused rows are bound NULL there and left out.
-  BatchInsert(Database& db, std::string_view table, const std::vector<std::string>& columns);
+  // id): a statement's unused rows are bound NULL there and left out. `rows` (when known): how
+  // many rows will be inserted, so that a few rows do not cost preparing a statement for many.
+  BatchInsert(Database& db, std::string_view table, const std::vector<std::string>& columns,
+              size_t rows = SIZE_MAX);
 
   // The next row's values, one call per column in order; then end_row().
   void bind(int64_t value) { statement_.bind(next(), value); }

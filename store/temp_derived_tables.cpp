@@ -26,8 +26,14 @@ void copy_run_rows(Database& from, Database& to, const DerivedTable& table, int6
     names.push_back(c.name);
     columns += ", " + c.name;
   }
+  size_t count = 0;
+  {
+    auto st = from.prepare("SELECT count(*) FROM temp." + table.name);
+    if (st.step()) count = static_cast<size_t>(st.int64(0));
+  }
+  if (count == 0) return;
   auto rows = from.prepare("SELECT " + columns + " FROM temp." + table.name + " ORDER BY rowid");
-  BatchInsert insert(to, "main." + table.name, names);
+  BatchInsert insert(to, "main." + table.name, names, count);
   const int n = static_cast<int>(names.size());
   while (rows.step()) {
     for (int i = 0; i < n; ++i) {

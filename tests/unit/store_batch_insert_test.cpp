@@ -91,3 +91,17 @@ TEST_CASE("BatchInsert keeps a statement's parameters within SQLite's old limit 
   CHECK(st.int64(0) == 30);
   CHECK(st.int64(1) == 29 * 30 / 2 * 100 + 39 * 30);
 }
+
+TEST_CASE("BatchInsert with the rows known prepares a statement for no more rows than that") {
+  Database db(":memory:");
+  db.exec("CREATE TABLE t(run INTEGER NOT NULL, n INTEGER, x REAL, s TEXT)");
+  BatchInsert few(db, "t", {"run", "n", "x", "s"}, 3);
+  CHECK(few.rows_per_statement() == 3);
+  CHECK(BatchInsert(db, "t", {"run", "n", "x", "s"}, 0).rows_per_statement() == 1);
+  CHECK(BatchInsert(db, "t", {"run", "n", "x", "s"}, 100000).rows_per_statement() == 249);
+  // More rows than said still go in, in order.
+  std::string expected;
+  insert_rows(few, 0, 8, expected);
+  few.finish();
+  CHECK(rows_of(db) == expected);
+}
