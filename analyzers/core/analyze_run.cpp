@@ -1,6 +1,7 @@
 #include "analyzers/core/analyze_run.h"
 
 #include <algorithm>
+#include <atomic>
 #include <condition_variable>
 #include <cstdlib>
 #include <exception>
@@ -22,8 +23,9 @@ namespace {
 // (store/temp_derived_tables.h), whose rows are copied into the store once it ends. The store's
 // connection is used by one thread at a time. An analyzer starts only once the rows it reads
 // are committed, so the results are those of a serial run. `threads` bounds the analyzers
-// working at once, not those waiting: one that waits for the store's connection or for a shared
-// pass another is making gives its core to the next ready analyzer meanwhile.
+// working at once, not those waiting: one that waits for a shared pass another is making, or
+// for the store's connection while an analyzer runs on it, gives its core to the next ready
+// analyzer meanwhile.
 class Schedule {
  public:
   Schedule(store::Database& db, int64_t run_id, const AnalyzerResources& resources,
@@ -93,13 +95,18 @@ class Schedule {
     std::lock_guard lock(mutex_);
     ++running_;
   }
-  std::unique_lock<std::mutex> lock_store() {
+  // The store's connection, for `analysis` (an analyzer running on it: held for its whole run)
+  // or for a copy of rows. Only a wait behind an analysis gives the core away: a copy holds the
+  // connection for moments, and on a small run the analyzers started meanwhile only contend.
+  std::unique_lock<std::mutex> lock_store(bool analysis) {
     std::unique_lock lock(store_mutex_, std::try_to_lock);
     if (!lock.owns_lock()) {
-      begin_wait();
+      const bool yield = store_analysis_.load();
+      if (yield) begin_wait();
       lock.lock();
-      end_wait();
+      if (yield) end_wait();
     }
+    store_analysis_ = analysis;
     return lock;
   }
 
@@ -110,13 +117,13 @@ class Schedule {
         if (a.uses_launch_pass && resources_.passes != nullptr)
           resources_.passes->prepare_launch_pass(*store::Database::open_reader(db_.path()),
                                                  run_id_);
-        std::unique_lock store_lock = lock_store();
+        std::unique_lock store_lock = lock_store(true);
         timed_part("analyzer", a.name, [&] { a.run(db_, run_id_, resources_); });
       } else {
         auto reader = store::Database::open_reader(db_.path());
         store::create_temp_tables(*reader, a.writes);
         timed_part("analyzer", a.name, [&] { a.run(*reader, run_id_, resources_); });
-        std::unique_lock store_lock = lock_store();
+        std::unique_lock store_lock = lock_store(false);
         store::Transaction txn(db_);
         for (const auto& t : a.writes) store::copy_run_rows(*reader, db_, t, run_id_);
         txn.commit();
@@ -146,7 +153,8 @@ class Schedule {
   const AnalyzerProgress& progress_;
   size_t done_ = 0;
   std::exception_ptr error_;
-  std::mutex store_mutex_;  // one thread at a time on db_
+  std::mutex store_mutex_;                   // one thread at a time on db_
+  std::atomic<bool> store_analysis_{false};  // its holder runs an analyzer on it (lock_store)
 };
 
 }  // namespace
