@@ -117,9 +117,8 @@ std::vector<LaunchLink> nest_launch_calls(const std::vector<HostSpan>& op_spans,
 
 void write_launch_ops(store::Database& db, int64_t run_id, const std::vector<LaunchLink>& links) {
   db.prepare("DELETE FROM kernel_launch_ops WHERE run_id = ?1").bind(1, run_id).run();
-  if (links.empty()) return;
   store::BatchInsert insert(db, "kernel_launch_ops",
-                            {"run_id", "rank", "correlation", "op_external_id"}, links.size());
+                            {"run_id", "rank", "correlation", "op_external_id"});
   for (const LaunchLink& l : links) {
     insert.bind(run_id);
     insert.bind(l.rank);

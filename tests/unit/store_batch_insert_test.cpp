@@ -1,5 +1,6 @@
-// BatchInsert: rows in the order bound, through full statements and a partly filled last one,
-// with every value type, and the same inserter used again after finish().
+// BatchInsert: rows in the order bound, one by one and then through full batch statements and
+// a partly filled last one, with every value type, and the same inserter used again after
+// finish().
 #include <string>
 #include <vector>
 
@@ -48,15 +49,18 @@ void insert_rows(BatchInsert& insert, int from, int to, std::string& expected) {
 }  // namespace
 
 TEST_CASE("BatchInsert inserts every row in order, full statements and a partial last one") {
-  for (int rows : {0, 1, 3, 249, 250, 1000, 1001}) {
+  const int one_by_one = BatchInsert::kOneByOne;
+  for (int rows : {0, 1, 3, one_by_one - 1, one_by_one, one_by_one + 1, one_by_one + 249,
+                   one_by_one + 250, 1000, 1001}) {
     INFO(rows << " rows");
     Database db(":memory:");
     db.exec("CREATE TABLE t(run INTEGER NOT NULL, n INTEGER, x REAL, s TEXT)");
     db.exec("CREATE INDEX t_run ON t(run)");
     BatchInsert insert(db, "t", {"run", "n", "x", "s"});
-    REQUIRE(insert.rows_per_statement() > 1);
+    REQUIRE(insert.rows_per_statement() == 249);
     std::string expected;
     insert_rows(insert, 0, rows, expected);
+    CHECK(insert.batching() == (rows >= one_by_one));
     insert.finish();
     CHECK(rows_of(db) == expected);
     // Used again after finish(): the rows of the first partial statement are not repeated.
@@ -81,27 +85,14 @@ TEST_CASE("BatchInsert keeps a statement's parameters within SQLite's old limit 
   db.exec(ddl + ")");
   BatchInsert insert(db, "w", columns);
   CHECK(insert.rows_per_statement() * 40 <= 999);
-  for (int r = 0; r < 30; ++r) {
+  for (int r = 0; r < BatchInsert::kOneByOne + 30; ++r) {
     for (int c = 0; c < 40; ++c) insert.bind(int64_t{r * 100 + c});
     insert.end_row();
   }
   insert.finish();
   auto st = db.prepare("SELECT count(*), sum(c39) FROM w");
   REQUIRE(st.step());
-  CHECK(st.int64(0) == 30);
-  CHECK(st.int64(1) == 29 * 30 / 2 * 100 + 39 * 30);
-}
-
-TEST_CASE("BatchInsert with the rows known prepares a statement for no more rows than that") {
-  Database db(":memory:");
-  db.exec("CREATE TABLE t(run INTEGER NOT NULL, n INTEGER, x REAL, s TEXT)");
-  BatchInsert few(db, "t", {"run", "n", "x", "s"}, 3);
-  CHECK(few.rows_per_statement() == 3);
-  CHECK(BatchInsert(db, "t", {"run", "n", "x", "s"}, 0).rows_per_statement() == 1);
-  CHECK(BatchInsert(db, "t", {"run", "n", "x", "s"}, 100000).rows_per_statement() == 249);
-  // More rows than said still go in, in order.
-  std::string expected;
-  insert_rows(few, 0, 8, expected);
-  few.finish();
-  CHECK(rows_of(db) == expected);
+  const int64_t n = BatchInsert::kOneByOne + 30;
+  CHECK(st.int64(0) == n);
+  CHECK(st.int64(1) == (n - 1) * n / 2 * 100 + 39 * n);
 }
