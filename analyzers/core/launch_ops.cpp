@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <cstdint>
 #include <tuple>
-#include <unordered_map>
 #include <vector>
 
+#include "analyzers/core/stream_sort.h"
 #include "store/batch_insert.h"
 
 namespace perfsage::analyzers {
@@ -31,86 +31,44 @@ Thread thread_of(const HostSpan& s) {
   return {s.rank, s.pid, s.tid};
 }
 
-struct ThreadHash {
-  size_t operator()(const Thread& t) const {
-    return mix_ids(std::get<0>(t), mix_ids(std::get<1>(t), std::get<2>(t)));
-  }
-};
+// By start, the longer first at one start.
+bool by_start(const HostSpan& a, const HostSpan& b) {
+  return a.start != b.start ? a.start < b.start : a.end > b.end;
+}
 
-// Spans dealt into their threads, threads in (rank, pid, tid) order, each thread's spans by
-// start (at one start the longer first), spans alike in both in the order given.
-struct ThreadSpans {
-  std::vector<Thread> threads;
-  std::vector<size_t> offset;  // thread t's spans: [offset[t], offset[t + 1])
-  std::vector<HostSpan> spans;
-};
-
-ThreadSpans by_thread(const std::vector<HostSpan>& spans) {
-  std::unordered_map<Thread, uint32_t, ThreadHash> index;
-  std::vector<Thread> seen;
-  std::vector<uint32_t> thread(spans.size());
-  for (size_t i = 0; i < spans.size(); ++i) {
-    // A thread's spans mostly follow each other: look up only where the thread changes.
-    if (i > 0 && thread_of(spans[i]) == thread_of(spans[i - 1])) {
-      thread[i] = thread[i - 1];
-      continue;
-    }
-    auto [at, fresh] = index.try_emplace(thread_of(spans[i]), static_cast<uint32_t>(seen.size()));
-    if (fresh) seen.push_back(at->first);
-    thread[i] = at->second;
-  }
-  std::vector<uint32_t> order(seen.size());
-  for (uint32_t t = 0; t < order.size(); ++t) order[t] = t;
-  std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return seen[a] < seen[b]; });
-  std::vector<uint32_t> place(seen.size());  // seen index -> position in thread order
-  ThreadSpans out;
-  out.threads.reserve(seen.size());
-  for (uint32_t p = 0; p < order.size(); ++p) {
-    place[order[p]] = p;
-    out.threads.push_back(seen[order[p]]);
-  }
-  out.offset.assign(seen.size() + 1, 0);
-  for (uint32_t t : thread) ++out.offset[place[t] + 1];
-  for (size_t t = 0; t < seen.size(); ++t) out.offset[t + 1] += out.offset[t];
-  out.spans.resize(spans.size());
-  std::vector<size_t> next(out.offset.begin(), out.offset.end() - 1);
-  for (size_t i = 0; i < spans.size(); ++i) out.spans[next[place[thread[i]]]++] = spans[i];
-  auto by_start = [](const HostSpan& a, const HostSpan& b) {
-    return a.start != b.start ? a.start < b.start : a.end > b.end;
-  };
-  for (size_t t = 0; t < seen.size(); ++t) {
-    auto begin = out.spans.begin() + static_cast<std::ptrdiff_t>(out.offset[t]),
-         end = out.spans.begin() + static_cast<std::ptrdiff_t>(out.offset[t + 1]);
-    if (!std::is_sorted(begin, end, by_start)) std::stable_sort(begin, end, by_start);
-  }
-  return out;
+// The end of the thread's spans that begin at `i`.
+size_t thread_end(const std::vector<HostSpan>& spans, size_t i) {
+  const Thread thread = thread_of(spans[i]);
+  while (i < spans.size() && thread_of(spans[i]) == thread) ++i;
+  return i;
 }
 
 }  // namespace
 
-std::vector<LaunchLink> nest_launch_calls(const std::vector<HostSpan>& op_spans,
-                                          const std::vector<HostSpan>& call_spans) {
-  const ThreadSpans ops = by_thread(op_spans), calls = by_thread(call_spans);
+std::vector<LaunchLink> nest_launch_calls(std::vector<HostSpan> ops, std::vector<HostSpan> calls) {
+  // Each thread's spans together, threads in order, each by start; alike spans in the order given.
+  sort_by_stream(ops, thread_of, by_start);
+  sort_by_stream(calls, thread_of, by_start);
   std::vector<LaunchLink> links;
   std::vector<const HostSpan*> open;  // ops containing the current position, innermost last
-  size_t t_op = 0;
-  for (size_t t_call = 0; t_call < calls.threads.size(); ++t_call) {
-    const Thread& thread = calls.threads[t_call];
-    while (t_op < ops.threads.size() && ops.threads[t_op] < thread) ++t_op;
-    if (t_op == ops.threads.size() || ops.threads[t_op] != thread) continue;  // no ops there
+  size_t o = 0;
+  for (size_t c = 0; c < calls.size();) {
+    const Thread thread = thread_of(calls[c]);
+    const size_t calls_end = thread_end(calls, c);
+    while (o < ops.size() && thread_of(ops[o]) < thread) ++o;
+    const size_t ops_end = o < ops.size() && thread_of(ops[o]) == thread ? thread_end(ops, o) : o;
     open.clear();
-    const HostSpan* op = ops.spans.data() + ops.offset[t_op];
-    const HostSpan* ops_end = ops.spans.data() + ops.offset[t_op + 1];
-    for (size_t c = calls.offset[t_call]; c < calls.offset[t_call + 1]; ++c) {
-      const HostSpan& call = calls.spans[c];
+    for (; c < calls_end; ++c) {
+      const HostSpan& call = calls[c];
       // Every op starting at or before the call comes first (at one start, an op before it).
-      for (; op != ops_end && op->start <= call.start; ++op) {
-        while (!open.empty() && open.back()->end < op->start) open.pop_back();
-        open.push_back(op);
+      for (; o < ops_end && ops[o].start <= call.start; ++o) {
+        while (!open.empty() && open.back()->end < ops[o].start) open.pop_back();
+        open.push_back(&ops[o]);
       }
       while (!open.empty() && open.back()->end < call.start) open.pop_back();
       if (!open.empty()) links.push_back({call.rank, call.id, open.back()->id});
     }
+    o = ops_end;
   }
   return links;
 }

@@ -47,8 +47,7 @@ struct LaunchLink {
 // tid) order, each by start. Ops are nested by start, at one start the longer (the outer) first,
 // and alike ops in the order given (the profiler writes the outer one first), so that the later
 // of two ops with the same span is the inner one; at one start an op comes before a call.
-std::vector<LaunchLink> nest_launch_calls(const std::vector<HostSpan>& ops,
-                                          const std::vector<HostSpan>& calls);
+std::vector<LaunchLink> nest_launch_calls(std::vector<HostSpan> ops, std::vector<HostSpan> calls);
 
 // Rebuilds kernel_launch_ops for the run from the launch pass's links.
 void write_launch_ops(store::Database& db, int64_t run_id, const std::vector<LaunchLink>& links);

@@ -4,9 +4,10 @@
 #include <optional>
 #include <string>
 #include <tuple>
-#include <unordered_map>
+#include <utility>
 
 #include "analyzers/core/op_key_table.h"
+#include "analyzers/core/stream_sort.h"
 #include "analyzers/core/timed_part.h"
 #include "store/block_scan.h"
 
@@ -131,7 +132,7 @@ std::vector<LaunchLink> link_launches(store::Database& db, int64_t run_id,
                        start + b.int_at(c_dur, r), b.int_at(c_corr, r)});
     }
   }
-  return nest_launch_calls(op_spans, calls);
+  return nest_launch_calls(std::move(op_spans), std::move(calls));
 }
 
 // The least text of two ids (kNone: none), as SQL's min() over the texts.
@@ -139,51 +140,6 @@ uint32_t least(const store::TextIds& texts, uint32_t have, uint32_t id) {
   if (id == LaunchPass::kNone) return have;
   if (have == LaunchPass::kNone || texts.text(id) < texts.text(have)) return id;
   return have;
-}
-
-// `ops` stably sorted by (rank, tid, start), as SQL's ORDER BY would give them but without
-// copying every row with its name into SQLite's sorter: dealt into their threads in row order
-// (a few threads), each sorted by start only where the trace did not already write it so.
-std::vector<LaunchPass::CpuOp> by_thread_and_start(const std::vector<LaunchPass::CpuOp>& ops) {
-  struct ThreadHash {
-    size_t operator()(const std::pair<int64_t, int64_t>& k) const {
-      return mix_ids(k.first, k.second);
-    }
-  };
-  std::unordered_map<std::pair<int64_t, int64_t>, size_t, ThreadHash> thread_of;
-  std::vector<std::pair<int64_t, int64_t>> threads;
-  std::vector<uint32_t> thread(ops.size());
-  for (size_t i = 0; i < ops.size(); ++i) {
-    // A thread's ops mostly follow each other: look up only where the thread changes.
-    if (i > 0 && ops[i].rank == ops[i - 1].rank && ops[i].tid == ops[i - 1].tid) {
-      thread[i] = thread[i - 1];
-      continue;
-    }
-    auto [at, fresh] = thread_of.try_emplace({ops[i].rank, ops[i].tid}, threads.size());
-    if (fresh) threads.push_back(at->first);
-    thread[i] = static_cast<uint32_t>(at->second);
-  }
-  // Threads in (rank, tid) order, each given its range of the output.
-  std::vector<size_t> order(threads.size()), offset(threads.size() + 1, 0);
-  for (size_t t = 0; t < order.size(); ++t) order[t] = t;
-  std::sort(order.begin(), order.end(),
-            [&](size_t a, size_t b) { return threads[a] < threads[b]; });
-  std::vector<size_t> rank_of(threads.size());
-  for (size_t r = 0; r < order.size(); ++r) rank_of[order[r]] = r;
-  for (uint32_t t : thread) ++offset[rank_of[t] + 1];
-  for (size_t r = 0; r < threads.size(); ++r) offset[r + 1] += offset[r];
-  std::vector<LaunchPass::CpuOp> out(ops.size());
-  std::vector<size_t> next(offset.begin(), offset.end() - 1);
-  for (size_t i = 0; i < ops.size(); ++i) out[next[rank_of[thread[i]]]++] = ops[i];
-  auto by_start = [](const LaunchPass::CpuOp& a, const LaunchPass::CpuOp& b) {
-    return a.start < b.start;
-  };
-  for (size_t r = 0; r < threads.size(); ++r) {
-    auto begin = out.begin() + static_cast<std::ptrdiff_t>(offset[r]),
-         end = out.begin() + static_cast<std::ptrdiff_t>(offset[r + 1]);
-    if (!std::is_sorted(begin, end, by_start)) std::stable_sort(begin, end, by_start);
-  }
-  return out;
 }
 
 // Each kernel's op instance; the launching ops' texts; every op's time in its sequence, sorted.
@@ -240,7 +196,15 @@ void join_and_sort(LaunchPass& out, std::vector<ReadKernel>& kernels, std::vecto
         {op.rank, op.has_tid ? op.tid : 0, op.start, op.end, op.name, op.dims, ns});
   }
   ops = {};
-  out.cpu_ops = by_thread_and_start(read_order);
+  // Stably by (rank, tid, start), as SQL's ORDER BY would give them but without copying every
+  // row with its name into SQLite's sorter: few threads, each mostly in start order already.
+  sort_by_stream(
+      read_order,
+      [](const LaunchPass::CpuOp& op) {
+        return std::pair{op.rank, op.tid};
+      },
+      [](const LaunchPass::CpuOp& a, const LaunchPass::CpuOp& b) { return a.start < b.start; });
+  out.cpu_ops = std::move(read_order);
 }
 
 }  // namespace
