@@ -15,6 +15,7 @@
 #include "store/bind.h"
 #include "store/block_scan.h"
 #include "store/records.h"
+#include "store/text_ids.h"
 
 namespace perfsage::analyzers {
 namespace {
@@ -99,23 +100,19 @@ void read_host(store::Database& db, int64_t run, std::map<int64_t, RankTotal>& r
             c_name = col("name"), c_tid = col("tid");
   store::BlockScan scan(db, schema, run, std::nullopt,
                         {"rank", "start_ns", "dur_ns", "name", "tid"});
-  std::vector<int8_t> collective;  // per name dictionary entry: -1 not tested yet
+  // The host_comm fact's collectives: gloo:, nccl:, c10d:: and mpi: calls.
+  auto is_collective = [](std::string_view name) {
+    return starts_folded(name, "gloo:") || starts_folded(name, "nccl:") ||
+           starts_folded(name, "c10d::") || starts_folded(name, "mpi:");
+  };
+  store::BlockTextValues<bool> collective(c_name);
   while (scan.next()) {
     auto& b = scan.block();
     add_block_span(scan, c_rank, c_start, c_dur, ranks);
     if (scan.kind() != "user_annotation" && scan.kind() != "cpu_op") continue;
-    // The host_comm fact's collectives: gloo:, nccl:, c10d:: and mpi: calls.
-    collective.assign(b.dictionary_size(c_name), -1);
+    collective.start_block();
     for (size_t r = 0; r < b.rows(); ++r) {
-      int8_t& c = collective[b.text_index_at(c_name, r)];
-      if (c < 0) {
-        auto name = b.text_at(c_name, r);
-        c = starts_folded(name, "gloo:") || starts_folded(name, "nccl:") ||
-                    starts_folded(name, "c10d::") || starts_folded(name, "mpi:")
-                ? 1
-                : 0;
-      }
-      if (c == 0) continue;
+      if (!collective.at(b, r, is_collective)) continue;
       const int64_t start = b.int_at(c_start, r);
       calls.insert(run, rank_at(b, c_rank, r),
                    b.is_null(c_tid, r) ? std::nullopt : store::OptInt(b.int_at(c_tid, r)),

@@ -12,6 +12,7 @@
 #include "store/block_scan.h"
 #include "store/records.h"
 #include "store/text_hash.h"
+#include "store/text_ids.h"
 
 namespace perfsage::analyzers::gpu {
 
@@ -21,32 +22,6 @@ bool is_comm_kernel(std::string_view name, std::string_view args) {
 }
 
 namespace {
-
-// Whether each distinct value of a text column in the current block passes a test: each value
-// is tested once per block (block dictionary index -> -1 untested, 0 or 1).
-class BlockFlags {
- public:
-  explicit BlockFlags(int column) : column_(column) {}
-  // Forgets the last block's values; the next at() sizes the flags for the new block, so that a
-  // block whose rows are all skipped is not decoded.
-  void start_block() { sized_ = false; }
-  template <typename Test>
-  bool at(store::EventBlockReader& b, size_t row, Test&& test) {
-    if (!sized_) {
-      flags_.assign(b.dictionary_size(column_), -1);
-      sized_ = true;
-    }
-    const uint32_t index = b.text_index_at(column_, row);
-    int8_t& flag = flags_[index];
-    if (flag < 0) flag = test(b.dictionary_text(column_, index)) ? 1 : 0;
-    return flag == 1;
-  }
-
- private:
-  const int column_;
-  bool sized_ = false;
-  std::vector<int8_t> flags_;
-};
 
 // is_comm_kernel over the kernels of a block scan. Whether a kernel name is a collective's is
 // remembered per name: names repeat, and the case-folding search over names hundreds of bytes
@@ -74,7 +49,7 @@ class CommKernels {
  private:
   const int c_args_;
   std::unordered_map<std::string, bool, store::TextHash, std::equal_to<>> comm_name_;
-  BlockFlags names_, args_;
+  store::BlockTextValues<bool> names_, args_;
 };
 
 }  // namespace
@@ -201,7 +176,7 @@ LaunchCalls launch_calls(store::Database& db, int64_t run, int64_t rank,
   auto graph_launch = [](std::string_view name) {
     return name.find("GraphLaunch") != std::string_view::npos;
   };
-  BlockFlags graph(c_name);
+  store::BlockTextValues<bool> graph(c_name);
   for (const char* kind : {"runtime", "driver"}) {
     store::BlockScan scan(db, schema, run, std::string(kind),
                           {"rank", "name", "start_ns", "correlation"});

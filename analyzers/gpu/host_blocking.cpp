@@ -25,6 +25,7 @@
 #include "store/bind.h"
 #include "store/block_scan.h"
 #include "store/records.h"
+#include "store/text_ids.h"
 
 namespace perfsage::analyzers::gpu {
 namespace {
@@ -113,18 +114,16 @@ std::vector<Call> load_blocking_calls(store::Database& db, int64_t run,
   const int c_rank = col("rank"), c_name = col("name"), c_pid = col("pid"), c_tid = col("tid"),
             c_start = col("start_ns"), c_dur = col("dur_ns"), c_corr = col("correlation");
   std::vector<Call> out;
-  std::vector<CallName> names;  // the current block's dictionary index -> what it names
+  store::BlockTextValues<CallName> names(c_name);
   for (const char* kind : {"runtime", "driver"}) {
     store::BlockScan scan(db, schema, run, std::string(kind),
                           {"rank", "name", "pid", "tid", "start_ns", "dur_ns", "correlation"});
     while (scan.next()) {
       auto& b = scan.block();
-      names.clear();
-      for (size_t i = 0, n = b.dictionary_size(c_name); i < n; ++i)
-        names.push_back(classify(b.dictionary_text(c_name, static_cast<uint32_t>(i))));
+      names.start_block();
       for (size_t r = 0; r < b.rows(); ++r) {
         // A null name reads as the dictionary's first text, as text_at() gives it.
-        const CallName what_name = names[b.text_index_at(c_name, r)];
+        const CallName what_name = names.at(b, r, classify);
         if (what_name == CallName::other) continue;
         const int64_t rank = b.int_at(c_rank, r);
         std::string_view name = b.text_at(c_name, r);

@@ -14,6 +14,7 @@
 #include "analyzers/iteration/tables.h"
 #include "store/block_scan.h"
 #include "store/database.h"
+#include "store/text_ids.h"
 
 namespace perfsage::analyzers::iteration {
 namespace {
@@ -89,19 +90,17 @@ std::vector<Call> read_calls(store::Database& db, int64_t run_id) {
             c_name = store::column_index(schema, "name"),
             c_dur = store::column_index(schema, "dur_ns");
   std::vector<Call> calls;
-  std::vector<CallClass> by_index;  // the current block's dictionary index -> class
+  store::BlockTextValues<CallClass> classes(c_name);
   for (const char* kind : {"api", "runtime", "driver"}) {
     store::BlockScan scan(db, schema, run_id, std::string(kind),
                           {"rank", "start_ns", "name", "dur_ns"});
     while (scan.next()) {
       auto& b = scan.block();
       if (b.all_null(c_name)) continue;
-      by_index.clear();
-      for (size_t i = 0, n = b.dictionary_size(c_name); i < n; ++i)
-        by_index.push_back(classify(b.dictionary_text(c_name, static_cast<uint32_t>(i))));
+      classes.start_block();
       for (size_t r = 0; r < b.rows(); ++r) {
         if (b.is_null(c_name, r)) continue;
-        CallClass c = by_index[b.text_index_at(c_name, r)];
+        CallClass c = classes.at(b, r, classify);
         if (c == CallClass::none) continue;
         auto int_or_0 = [&](int col) { return b.is_null(col, r) ? 0 : b.int_at(col, r); };
         calls.push_back({int_or_0(c_rank), int_or_0(c_start), scan.rowid(r), int_or_0(c_dur), c});

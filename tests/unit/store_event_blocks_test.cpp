@@ -227,6 +227,37 @@ TEST_CASE("texts interned per block dictionary get one id per text across blocks
                                          "aten::relu", "aten::add", "aten::add", "aten::mm"});
 }
 
+TEST_CASE("a value per block dictionary entry is worked out once per block, on first use") {
+  auto block = [](std::vector<const char*> names) {
+    EventBlockBuilder b(host_event_schema());
+    for (const char* n : names) {
+      b.set_int(1, 0);  // rank
+      n ? b.set_text(3, n) : b.set_null(3);
+      for (int c : {4, 5, 6, 7, 8, 9, 10, 11, 12}) b.set_null(c);
+      b.end_row();
+    }
+    return b.finish();
+  };
+  std::string first = block({"aten::mm", "aten::add", "aten::mm", "aten::mm"}),
+              second = block({"aten::add", "aten::relu", "aten::add"});
+  BlockTextValues<size_t> lengths(3);
+  std::vector<std::string> asked;
+  std::vector<size_t> got;
+  auto length = [&](std::string_view text) {
+    asked.emplace_back(text);
+    return text.size();
+  };
+  for (const std::string* bytes : {&first, &second}) {
+    EventBlockReader r(host_event_schema(), reinterpret_cast<const uint8_t*>(bytes->data()),
+                       bytes->size());
+    lengths.start_block();
+    for (size_t row = 0; row < r.rows(); ++row) got.push_back(lengths.at(r, row, length));
+  }
+  CHECK(got == std::vector<size_t>{8, 9, 8, 8, 9, 10, 9});
+  // Each distinct text once per block, in the order first met; again in the next block.
+  CHECK(asked == std::vector<std::string>{"aten::mm", "aten::add", "aten::add", "aten::relu"});
+}
+
 TEST_CASE("a store written before event blocks existed is converted on open") {
   perfsage::test::TempDir dir;
   auto path = (dir.path() / "v7.db").string();
