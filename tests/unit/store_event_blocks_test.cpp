@@ -193,20 +193,26 @@ TEST_CASE("the block reader rejects every truncation of a valid block") {
   }
 }
 
+namespace {
+
+// A host event block of rank 0 whose rows hold only these names (null for nullptr).
+std::string names_block(std::vector<const char*> names) {
+  EventBlockBuilder b(host_event_schema());
+  for (const char* n : names) {
+    b.set_int(1, 0);  // rank
+    n ? b.set_text(3, n) : b.set_null(3);
+    for (int c : {4, 5, 6, 7, 8, 9, 10, 11, 12}) b.set_null(c);
+    b.end_row();
+  }
+  return b.finish();
+}
+
+}  // namespace
+
 TEST_CASE("texts interned per block dictionary get one id per text across blocks") {
   // Two blocks whose dictionaries hold the same names in different orders, with nulls.
-  auto block = [](std::vector<const char*> names) {
-    EventBlockBuilder b(host_event_schema());
-    for (const char* n : names) {
-      b.set_int(1, 0);  // rank
-      n ? b.set_text(3, n) : b.set_null(3);
-      for (int c : {4, 5, 6, 7, 8, 9, 10, 11, 12}) b.set_null(c);
-      b.end_row();
-    }
-    return b.finish();
-  };
-  std::string first = block({"aten::mm", "aten::add", "aten::mm", nullptr, "aten::relu"}),
-              second = block({nullptr, "aten::relu", "aten::add", "aten::add", "aten::mm"});
+  std::string first = names_block({"aten::mm", "aten::add", "aten::mm", nullptr, "aten::relu"}),
+              second = names_block({nullptr, "aten::relu", "aten::add", "aten::add", "aten::mm"});
   TextIds ids;
   BlockTextIds column(ids, 3);
   std::vector<std::string> seen;
@@ -228,18 +234,8 @@ TEST_CASE("texts interned per block dictionary get one id per text across blocks
 }
 
 TEST_CASE("a value per block dictionary entry is worked out once per block, on first use") {
-  auto block = [](std::vector<const char*> names) {
-    EventBlockBuilder b(host_event_schema());
-    for (const char* n : names) {
-      b.set_int(1, 0);  // rank
-      n ? b.set_text(3, n) : b.set_null(3);
-      for (int c : {4, 5, 6, 7, 8, 9, 10, 11, 12}) b.set_null(c);
-      b.end_row();
-    }
-    return b.finish();
-  };
-  std::string first = block({"aten::mm", "aten::add", "aten::mm", "aten::mm"}),
-              second = block({"aten::add", "aten::relu", "aten::add"});
+  std::string first = names_block({"aten::mm", "aten::add", "aten::mm", "aten::mm"}),
+              second = names_block({"aten::add", "aten::relu", "aten::add"});
   BlockTextValues<size_t> lengths(3);
   std::vector<std::string> asked;
   std::vector<size_t> got;
