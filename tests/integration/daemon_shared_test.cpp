@@ -345,6 +345,15 @@ struct OneSharedDaemon {
     return staging;
   }
   void drop(const fs::path& staged) { fs::rename(staged, runs / staged.filename()); }
+  // A cluster of `ranks` whose rank 1 trace was cut off while it was written (its head names
+  // the rank, its end is gone), dropped in once the daemon has started.
+  void drop_cluster_cut_at_rank_1(const std::string& name, int ranks) {
+    REQUIRE(daemon->start());
+    const fs::path staging = stage_cluster(name, ranks);
+    const fs::path cut = staging / "rank_1" / "trace.json";
+    fs::resize_file(cut, fs::file_size(cut) / 2);
+    drop(staging);
+  }
 };
 
 }  // namespace
@@ -373,13 +382,8 @@ TEST_CASE("shared mode: a rank job that fails makes the cluster's reduce fail na
   PERFSAGE_REQUIRE_POSTGRES(server);
   OneSharedDaemon one(server->fresh_database(), "");
   DaemonProcess& daemon = *one.daemon;
-  REQUIRE(daemon.start());
+  one.drop_cluster_cut_at_rank_1("cluster3", 3);
   INFO(daemon.log());
-  const fs::path staging = one.stage_cluster("cluster3", 3);
-  // Rank 1's trace was cut off while it was written: its head names the rank, its end is gone.
-  const fs::path cut = staging / "rank_1" / "trace.json";
-  fs::resize_file(cut, fs::file_size(cut) / 2);
-  one.drop(staging);
   REQUIRE(eventually(120, [&] {
     auto c = counts(daemon);
     return c["failed"] == 2 && c["queued"] + c["running"] == 0;
@@ -405,12 +409,8 @@ TEST_CASE(
   PERFSAGE_REQUIRE_POSTGRES(server);
   OneSharedDaemon one(server->fresh_database(), "  lenient: true\n");
   DaemonProcess& daemon = *one.daemon;
-  REQUIRE(daemon.start());
+  one.drop_cluster_cut_at_rank_1("cluster3", 3);
   INFO(daemon.log());
-  const fs::path staging = one.stage_cluster("cluster3", 3);
-  const fs::path cut = staging / "rank_1" / "trace.json";
-  fs::resize_file(cut, fs::file_size(cut) / 2);
-  one.drop(staging);
   // The job's leniency goes to its rank jobs: every rank is analysed, the cluster run made.
   REQUIRE(eventually(120, [&] {
     auto c = counts(daemon);
