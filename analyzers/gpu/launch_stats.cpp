@@ -22,6 +22,7 @@
 #include "store/block_scan.h"
 #include "store/records.h"
 #include "store/text_hash.h"
+#include "store/text_ids.h"
 
 namespace perfsage::analyzers::gpu {
 namespace {
@@ -97,32 +98,28 @@ LaunchTotals compute_api_totals(store::Database& db, int64_t run) {
     Total* total = nullptr;
     bool launch = false;
   };
-  std::vector<NameOf> names;
+  store::BlockTextValues<NameOf> names(c_name);
   for (const char* kind : {"runtime", "driver", "api"}) {
     const bool runtime_or_driver = std::string_view(kind) != "api";
     store::BlockScan scan(db, schema, run, std::string(kind),
                           {"rank", "name", "dur_ns", "correlation"});
     while (scan.next()) {
       auto& b = scan.block();
-      names.clear();
-      int64_t names_rank = 0;
+      std::optional<int64_t> names_rank;
       for (size_t r = 0; r < b.rows(); ++r) {
         const int64_t rank = b.int_at(c_rank, r);
-        if (names.empty() || rank != names_rank) {
-          names.assign(b.dictionary_size(c_name), NameOf{});
+        if (rank != names_rank) {
+          names.start_block();
           names_rank = rank;
         }
-        const uint32_t index = b.text_index_at(c_name, r);
-        NameOf& n = names[index];
-        std::string_view name = b.dictionary_text(c_name, index);
-        if (n.total == nullptr) {
+        const NameOf& n = names.at(b, r, [&](std::string_view name) {
           auto it = by_name.find(name);
           if (it == by_name.end())
             it = by_name.emplace(std::string(name), std::map<int64_t, Total>{}).first;
-          n.total = &it->second[rank];
-          n.launch = contains_folded(name, "launchkernel") ||
-                     contains_folded(name, "launchcooperativekernel");
-        }
+          return NameOf{&it->second[rank], contains_folded(name, "launchkernel") ||
+                                               contains_folded(name, "launchcooperativekernel")};
+        });
+        std::string_view name = b.text_at(c_name, r);
         Total& t = *n.total;
         int64_t dur = b.int_at(c_dur, r);
         ++t.calls;
@@ -258,8 +255,11 @@ void read_calls(store::Database& db, int64_t run, const GpuAnalysisOptions& opt,
     store::BlockScan scan(db, schema, run, std::string(kind),
                           {"rank", "name", "start_ns", "dur_ns", "correlation"});
     // Per name of the current block's dictionary and rank: its totals, whether a graph launch.
-    std::vector<NameTotal*> names;
-    std::vector<char> graph;
+    struct NameOf {
+      NameTotal* total;
+      bool graph;
+    };
+    store::BlockTextValues<NameOf> names(c_name);
     while (scan.next()) {
       auto& b = scan.block();
       RankLaunches* at = nullptr;
@@ -269,21 +269,17 @@ void read_calls(store::Database& db, int64_t run, const GpuAnalysisOptions& opt,
         if (at == nullptr || rank != at_rank) {
           at = &ranks[rank];
           at_rank = rank;
-          names.assign(b.dictionary_size(c_name), nullptr);
-          graph.assign(names.size(), 0);
+          names.start_block();
         }
-        const uint32_t index = b.text_index_at(c_name, r);
-        NameTotal*& total = names[index];
-        if (total == nullptr) {
-          std::string_view name = b.dictionary_text(c_name, index);
+        const NameOf& n = names.at(b, r, [&](std::string_view name) {
           auto it = at->by_name.find(name);
           if (it == at->by_name.end())
             it = at->by_name.emplace(std::string(name), NameTotal{std::string(name)}).first;
-          total = &it->second;
           // A graph launch enqueues every activity of the graph at once: when its later
           // kernels start is the graph's order, not a launch delay (they count as linked).
-          graph[index] = name.find("GraphLaunch") != std::string_view::npos;
-        }
+          return NameOf{&it->second, name.find("GraphLaunch") != std::string_view::npos};
+        });
+        NameTotal* total = n.total;
         int64_t dur = b.int_at(c_dur, r);
         ++total->count;
         total->dur_ns += dur;
@@ -291,7 +287,7 @@ void read_calls(store::Database& db, int64_t run, const GpuAnalysisOptions& opt,
         if (b.is_null(c_corr, r)) continue;
         RankLaunches::Call* call = at->calls.find({0, b.int_at(c_corr, r)});
         if (call == nullptr) continue;
-        if (graph[index]) call->graph = true;
+        if (n.graph) call->graph = true;
         call->end = std::max(call->end, b.int_at(c_start, r) + dur);
       }
     }
